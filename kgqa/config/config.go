@@ -1,0 +1,114 @@
+// Package config is the one place that reads PARoG's configuration: a YAML
+// file, then PAROG_* environment overrides, then flags, in that order of
+// precedence. Every setting carries a description, reused by --help and the
+// start-up log; a bad value is an error that names the setting.
+package config
+
+import "time"
+
+// Config is the whole configuration of a PARoG process.
+type Config struct {
+	// KG selects and tunes the knowledge-graph backend.
+	KG KG `yaml:"kg"`
+	// LLM configures the model endpoints, one per role.
+	LLM LLM `yaml:"llm"`
+	// Engine holds the reasoning budgets.
+	Engine Engine `yaml:"engine"`
+	// Server configures `parog serve`.
+	Server Server `yaml:"server"`
+}
+
+// KG configures knowledge-graph access.
+type KG struct {
+	Backend          string        `yaml:"backend" desc:"KG backend: embedded (in-process store) or sparql (HTTP endpoint)"`
+	Dialect          string        `yaml:"dialect" desc:"KG vocabulary: freebase or wikidata"`
+	Endpoint         string        `yaml:"endpoint" desc:"SPARQL endpoint URL (backend sparql)"`
+	Files            []string      `yaml:"files" desc:"N-Triples/Turtle files (.nt, .ttl, optionally .gz) to load into the embedded store; builtin:demo-freebase and builtin:demo-wikidata name the shipped demo graphs; relative paths are relative to the config file"`
+	Dir              string        `yaml:"dir" desc:"directory of a persistent (Badger) embedded store; empty keeps it in memory"`
+	Timeout          time.Duration `yaml:"timeout" desc:"deadline of one SPARQL query"`
+	Retries          int           `yaml:"retries" desc:"retries of a SPARQL query after a connection error or 5xx"`
+	MaxResponseBytes int64         `yaml:"max_response_bytes" desc:"largest SPARQL response body accepted"`
+	MaxConns         int           `yaml:"max_conns" desc:"concurrent HTTP connections to the SPARQL endpoint"`
+	CacheSize        int           `yaml:"cache_size" desc:"entries in the LRU cache of primitive results (0 disables it)"`
+	Language         string        `yaml:"language" desc:"language tag of names and labels"`
+	NoiseRelations   []string      `yaml:"noise_relations" desc:"relation prefixes dropped from exploration (empty keeps the dialect's defaults)"`
+	NeighborLimit    int           `yaml:"neighbor_limit" desc:"default cap on facts returned by one neighbour query"`
+}
+
+// LLM configures the model endpoints.
+type LLM struct {
+	// Planner is the (fine-tuned) planner; when its base_url is empty the
+	// reasoner plans from a few-shot prompt.
+	Planner Endpoint `yaml:"planner"`
+	// Reasoner answers, explores, refines and judges sufficiency.
+	Reasoner Endpoint `yaml:"reasoner"`
+	// Teacher renders subgoals for sparql2plan.
+	Teacher Endpoint `yaml:"teacher"`
+}
+
+// Endpoint is one OpenAI-compatible chat endpoint.
+type Endpoint struct {
+	BaseURL     string        `yaml:"base_url" desc:"OpenAI-compatible base URL, e.g. http://localhost:8000/v1; empty leaves the role unconfigured"`
+	Model       string        `yaml:"model" desc:"model name sent to the endpoint"`
+	APIKeyEnv   string        `yaml:"api_key_env" desc:"name of the environment variable holding the API key"`
+	APIKey      string        `yaml:"api_key" desc:"API key (prefer api_key_env); masked in logs" secret:"true"`
+	Temperature float64       `yaml:"temperature" desc:"sampling temperature"`
+	Seed        *int          `yaml:"seed" desc:"sampling seed sent to the endpoint (unset sends none)"`
+	MaxTokens   int           `yaml:"max_tokens" desc:"largest completion, in tokens"`
+	Timeout     time.Duration `yaml:"timeout" desc:"deadline of one chat call, retries included"`
+	Concurrency int           `yaml:"concurrency" desc:"calls in flight at once to this endpoint"`
+	Retries     int           `yaml:"retries" desc:"retries after 429, 5xx or a connection error"`
+	JSONSchema  bool          `yaml:"json_schema" desc:"send response_format with a JSON schema (vLLM, OpenAI); off extracts JSON from free text"`
+}
+
+// Engine holds the budgets of the Plan-Answer-Refine loop.
+type Engine struct {
+	Width                  int           `yaml:"width" desc:"entities kept per subgoal after pruning"`
+	Depth                  int           `yaml:"depth" desc:"hops explored per subgoal"`
+	MaxRounds              int           `yaml:"max_rounds" desc:"exploration rounds per subgoal before it is answered as is"`
+	MaxEntitiesPerRelation int           `yaml:"max_entities_per_relation" desc:"facts kept per (entity, relation) pair"`
+	MaxRelationsPerEntity  int           `yaml:"max_relations_per_entity" desc:"relations the LLM may choose per anchor entity"`
+	Parallelism            int           `yaml:"parallelism" desc:"independent subgoals run at once"`
+	Deadline               time.Duration `yaml:"deadline" desc:"overall deadline of one question"`
+	FuseSufficiency        bool          `yaml:"fuse_sufficiency" desc:"ask the sufficiency question inside the refine call (saves one call per subgoal)"`
+}
+
+// Server configures the HTTP API.
+type Server struct {
+	Addr           string        `yaml:"addr" desc:"listen address HOST:PORT"`
+	APIKeys        []string      `yaml:"api_keys" desc:"bearer API keys accepted; required when addr is not loopback" secret:"true"`
+	APIKeysEnv     string        `yaml:"api_keys_env" desc:"environment variable holding comma-separated API keys"`
+	RateLimit      float64       `yaml:"rate_limit" desc:"requests per second allowed per API key (0 disables)"`
+	RateBurst      int           `yaml:"rate_burst" desc:"burst of requests allowed per API key"`
+	MaxBodyBytes   int64         `yaml:"max_body_bytes" desc:"largest request body accepted"`
+	MaxQuestionLen int           `yaml:"max_question_len" desc:"longest question accepted, in characters"`
+	RequestTimeout time.Duration `yaml:"request_timeout" desc:"deadline of one request"`
+	SPARQLTimeout  time.Duration `yaml:"sparql_timeout" desc:"deadline of one /sparql query"`
+	SPARQLMaxRows  int           `yaml:"sparql_max_rows" desc:"rows returned by /sparql at most"`
+	ShutdownGrace  time.Duration `yaml:"shutdown_grace" desc:"time given to in-flight requests on shutdown"`
+}
+
+// Default returns the configuration used where a file says nothing.
+func Default() Config {
+	ep := func() Endpoint {
+		return Endpoint{Temperature: 0, MaxTokens: 1024, Timeout: 60 * time.Second, Concurrency: 8, Retries: 3, JSONSchema: true}
+	}
+	return Config{
+		KG: KG{
+			Backend: "embedded", Dialect: "freebase",
+			Timeout: 30 * time.Second, Retries: 2, MaxResponseBytes: 64 << 20,
+			MaxConns: 32, CacheSize: 100_000, Language: "en", NeighborLimit: 200,
+		},
+		LLM: LLM{Planner: ep(), Reasoner: ep(), Teacher: ep()},
+		Engine: Engine{
+			Width: 3, Depth: 2, MaxRounds: 2, MaxEntitiesPerRelation: 20,
+			MaxRelationsPerEntity: 3, Parallelism: 4, Deadline: 120 * time.Second,
+			FuseSufficiency: true,
+		},
+		Server: Server{
+			Addr: "127.0.0.1:8080", RateLimit: 5, RateBurst: 10, MaxBodyBytes: 1 << 20,
+			MaxQuestionLen: 2000, RequestTimeout: 120 * time.Second,
+			SPARQLTimeout: 10 * time.Second, SPARQLMaxRows: 10_000, ShutdownGrace: 30 * time.Second,
+		},
+	}
+}

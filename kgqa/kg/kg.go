@@ -1,0 +1,174 @@
+// Package kg is PARoG's access to a knowledge graph: the primitives the
+// engine needs (relations, neighbours, names, linking, raw SELECT) behind one
+// Graph interface, with a SPARQL-endpoint backend and an embedded backend
+// that run the same query templates, dialects (Freebase, Wikidata), and a
+// cache.
+//
+// All SPARQL text is built in this package from validated identifiers.
+package kg
+
+import (
+	"context"
+	"errors"
+)
+
+// Direction says which way a relation points relative to an entity.
+type Direction string
+
+// The two directions of a relation.
+const (
+	// Out is (e, r, ?): the entity is the subject.
+	Out Direction = "out"
+	// In is (?, r, e): the entity is the object.
+	In Direction = "in"
+)
+
+// Relation is a relation id (dialect form, e.g. "location.location.contains"
+// or "P17") together with its direction relative to an entity.
+type Relation struct {
+	// ID is the dialect's relation id, without prefix.
+	ID string `json:"id"`
+	// Dir is Out when the entity is the subject.
+	Dir Direction `json:"dir"`
+}
+
+// Term is a node of the graph: an entity (ID set) or a literal.
+type Term struct {
+	// ID is the entity id in dialect form ("m.0f8l9c", "Q142"); empty for a
+	// literal.
+	ID string `json:"id,omitempty"`
+	// Name is the entity's name, or the literal's lexical form.
+	Name string `json:"name,omitempty"`
+	// Datatype is the literal's datatype IRI (empty for entities and plain
+	// strings).
+	Datatype string `json:"datatype,omitempty"`
+	// Lang is the literal's language tag.
+	Lang string `json:"lang,omitempty"`
+}
+
+// IsEntity reports whether t is an entity rather than a literal.
+func (t Term) IsEntity() bool { return t.ID != "" }
+
+// Key identifies t for set logic: the id of an entity, or the lexical form
+// of a literal.
+func (t Term) Key() string {
+	if t.ID != "" {
+		return t.ID
+	}
+	return "\"" + t.Name + "\"^^" + t.Datatype
+}
+
+// Fact is one piece of evidence: Head and Tail joined by a path of one
+// relation, or two when it passes through a mediator (CVT) node, so that
+// such a path reads as one fact.
+type Fact struct {
+	// Head is the anchor entity the fact was retrieved from.
+	Head Term `json:"head"`
+	// Path holds the relation ids from Head to Tail, in the direction Dir;
+	// two ids when the fact passes through Mediator.
+	Path []string `json:"path"`
+	// Dir is the direction of the first relation relative to Head.
+	Dir Direction `json:"dir"`
+	// Mediator is the id of the nameless mediator node, if any.
+	Mediator string `json:"mediator,omitempty"`
+	// Tail is the entity or literal reached.
+	Tail Term `json:"tail"`
+}
+
+// Entity is an entity id with its name.
+type Entity struct {
+	// ID is the entity id in dialect form.
+	ID string `json:"id"`
+	// Name is the entity's name (empty when it has none).
+	Name string `json:"name"`
+}
+
+// Results is the outcome of a raw SELECT: variable names and rows of terms.
+type Results struct {
+	// Vars are the projected variable names, without "?".
+	Vars []string `json:"vars"`
+	// Rows map a variable name to its bound term; unbound variables are
+	// absent.
+	Rows []map[string]Term `json:"rows"`
+}
+
+// Graph is the set of primitives every backend implements. Every method
+// validates its identifiers before any query is sent; an unknown entity gives
+// an empty result, not an error.
+type Graph interface {
+	// Relations lists the relations of entity id, outgoing and incoming,
+	// with the dialect's noise relations removed.
+	Relations(ctx context.Context, id string) ([]Relation, error)
+	// Neighbors returns facts along rel from entity id: (id, r, ?) for Out,
+	// (?, r, id) for In. Mediator nodes are expanded one hop. At most limit
+	// facts are returned (limit <= 0 means the backend default).
+	Neighbors(ctx context.Context, id string, rel Relation, limit int) ([]Fact, error)
+	// Name returns the entity's name, or "" when it has none.
+	Name(ctx context.Context, id string) (string, error)
+	// Search finds entities whose name equals name (case-insensitively, or
+	// by full text where the backend supports it), best first.
+	Search(ctx context.Context, name string, limit int) ([]Entity, error)
+	// Select runs a raw read-only SELECT query.
+	Select(ctx context.Context, query string) (*Results, error)
+	// Dialect returns the dialect the graph speaks.
+	Dialect() Dialect
+	// Close releases the backend's resources.
+	Close() error
+}
+
+// Errors returned by backends; test with errors.Is / errors.As.
+var (
+	// ErrInvalidID is wrapped by *IDError.
+	ErrInvalidID = errors.New("kg: invalid identifier")
+	// ErrUnavailable means the endpoint could not be reached or failed
+	// (connection error, 5xx after retries, timeout).
+	ErrUnavailable = errors.New("kg: endpoint unavailable")
+	// ErrBadResponse means the endpoint answered with something that is not
+	// a SPARQL result (HTML, truncated JSON).
+	ErrBadResponse = errors.New("kg: bad response")
+	// ErrTooLarge means a result exceeded the configured size cap.
+	ErrTooLarge = errors.New("kg: result too large")
+	// ErrQuery means the endpoint rejected the query (4xx).
+	ErrQuery = errors.New("kg: query rejected")
+)
+
+// IDError reports an identifier that does not fit the dialect's grammar.
+type IDError struct {
+	// Kind is "entity" or "relation".
+	Kind string
+	// Value is the rejected input.
+	Value string
+	// Dialect is the dialect's name.
+	Dialect string
+}
+
+func (e *IDError) Error() string {
+	return "kg: invalid " + e.Dialect + " " + e.Kind + " id " + quote(e.Value)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalidID) hold.
+func (e *IDError) Unwrap() error { return ErrInvalidID }
+
+func quote(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "..."
+	}
+	return "\"" + s + "\""
+}
+
+// Dialect knows a KG's vocabulary: how ids look, how names are stored, which
+// relations are noise, and how to build the primitive queries. Every query
+// string is produced by a Dialect from validated ids.
+type Dialect interface {
+	// Name is "freebase" or "wikidata".
+	Name() string
+	// ValidEntity reports whether id is a well-formed entity id.
+	ValidEntity(id string) bool
+	// ValidRelation reports whether id is a well-formed relation id.
+	ValidRelation(id string) bool
+	// Noise reports whether a relation is dropped from exploration.
+	Noise(rel string) bool
+	// Readable renders a relation id for an LLM prompt
+	// ("sports.sports_team.team_mascot" -> "sports team: team mascot").
+	Readable(rel string) string
+}
