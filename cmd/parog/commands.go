@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa/config"
+)
+
+// Env is what a subcommand may touch of the outside world, so tests can run
+// the real program with buffers and a fake environment.
+type Env struct {
+	// Stdout receives results.
+	Stdout io.Writer
+	// Stderr receives progress, logs and errors.
+	Stderr io.Writer
+	// Getenv reads the environment.
+	Getenv func(string) (string, bool)
+}
+
+// NewEnv returns the process's own environment.
+func NewEnv() *Env {
+	return &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.LookupEnv}
+}
+
+// command is one subcommand. Each lives in its own file and registers itself
+// from init.
+type command struct {
+	// Name is the word after "parog".
+	Name string
+	// Summary is one line for `parog --help`.
+	Summary string
+	// Run executes the subcommand with the arguments after its name.
+	Run func(ctx context.Context, env *Env, args []string) error
+}
+
+var commands = map[string]command{}
+
+func register(c command) {
+	if _, dup := commands[c.Name]; dup {
+		panic("parog: command registered twice: " + c.Name)
+	}
+	commands[c.Name] = c
+}
+
+// errUsage marks an error caused by how the command was called; it exits
+// with status 2.
+var errUsage = errors.New("usage")
+
+// usageError returns an error that prints as msg and exits with status 2.
+func usageError(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, a...))
+}
+
+// Main runs parog with args and returns the exit code: 0 on success, 1 on
+// failure, 2 on a usage error.
+func Main(ctx context.Context, args []string, env *Env) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printHelp(env.Stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "parog: unknown command %q (see parog --help)\n", args[0])
+		return 2
+	}
+	err := c.Run(ctx, env, args[1:])
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(env.Stderr, "parog %s: %s\n", c.Name, strings.TrimPrefix(err.Error(), "usage: "))
+		return 2
+	default:
+		fmt.Fprintf(env.Stderr, "parog %s: %s\n", c.Name, oneLine(err.Error()))
+		return 1
+	}
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprint(w, `parog - question answering over knowledge graphs (Plan-Answer-Refine-on-Graph)
+
+Usage: parog <command> [flags] [args]
+
+Commands:
+`)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].Summary)
+	}
+	fmt.Fprint(w, `
+Run "parog <command> --help" for a command's flags.
+Configuration: --config FILE (YAML, see configs/), then PAROG_* environment
+variables, then --set key=value flags, in that order of precedence.
+Run "parog config" to list every setting with its description.
+`)
+}
+
+// newFlags returns a FlagSet that reports errors instead of exiting and
+// prints usage to env.Stderr with the given synopsis.
+func newFlags(env *Env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet("parog "+name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "Usage: parog %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, turning flag errors into usage errors (the
+// FlagSet has already printed what was wrong) and -h into flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError("%v", err)
+	}
+	return nil
+}
+
+// configFlags are the flags every command that needs a configuration takes.
+type configFlags struct {
+	path string
+	sets multiFlag
+}
+
+func addConfigFlags(fs *flag.FlagSet) *configFlags {
+	cf := &configFlags{}
+	fs.StringVar(&cf.path, "config", "", "YAML configuration `FILE` (see configs/)")
+	fs.Var(&cf.sets, "set", "override a setting, `key=value` (repeatable; see parog config)")
+	return cf
+}
+
+func (cf *configFlags) load(env *Env) (config.Config, error) {
+	if cf.path == "" {
+		if p, ok := env.Getenv("PAROG_CONFIG"); ok && p != "" {
+			cf.path = p
+		}
+	}
+	if cf.path == "" {
+		return config.Config{}, usageError("--config FILE is required (or set PAROG_CONFIG), e.g. --config configs/demo.yaml")
+	}
+	return config.Load(cf.path, env.Getenv, cf.sets)
+}
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string { return strings.Join(*m, ",") }
+
+func (m *multiFlag) Set(v string) error {
+	*m = append(*m, v)
+	return nil
+}

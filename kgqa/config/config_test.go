@@ -1,0 +1,124 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func envOf(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	return p
+}
+
+func TestShippedConfigsLoad(t *testing.T) {
+	files, err := filepath.Glob("../../configs/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			_, err := Load(f, envOf(nil), nil)
+			require.NoError(t, err)
+		})
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	p := writeFile(t, "kg:\n  backend: sparql\n  endpoint: http://file:1/sparql\n  timeout: 5s\n")
+	cases := []struct {
+		name     string
+		env      map[string]string
+		sets     []string
+		endpoint string
+		timeout  time.Duration
+	}{
+		{"file", nil, nil, "http://file:1/sparql", 5 * time.Second},
+		{"env over file", map[string]string{"PAROG_KG_ENDPOINT": "http://env:2/sparql"}, nil, "http://env:2/sparql", 5 * time.Second},
+		{"flag over env", map[string]string{"PAROG_KG_ENDPOINT": "http://env:2/sparql", "PAROG_KG_TIMEOUT": "7s"},
+			[]string{"kg.endpoint=http://flag:3/sparql"}, "http://flag:3/sparql", 7 * time.Second},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Load(p, envOf(c.env), c.sets)
+			require.NoError(t, err)
+			assert.Equal(t, c.endpoint, cfg.KG.Endpoint)
+			assert.Equal(t, c.timeout, cfg.KG.Timeout)
+			assert.Equal(t, 2, cfg.KG.Retries, "defaults survive for unset keys")
+		})
+	}
+}
+
+func TestBadValuesNameTheSetting(t *testing.T) {
+	base := "kg:\n  files: [x.nt]\n"
+	cases := []struct {
+		name, file string
+		env        map[string]string
+		sets       []string
+		wantKey    string
+	}{
+		{"bad backend", "kg:\n  backend: neo4j\n", nil, nil, "kg.backend"},
+		{"bad dialect", base + "  dialect: dbpedia\n", nil, nil, "kg.dialect"},
+		{"sparql needs url", "kg:\n  backend: sparql\n  endpoint: localhost\n", nil, nil, "kg.endpoint"},
+		{"env not a duration", base, map[string]string{"PAROG_KG_TIMEOUT": "soon"}, nil, "kg.timeout"},
+		{"env not an int", base, map[string]string{"PAROG_ENGINE_WIDTH": "wide"}, nil, "engine.width"},
+		{"zero width", base, nil, []string{"engine.width=0"}, "engine.width"},
+		{"unknown flag key", base, nil, []string{"engine.wdth=3"}, "engine.wdth"},
+		{"model missing", base + "llm:\n  reasoner:\n    base_url: http://x/v1\n", nil, nil, "llm.reasoner.model"},
+		{"temperature", base + "llm:\n  reasoner:\n    base_url: http://x/v1\n    model: m\n    temperature: 9\n", nil, nil, "llm.reasoner.temperature"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Load(writeFile(t, c.file), envOf(c.env), c.sets)
+			require.Error(t, err)
+			var ce *Error
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, c.wantKey, ce.Key)
+			assert.Contains(t, err.Error(), c.wantKey)
+		})
+	}
+}
+
+func TestUnknownFileKeyIsAnError(t *testing.T) {
+	_, err := Load(writeFile(t, "kg:\n  backnd: embedded\n"), envOf(nil), nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "backnd")
+}
+
+func TestRelativePathsFollowTheFile(t *testing.T) {
+	p := writeFile(t, "kg:\n  files: [data/a.nt, builtin:demo-freebase, /abs/b.nt]\n")
+	cfg, err := Load(p, envOf(nil), nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(filepath.Dir(p), "data/a.nt"), "builtin:demo-freebase", "/abs/b.nt"}, cfg.KG.Files)
+}
+
+func TestSecretsAreMasked(t *testing.T) {
+	cfg := Default()
+	cfg.LLM.Reasoner.APIKey = "sk-very-secret"
+	cfg.Server.APIKeys = []string{"k1"}
+	for _, s := range Settings(&cfg) {
+		assert.NotContains(t, s.Value, "sk-very-secret", s.Key)
+		assert.NotContains(t, s.Value, "k1", s.Key)
+		assert.NotEmpty(t, s.Description, "every setting is described: %s", s.Key)
+	}
+}
+
+func TestEnvSetsPointerAndList(t *testing.T) {
+	cfg, err := Load(writeFile(t, "kg:\n  files: [x.nt]\n"), envOf(map[string]string{
+		"PAROG_LLM_REASONER_SEED": "42",
+		"PAROG_SERVER_API_KEYS":   "a, b",
+	}), nil)
+	require.NoError(t, err)
+	require.NotNil(t, cfg.LLM.Reasoner.Seed)
+	assert.Equal(t, 42, *cfg.LLM.Reasoner.Seed)
+	assert.Equal(t, []string{"a", "b"}, cfg.Server.APIKeys)
+}
