@@ -1,0 +1,26 @@
+# PARoG-Go. `make test` is the one command that runs every test.
+GO ?= go
+STATICCHECK_VERSION ?= v0.8.2
+
+.PHONY: test lint build demo bench
+
+build:
+	$(GO) build -o bin/parog ./cmd/parog
+
+# Runs the main job: the HTTP server on the embedded demo KG.
+demo:
+	$(GO) run ./cmd/parog serve --config configs/demo.yaml
+
+# Installs Virtuoso when missing (root) or says how, then lints and runs all
+# tests with the race detector.
+test: lint
+	./scripts/ensure-virtuoso.sh
+	$(GO) test -race -count=1 -timeout 40m ./...
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
