@@ -65,11 +65,17 @@ type Call struct {
 	Role Role `json:"role"`
 	// Stage the call belongs to.
 	Stage Stage `json:"stage"`
+	// Model is the model name sent to the endpoint.
+	Model string `json:"model,omitempty"`
 	// PromptTokens as reported by the endpoint (estimated when it reports
 	// none).
 	PromptTokens int `json:"prompt_tokens"`
-	// CompletionTokens as reported by the endpoint.
+	// CompletionTokens as reported by the endpoint (estimated when it
+	// reports none).
 	CompletionTokens int `json:"completion_tokens"`
+	// Estimated is true when the endpoint reported no usage and the token
+	// counts are estimates (about four characters per token).
+	Estimated bool `json:"estimated,omitempty"`
 	// Latency is the wall time of the call, retries included.
 	Latency time.Duration `json:"latency_ns"`
 	// Retries is the number of retried attempts.

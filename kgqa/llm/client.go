@@ -1,0 +1,312 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/parog/parog-go/kgqa/config"
+)
+
+// StageHeader is the request header that names the stage of a call. Real
+// servers ignore it; the scripted test server routes on it.
+const StageHeader = "X-Parog-Stage"
+
+// Client is the OpenAI-compatible chat client of all roles. It is safe for
+// concurrent use.
+type Client struct {
+	roles    map[Role]*endpoint
+	observer func(Call)
+	getenv   func(string) (string, bool)
+	http     *http.Client
+	ownHTTP  bool
+	base     time.Duration // first backoff
+	maxWait  time.Duration // largest backoff
+	sleep    func(ctx context.Context, d time.Duration) error
+	jitter   func() float64 // in [0, 1)
+}
+
+var _ Chatter = (*Client)(nil)
+
+type endpoint struct {
+	role Role
+	cfg  config.Endpoint
+	api  *openai.Client
+	sem  chan struct{} // nil: no limit
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithGetenv sets how environment variables (API keys) are read; the
+// default is os.LookupEnv.
+func WithGetenv(getenv func(string) (string, bool)) Option {
+	return func(c *Client) { c.getenv = getenv }
+}
+
+// WithObserver calls fn after every call (for metrics). fn runs on the
+// calling goroutine and must be safe for concurrent use.
+func WithObserver(fn func(Call)) Option { return func(c *Client) { c.observer = fn } }
+
+// WithHTTPClient sends requests with hc instead of a client of our own; its
+// Timeout should be zero (deadlines come from the role's timeout).
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) { c.http, c.ownHTTP = hc, false }
+}
+
+// WithBackoff sets the first retry wait and the largest one (defaults 500ms
+// and 20s). A Retry-After header from the server takes precedence.
+func WithBackoff(first, largest time.Duration) Option {
+	return func(c *Client) { c.base, c.maxWait = first, largest }
+}
+
+// New builds a client for the roles of cfg; a role with an empty base_url
+// stays unconfigured (calls to it fail with ErrNotConfigured).
+func New(cfg config.LLM, opts ...Option) (*Client, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	c := &Client{
+		roles:   map[Role]*endpoint{},
+		getenv:  os.LookupEnv,
+		http:    &http.Client{Transport: tr},
+		ownHTTP: true,
+		base:    500 * time.Millisecond,
+		maxWait: 20 * time.Second,
+		sleep:   sleepCtx,
+		jitter:  rand.Float64,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	doer := &stageDoer{hc: c.http}
+	for role, ep := range map[Role]config.Endpoint{Planner: cfg.Planner, Reasoner: cfg.Reasoner, Teacher: cfg.Teacher} {
+		if ep.BaseURL == "" {
+			continue
+		}
+		e, err := c.endpoint(role, ep, doer)
+		if err != nil {
+			return nil, fmt.Errorf("llm: new: %w", err)
+		}
+		c.roles[role] = e
+	}
+	return c, nil
+}
+
+func (c *Client) endpoint(role Role, ep config.Endpoint, doer openai.HTTPDoer) (*endpoint, error) {
+	u, err := url.Parse(ep.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("llm.%s.base_url %q: want an http(s) URL", role, ep.BaseURL)
+	}
+	switch {
+	case ep.Model == "":
+		return nil, fmt.Errorf("llm.%s.model: empty", role)
+	case ep.Concurrency < 0:
+		return nil, fmt.Errorf("llm.%s.concurrency: %d is negative", role, ep.Concurrency)
+	case ep.Retries < 0:
+		return nil, fmt.Errorf("llm.%s.retries: %d is negative", role, ep.Retries)
+	case ep.Timeout < 0:
+		return nil, fmt.Errorf("llm.%s.timeout: %s is negative", role, ep.Timeout)
+	case ep.MaxTokens < 0:
+		return nil, fmt.Errorf("llm.%s.max_tokens: %d is negative", role, ep.MaxTokens)
+	}
+	key := ep.APIKey
+	if key == "" && ep.APIKeyEnv != "" {
+		v, ok := c.getenv(ep.APIKeyEnv)
+		if !ok || v == "" {
+			return nil, fmt.Errorf("llm.%s.api_key_env: environment variable %s is not set", role, ep.APIKeyEnv)
+		}
+		key = v
+	}
+	oc := openai.DefaultConfig(key)
+	oc.BaseURL = strings.TrimRight(ep.BaseURL, "/")
+	oc.HTTPClient = doer
+	e := &endpoint{role: role, cfg: ep, api: openai.NewClientWithConfig(oc)}
+	if ep.Concurrency > 0 {
+		e.sem = make(chan struct{}, ep.Concurrency)
+	}
+	return e, nil
+}
+
+// Has reports whether role has a configured endpoint.
+func (c *Client) Has(role Role) bool { return c.roles[role] != nil }
+
+// Close releases idle connections of the client's own HTTP transport.
+func (c *Client) Close() error {
+	if c.ownHTTP {
+		c.http.CloseIdleConnections()
+	}
+	return nil
+}
+
+// Chat sends req and returns the reply text. The call is recorded in the
+// context's Ledger and passed to the observer.
+func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
+	e, err := c.lookup(req)
+	if err != nil {
+		return Response{}, err
+	}
+	content, call, err := c.call(ctx, e, req, req.Messages, false)
+	return Response{Content: content, Usage: call}, err
+}
+
+func (c *Client) lookup(req Request) (*endpoint, error) {
+	e := c.roles[req.Role]
+	if e == nil {
+		return nil, fmt.Errorf("llm: %s/%s: %w", req.Role, req.Stage, ErrNotConfigured)
+	}
+	return e, nil
+}
+
+// call makes one accounted chat completion, retries included. A call that
+// never reached the endpoint (cancelled while waiting for a slot) is not
+// recorded.
+func (c *Client) call(ctx context.Context, e *endpoint, req Request, msgs []Message, schema bool) (string, Call, error) {
+	start := time.Now()
+	rec := Call{Role: e.role, Stage: req.Stage, Model: e.cfg.Model}
+	if e.sem != nil {
+		select {
+		case e.sem <- struct{}{}:
+			defer func() { <-e.sem }()
+		case <-ctx.Done():
+			return "", rec, fmt.Errorf("llm: %s/%s: waiting for a slot: %w", e.role, req.Stage, ctx.Err())
+		}
+	}
+	callCtx, cancel := ctx, context.CancelFunc(func() {})
+	if e.cfg.Timeout > 0 {
+		callCtx, cancel = context.WithTimeout(ctx, e.cfg.Timeout)
+	}
+	defer cancel()
+	oreq := e.request(req, msgs, schema)
+	resp, attempts, err := c.attempts(callCtx, e, req.Stage, oreq)
+	if err != nil {
+		err = c.finalError(ctx, callCtx, e, req.Stage, err)
+	}
+	rec.Latency = time.Since(start)
+	rec.Retries = max(attempts-1, 0)
+	var content string
+	if err == nil {
+		content = resp.Choices[0].Message.Content
+		rec.PromptTokens, rec.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+		if rec.PromptTokens == 0 && rec.CompletionTokens == 0 {
+			rec.PromptTokens, rec.CompletionTokens, rec.Estimated = estimate(msgs), tokens(content), true
+		}
+	} else {
+		rec.Err = err.Error()
+	}
+	c.record(ctx, rec)
+	return content, rec, err
+}
+
+func (c *Client) record(ctx context.Context, rec Call) {
+	LedgerFrom(ctx).Add(rec)
+	if c.observer != nil {
+		c.observer(rec)
+	}
+}
+
+// finalError maps the last attempt's error onto the typed errors: the
+// caller's own cancellation is returned as is; the role's timeout and
+// exhausted retries are ErrUnavailable; other 4xx are ErrRejected.
+func (c *Client) finalError(parent, callCtx context.Context, e *endpoint, stage Stage, err error) error {
+	op := fmt.Sprintf("llm: %s/%s", e.role, stage)
+	if perr := parent.Err(); perr != nil {
+		return fmt.Errorf("%s: %w", op, perr)
+	}
+	if callCtx.Err() != nil {
+		return fmt.Errorf("%s: %w: no reply within %s: %w", op, ErrUnavailable, e.cfg.Timeout, context.DeadlineExceeded)
+	}
+	var f *failure
+	if errors.As(err, &f) && !f.retryable {
+		return fmt.Errorf("%s: %w: %w", op, ErrRejected, err)
+	}
+	return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
+}
+
+// request builds the wire request of one call.
+func (e *endpoint) request(req Request, msgs []Message, schema bool) openai.ChatCompletionRequest {
+	o := openai.ChatCompletionRequest{Model: e.cfg.Model, Seed: e.cfg.Seed}
+	for _, m := range msgs {
+		o.Messages = append(o.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+	}
+	reasoning := isReasoningModel(e.cfg.Model)
+	if !reasoning {
+		// go-openai omits a zero temperature, and servers default to 1;
+		// the smallest positive float is sent instead, which servers treat
+		// as greedy decoding.
+		o.Temperature = float32(e.cfg.Temperature)
+		if o.Temperature == 0 {
+			o.Temperature = math.SmallestNonzeroFloat32
+		}
+	}
+	maxTok := e.cfg.MaxTokens
+	if req.MaxTokens > 0 {
+		maxTok = req.MaxTokens
+	}
+	if reasoning {
+		o.MaxCompletionTokens = maxTok
+	} else {
+		//lint:ignore SA1019 max_tokens is what vLLM, Ollama and llama.cpp read.
+		o.MaxTokens = maxTok
+	}
+	if schema {
+		o.ResponseFormat = &openai.ChatCompletionResponseFormat{
+			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+				Name: schemaName(req.SchemaName), Schema: req.Schema, Strict: true,
+			},
+		}
+	}
+	return o
+}
+
+// isReasoningModel reports OpenAI models that refuse max_tokens and a
+// temperature other than 1 (go-openai validates this before sending).
+func isReasoningModel(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// schemaName makes name fit response_format's ^[a-zA-Z0-9_-]{1,64}$.
+func schemaName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() == 64 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "reply"
+	}
+	return b.String()
+}
+
+// estimate approximates the prompt tokens of msgs (about four characters a
+// token, plus a few per message for the chat template).
+func estimate(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += tokens(m.Content) + 4
+	}
+	return n
+}
+
+func tokens(s string) int { return (len(s) + 3) / 4 }

@@ -1,0 +1,180 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// maxResponseBytes caps a response body; go-openai reads bodies unbounded.
+const maxResponseBytes = 32 << 20
+
+type stageKey struct{}
+
+type attemptKey struct{}
+
+// attempt is what the transport saw of one HTTP exchange; go-openai keeps
+// the headers of error responses to itself, so Retry-After is read here.
+type attempt struct {
+	sent       bool
+	status     int
+	retryAfter string
+}
+
+// stageDoer sends go-openai's requests with our HTTP client, names the
+// stage in StageHeader and records the status and Retry-After of the
+// response in the context's attempt.
+type stageDoer struct{ hc *http.Client }
+
+func (d *stageDoer) Do(r *http.Request) (*http.Response, error) {
+	ctx := r.Context()
+	if s, ok := ctx.Value(stageKey{}).(Stage); ok && s != "" {
+		r.Header.Set(StageHeader, headerSafe(string(s)))
+	}
+	a, _ := ctx.Value(attemptKey{}).(*attempt)
+	if a != nil {
+		a.sent = true
+	}
+	resp, err := d.hc.Do(r)
+	if err != nil {
+		return nil, err
+	}
+	if a != nil {
+		a.status, a.retryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
+	}
+	resp.Body = limitedBody{io.LimitReader(resp.Body, maxResponseBytes), resp.Body}
+	return resp, nil
+}
+
+type limitedBody struct {
+	io.Reader
+	io.Closer
+}
+
+func headerSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r >= 0x7f {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// failure is one failed attempt, classified.
+type failure struct {
+	status     int // 0: no response
+	retryable  bool
+	retryAfter time.Duration
+	err        error
+}
+
+func (f *failure) Error() string {
+	if f.status != 0 {
+		return fmt.Sprintf("status %d: %v", f.status, f.err)
+	}
+	return f.err.Error()
+}
+
+func (f *failure) Unwrap() error { return f.err }
+
+// classify decides whether an attempt may be retried: 429, 5xx, connection
+// errors and unreadable 2xx bodies may; other statuses and requests that
+// were never sent (refused by go-openai's own checks) may not.
+func classify(err error, a *attempt, now time.Time) *failure {
+	f := &failure{status: a.status, err: err}
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr) && apiErr.HTTPStatusCode != 0:
+		f.status = apiErr.HTTPStatusCode
+	case errors.As(err, &reqErr) && reqErr.HTTPStatusCode != 0:
+		f.status = reqErr.HTTPStatusCode
+	}
+	switch {
+	case !a.sent:
+		f.retryable = false
+	case f.status == http.StatusTooManyRequests || f.status >= 500:
+		f.retryable = true
+		f.retryAfter = parseRetryAfter(a.retryAfter, now)
+	case f.status >= 400:
+		f.retryable = false
+	default: // no response (connection error) or an unreadable success body
+		f.retryable = true
+	}
+	return f
+}
+
+// parseRetryAfter reads a Retry-After value: delay seconds or an HTTP date.
+// Unparseable or past values give 0.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s <= 0 || s > 1e6 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// attempts runs the request until it succeeds, fails for good, or the
+// retries or ctx run out. It returns the number of attempts made.
+func (c *Client) attempts(ctx context.Context, e *endpoint, stage Stage, oreq openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, error) {
+	ctx = context.WithValue(ctx, stageKey{}, stage)
+	for n := 0; ; n++ {
+		a := &attempt{}
+		resp, err := e.api.CreateChatCompletion(context.WithValue(ctx, attemptKey{}, a), oreq)
+		if err == nil && len(resp.Choices) == 0 {
+			err = errors.New("reply has no choices")
+		}
+		if err == nil {
+			return resp, n + 1, nil
+		}
+		f := classify(err, a, time.Now())
+		if ctx.Err() != nil || !f.retryable || n >= e.cfg.Retries {
+			return resp, n + 1, f
+		}
+		wait := max(c.backoff(n), f.retryAfter)
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			return resp, n + 1, fmt.Errorf("%w (next retry in %s is past the deadline)", f, wait.Round(time.Millisecond))
+		}
+		if c.sleep(ctx, wait) != nil {
+			return resp, n + 1, f
+		}
+	}
+}
+
+// backoff is the jittered exponential wait before retry n+1: between half
+// and all of first×2ⁿ, capped at the largest wait.
+func (c *Client) backoff(n int) time.Duration {
+	d := c.base
+	for i := 0; i < n && d < c.maxWait; i++ {
+		d *= 2
+	}
+	d = min(d, c.maxWait)
+	return d/2 + time.Duration(c.jitter()*float64(d/2))
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
