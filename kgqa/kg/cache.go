@@ -1,0 +1,162 @@
+package kg
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/sync/singleflight"
+)
+
+// Cached is a Graph with an LRU cache of primitive results in front of it.
+// Identical calls in flight at the same time share one backend call
+// (singleflight). Errors are never cached.
+type Cached struct {
+	g      Graph
+	lru    *lru.Cache[string, any]
+	flight singleflight.Group
+	hits   atomic.Int64
+	misses atomic.Int64
+}
+
+var _ Graph = (*Cached)(nil)
+
+// CacheStats are the cache's counters since it was made.
+type CacheStats struct {
+	// Hits counts calls answered without a backend call.
+	Hits int64
+	// Misses counts calls that went to the backend.
+	Misses int64
+	// Entries is the number of results held.
+	Entries int
+}
+
+// NewCached wraps g in a cache of size entries (size must be positive).
+func NewCached(g Graph, size int) (*Cached, error) {
+	c, err := lru.New[string, any](size)
+	if err != nil {
+		return nil, err
+	}
+	return &Cached{g: g, lru: c}, nil
+}
+
+// CacheStats returns the cache's counters.
+func (c *Cached) CacheStats() CacheStats {
+	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Entries: c.lru.Len()}
+}
+
+// CacheStatsOf returns the counters of g's cache, or false when g has none.
+func CacheStatsOf(g Graph) (CacheStats, bool) {
+	c, ok := g.(*Cached)
+	if !ok {
+		return CacheStats{}, false
+	}
+	return c.CacheStats(), true
+}
+
+// Purge drops every cached result.
+func (c *Cached) Purge() { c.lru.Purge() }
+
+// Unwrap returns the graph behind the cache.
+func (c *Cached) Unwrap() Graph { return c.g }
+
+// cachedCall answers key from the cache, or runs fn once for all identical
+// callers in flight.
+func cachedCall[T any](ctx context.Context, c *Cached, key string, fn func(context.Context) (T, error)) (T, error) {
+	stats := StatsFrom(ctx)
+	if v, ok := c.lru.Get(key); ok {
+		c.hits.Add(1)
+		stats.addHit()
+		return v.(T), nil
+	}
+	var leader bool
+	ch := c.flight.DoChan(key, func() (any, error) {
+		leader = true
+		v, err := fn(ctx)
+		if err == nil {
+			c.lru.Add(key, v)
+		}
+		return v, err
+	})
+	var zero T
+	select {
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	case r := <-ch:
+		if leader {
+			c.misses.Add(1)
+			stats.addMiss()
+		} else {
+			c.hits.Add(1)
+			stats.addHit()
+		}
+		if r.Err != nil {
+			if !leader && ctx.Err() == nil && (errors.Is(r.Err, context.Canceled) || errors.Is(r.Err, context.DeadlineExceeded)) {
+				// The caller we waited on gave up; our own context is alive.
+				return fn(ctx)
+			}
+			return zero, r.Err
+		}
+		return r.Val.(T), nil
+	}
+}
+
+func key(parts ...string) string { return strings.Join(parts, "\x00") }
+
+// Relations implements Graph.
+func (c *Cached) Relations(ctx context.Context, id string) ([]Relation, error) {
+	v, err := cachedCall(ctx, c, key("rel", id), func(ctx context.Context) ([]Relation, error) {
+		return c.g.Relations(ctx, id)
+	})
+	return slices.Clone(v), err
+}
+
+// Neighbors implements Graph.
+func (c *Cached) Neighbors(ctx context.Context, id string, rel Relation, limit int) ([]Fact, error) {
+	k := key("nb", id, rel.ID, string(rel.Dir), strconv.Itoa(limit))
+	v, err := cachedCall(ctx, c, k, func(ctx context.Context) ([]Fact, error) {
+		return c.g.Neighbors(ctx, id, rel, limit)
+	})
+	return slices.Clone(v), err
+}
+
+// Name implements Graph.
+func (c *Cached) Name(ctx context.Context, id string) (string, error) {
+	return cachedCall(ctx, c, key("name", id), func(ctx context.Context) (string, error) {
+		return c.g.Name(ctx, id)
+	})
+}
+
+// Search implements Graph.
+func (c *Cached) Search(ctx context.Context, name string, limit int) ([]Entity, error) {
+	v, err := cachedCall(ctx, c, key("search", name, strconv.Itoa(limit)), func(ctx context.Context) ([]Entity, error) {
+		return c.g.Search(ctx, name, limit)
+	})
+	return slices.Clone(v), err
+}
+
+// Select implements Graph.
+func (c *Cached) Select(ctx context.Context, query string) (*Results, error) {
+	v, err := cachedCall(ctx, c, key("select", query), func(ctx context.Context) (*Results, error) {
+		return c.g.Select(ctx, query)
+	})
+	if err != nil {
+		return nil, err
+	}
+	cp := *v
+	cp.Rows = slices.Clone(v.Rows)
+	return &cp, nil
+}
+
+// Dialect implements Graph.
+func (c *Cached) Dialect() Dialect { return c.g.Dialect() }
+
+// Close implements Graph.
+func (c *Cached) Close() error {
+	c.lru.Purge()
+	return c.g.Close()
+}

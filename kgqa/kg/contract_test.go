@@ -1,0 +1,150 @@
+package kg
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The contract suite runs every primitive on the fixture graph
+// (testdata/fixture.nt) and checks answers read off that file by hand. Every
+// backend must pass it unchanged.
+
+const (
+	france    = "m.0f8l9c"
+	germany   = "m.0345h"
+	nijmegen  = "m.05l5n"
+	giants    = "m.0713r"
+	ws2014    = "m.0ds8qct"
+	unknownID = "m.0zzzzzz"
+)
+
+func tailNames(facts []Fact) []string {
+	var out []string
+	for _, f := range facts {
+		out = append(out, f.Tail.Name)
+	}
+	return out
+}
+
+func runContract(t *testing.T, g Graph) {
+	ctx := context.Background()
+	t.Run("relations both directions without noise", func(t *testing.T) {
+		rels, err := g.Relations(ctx, france)
+		require.NoError(t, err)
+		assert.Equal(t, []Relation{
+			{"location.location.adjoin_s", Out},
+			{"location.location.area", Out},
+			{"location.location.contains", Out},
+			{"location.statistical_region.population", Out},
+			{"location.adjoining_relationship.adjoins", In},
+			{"location.location.containedby", In},
+		}, rels)
+	})
+	t.Run("relations of unknown entity are empty", func(t *testing.T) {
+		rels, err := g.Relations(ctx, unknownID)
+		require.NoError(t, err)
+		assert.Empty(t, rels)
+	})
+	t.Run("neighbors out", func(t *testing.T) {
+		facts, err := g.Neighbors(ctx, germany, Relation{"location.location.contains", Out}, 0)
+		require.NoError(t, err)
+		assert.ElementsMatch(t, []string{"Berlin", "Weeze Airport"}, tailNames(facts))
+		for _, f := range facts {
+			assert.Equal(t, []string{"location.location.contains"}, f.Path)
+			assert.Equal(t, Out, f.Dir)
+			assert.Equal(t, germany, f.Head.ID)
+			assert.Empty(t, f.Mediator)
+		}
+	})
+	t.Run("neighbors in", func(t *testing.T) {
+		facts, err := g.Neighbors(ctx, nijmegen, Relation{"aviation.airport.serves", In}, 0)
+		require.NoError(t, err)
+		require.Len(t, facts, 1)
+		assert.Equal(t, Term{ID: "m.0gn2g3", Name: "Weeze Airport"}, facts[0].Tail)
+		assert.Equal(t, In, facts[0].Dir)
+	})
+	t.Run("mediator expanded into one fact", func(t *testing.T) {
+		facts, err := g.Neighbors(ctx, france, Relation{"location.location.adjoin_s", Out}, 0)
+		require.NoError(t, err)
+		assert.ElementsMatch(t, []string{"Germany", "Spain", "Belgium"}, tailNames(facts))
+		for _, f := range facts {
+			assert.Equal(t, []string{"location.location.adjoin_s", "location.adjoining_relationship.adjoins"}, f.Path)
+			assert.Regexp(t, `^m\.0cvt\d{3}$`, f.Mediator)
+		}
+	})
+	t.Run("mediator with literal tails", func(t *testing.T) {
+		facts, err := g.Neighbors(ctx, germany, Relation{"location.statistical_region.gdp_nominal", Out}, 0)
+		require.NoError(t, err)
+		require.Len(t, facts, 2)
+		assert.Equal(t, "measurement_unit.dated_money_value.amount", facts[0].Path[1])
+		assert.Equal(t, "measurement_unit.dated_money_value.valid_date", facts[1].Path[1])
+		assert.Equal(t, "http://www.w3.org/2001/XMLSchema#gYear", facts[1].Tail.Datatype)
+		assert.Equal(t, "2018", facts[1].Tail.Name)
+	})
+	t.Run("literal neighbour keeps its datatype", func(t *testing.T) {
+		facts, err := g.Neighbors(ctx, ws2014, Relation{"time.event.end_date", Out}, 0)
+		require.NoError(t, err)
+		require.Len(t, facts, 1)
+		assert.Equal(t, Term{Name: "2014-10-29", Datatype: "http://www.w3.org/2001/XMLSchema#date"}, facts[0].Tail)
+	})
+	t.Run("neighbors limit", func(t *testing.T) {
+		facts, err := g.Neighbors(ctx, giants, Relation{"sports.sports_team.championships", Out}, 2)
+		require.NoError(t, err)
+		assert.Len(t, facts, 2)
+	})
+	t.Run("neighbors of unknown entity are empty", func(t *testing.T) {
+		facts, err := g.Neighbors(ctx, unknownID, Relation{"location.location.contains", Out}, 0)
+		require.NoError(t, err)
+		assert.Empty(t, facts)
+	})
+	t.Run("name in configured language", func(t *testing.T) {
+		n, err := g.Name(ctx, france)
+		require.NoError(t, err)
+		assert.Equal(t, "France", n)
+		n, err = g.Name(ctx, unknownID)
+		require.NoError(t, err)
+		assert.Empty(t, n)
+	})
+	t.Run("search exact and case-insensitive", func(t *testing.T) {
+		for _, q := range []string{"France", "france", "FRANCE"} {
+			es, err := g.Search(ctx, q, 5)
+			require.NoError(t, err, q)
+			assert.Equal(t, []Entity{{ID: france, Name: "France"}}, es, q)
+		}
+		es, err := g.Search(ctx, "Frankreich", 5)
+		require.NoError(t, err)
+		assert.Empty(t, es, "names in other languages are not matched")
+		es, err = g.Search(ctx, `No "such" \ place`, 5)
+		require.NoError(t, err)
+		assert.Empty(t, es)
+	})
+	t.Run("raw select", func(t *testing.T) {
+		res, err := g.Select(ctx, `PREFIX ns: <http://rdf.freebase.com/ns/>
+SELECT ?ws ?d WHERE { ns:m.0713r ns:sports.sports_team.championships ?ws . ?ws ns:time.event.end_date ?d . }
+ORDER BY DESC(?d) LIMIT 1`)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"ws", "d"}, res.Vars)
+		require.Len(t, res.Rows, 1)
+		assert.Equal(t, ws2014, res.Rows[0]["ws"].ID)
+		assert.Equal(t, "2014-10-29", res.Rows[0]["d"].Name)
+	})
+	t.Run("malformed ids are typed errors", func(t *testing.T) {
+		_, err := g.Relations(ctx, "m.0f8l9c> ?p ?o } #")
+		var ide *IDError
+		require.ErrorAs(t, err, &ide)
+		assert.Equal(t, "entity", ide.Kind)
+		_, err = g.Neighbors(ctx, france, Relation{"location.location.contains> ?x", Out}, 0)
+		require.ErrorAs(t, err, &ide)
+		assert.Equal(t, "relation", ide.Kind)
+		_, err = g.Name(ctx, "Q142")
+		assert.True(t, errors.Is(err, ErrInvalidID))
+	})
+	t.Run("update refused", func(t *testing.T) {
+		_, err := g.Select(ctx, `INSERT DATA { <http://x/a> <http://x/b> <http://x/c> }`)
+		assert.ErrorIs(t, err, ErrQuery)
+	})
+}

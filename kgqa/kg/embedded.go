@@ -1,0 +1,214 @@
+package kg
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	rdflibgo "github.com/tggo/goRDFlib"
+	"github.com/tggo/goRDFlib/nt"
+	"github.com/tggo/goRDFlib/sparql"
+	"github.com/tggo/goRDFlib/store/badgerstore"
+	"github.com/tggo/goRDFlib/term"
+	"github.com/tggo/goRDFlib/turtle"
+)
+
+// graphName names the one graph of the embedded store, fixed so that a
+// persistent store finds its triples again after a restart.
+const graphName = "urn:parog:kg"
+
+// Builtin graph names accepted in config.KG.Files.
+const (
+	BuiltinDemoFreebase = "builtin:demo-freebase"
+	BuiltinDemoWikidata = "builtin:demo-wikidata"
+)
+
+// embedded runs queries on an in-process goRDFlib graph.
+type embedded struct {
+	g       *rdflibgo.Graph
+	closer  func() error
+	timeout time.Duration
+}
+
+// openEmbedded opens the store (in memory, or Badger under dir) and loads
+// files when it is empty. Relative file paths are resolved against baseDir.
+func openEmbedded(ctx context.Context, dir string, files []string, baseDir string, timeout time.Duration) (*embedded, error) {
+	e := &embedded{closer: func() error { return nil }, timeout: timeout}
+	if dir == "" {
+		e.g = rdflibgo.NewGraph(rdflibgo.WithIdentifier(term.NewURIRefUnsafe(graphName)))
+	} else {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("kg: open embedded store: %w", err)
+		}
+		bs, err := badgerstore.New(badgerstore.WithDir(dir))
+		if err != nil {
+			return nil, fmt.Errorf("kg: open embedded store %s: %w", dir, err)
+		}
+		e.g = rdflibgo.NewGraph(rdflibgo.WithStore(bs), rdflibgo.WithIdentifier(term.NewURIRefUnsafe(graphName)))
+		e.closer = bs.Close
+		if e.g.Len() > 0 {
+			// A persistent store keeps what an earlier run loaded.
+			return e, nil
+		}
+	}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			_ = e.close()
+			return nil, err
+		}
+		if err := e.load(f, baseDir, dir != ""); err != nil {
+			_ = e.close()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// load parses one file (or builtin graph) into the store. A persistent
+// store is filled in batches from an in-memory parse: Badger commits a
+// transaction per single Add.
+func (e *embedded) load(name, baseDir string, batch bool) error {
+	r, format, closeFn, err := openSource(name, baseDir)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	target := e.g
+	if batch {
+		target = rdflibgo.NewGraph()
+	}
+	switch format {
+	case "nt":
+		err = nt.Parse(target, r)
+	case "ttl":
+		err = turtle.Parse(target, r)
+	}
+	if err != nil {
+		return fmt.Errorf("kg: load %s: %w", name, err)
+	}
+	if batch {
+		copyInBatches(target, e.g)
+	}
+	return nil
+}
+
+func copyInBatches(from, to *rdflibgo.Graph) {
+	const size = 10_000
+	quads := make([]term.Quad, 0, size)
+	ctx := term.NewURIRefUnsafe(graphName)
+	for t := range from.Triples(nil, nil, nil) {
+		quads = append(quads, term.Quad{Triple: t, Graph: ctx})
+		if len(quads) == size {
+			to.Store().AddN(quads)
+			quads = quads[:0]
+		}
+	}
+	to.Store().AddN(quads)
+}
+
+// openSource opens a file or builtin graph and tells its format from its
+// name (.nt or .ttl, optionally .gz).
+func openSource(name, baseDir string) (io.Reader, string, func(), error) {
+	if strings.HasPrefix(name, "builtin:") {
+		data, err := builtinGraph(name)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return bytes.NewReader(data), "nt", func() {}, nil
+	}
+	path := name
+	if !filepath.IsAbs(path) && baseDir != "" {
+		path = filepath.Join(baseDir, path)
+	}
+	base := strings.TrimSuffix(strings.ToLower(path), ".gz")
+	var format string
+	switch {
+	case strings.HasSuffix(base, ".nt"):
+		format = "nt"
+	case strings.HasSuffix(base, ".ttl"):
+		format = "ttl"
+	default:
+		return nil, "", nil, fmt.Errorf("kg: load %s: unknown format (want .nt or .ttl, optionally .gz)", name)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("kg: load: %w", err)
+	}
+	var r io.Reader = bufio.NewReaderSize(f, 1<<20)
+	closeFn := func() { _ = f.Close() }
+	if strings.HasSuffix(strings.ToLower(path), ".gz") {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			_ = f.Close()
+			return nil, "", nil, fmt.Errorf("kg: load %s: %w", name, err)
+		}
+		r = zr
+		closeFn = func() { _ = zr.Close(); _ = f.Close() }
+	}
+	return r, format, closeFn, nil
+}
+
+// query evaluates q in a goroutine so that the caller's deadline holds even
+// while the evaluator (which takes no context) is busy; the goroutine ends
+// when evaluation does.
+func (e *embedded) query(ctx context.Context, q string) (*table, error) {
+	type outcome struct {
+		t   *table
+		err error
+	}
+	if e.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.timeout)
+		defer cancel()
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := sparql.Query(e.g, q)
+		if err != nil {
+			done <- outcome{err: fmt.Errorf("%w: %v", ErrQuery, err)}
+			return
+		}
+		done <- outcome{t: fromRDFLib(res)}
+	}()
+	select {
+	case o := <-done:
+		return o.t, o.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
+	}
+}
+
+func (e *embedded) close() error { return e.closer() }
+
+func fromRDFLib(res *sparql.Result) *table {
+	t := &table{vars: res.Vars, rows: make([]map[string]rterm, 0, len(res.Bindings))}
+	for _, b := range res.Bindings {
+		row := make(map[string]rterm, len(b))
+		for k, v := range b {
+			switch v := v.(type) {
+			case term.URIRef:
+				row[k] = rterm{kind: kindIRI, value: v.Value()}
+			case term.BNode:
+				row[k] = rterm{kind: kindBlank, value: v.Value()}
+			case term.Literal:
+				dt := v.Datatype().Value()
+				if dt == term.XSDNamespace+"string" || v.Language() != "" {
+					dt = ""
+				}
+				row[k] = rterm{kind: kindLiteral, value: v.Lexical(), datatype: dt, lang: v.Language()}
+			}
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+var errNoBuiltin = errors.New("kg: unknown builtin graph")

@@ -1,0 +1,351 @@
+package kg
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// termKind tells the three kinds of RDF term apart.
+type termKind uint8
+
+const (
+	kindIRI termKind = iota + 1
+	kindLiteral
+	kindBlank
+)
+
+// rterm is an RDF term as a backend returns it, before the dialect maps it.
+type rterm struct {
+	kind     termKind
+	value    string
+	datatype string
+	lang     string
+}
+
+// table is a SELECT result as a backend returns it.
+type table struct {
+	vars []string
+	rows []map[string]rterm
+}
+
+// executor runs SELECT text. The endpoint sends it over HTTP, the embedded
+// store evaluates it in process; both get the same text from query.go.
+type executor interface {
+	query(ctx context.Context, q string) (*table, error)
+	close() error
+}
+
+// Maximum mediator nodes expanded per Neighbors call, and per query.
+const (
+	maxMediators     = 200
+	mediatorsPerCall = 50
+	maxSearchLimit   = 100
+)
+
+// store implements Graph on an executor: it validates ids, builds the
+// queries, and maps results through the dialect.
+type store struct {
+	d             *dialect
+	exec          executor
+	neighborLimit int
+}
+
+var _ Graph = (*store)(nil)
+
+func newStore(d Dialect, exec executor, neighborLimit int) (*store, error) {
+	dd, ok := d.(*dialect)
+	if !ok {
+		return nil, fmt.Errorf("kg: dialect %T was not made by Freebase or Wikidata", d)
+	}
+	if neighborLimit <= 0 {
+		neighborLimit = 200
+	}
+	return &store{d: dd, exec: exec, neighborLimit: neighborLimit}, nil
+}
+
+func (s *store) run(ctx context.Context, q string) (*table, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	StatsFrom(ctx).addQuery()
+	return s.exec.query(ctx, q)
+}
+
+// Dialect implements Graph.
+func (s *store) Dialect() Dialect { return s.d }
+
+// Close implements Graph.
+func (s *store) Close() error { return s.exec.close() }
+
+// Relations implements Graph.
+func (s *store) Relations(ctx context.Context, id string) ([]Relation, error) {
+	if err := s.d.checkEntity(id); err != nil {
+		return nil, err
+	}
+	t, err := s.run(ctx, relationsQuery(s.d.v, id))
+	if err != nil {
+		return nil, fmt.Errorf("kg: relations of %s: %w", id, err)
+	}
+	seen := make(map[Relation]bool)
+	var out []Relation
+	for _, row := range t.rows {
+		r, ok := s.d.relationID(row["r"].value)
+		if !ok || s.d.Noise(r) {
+			continue
+		}
+		rel := Relation{ID: r, Dir: Direction(row["dir"].value)}
+		if (rel.Dir != Out && rel.Dir != In) || seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		out = append(out, rel)
+	}
+	slices.SortFunc(out, func(a, b Relation) int {
+		return cmp.Or(cmp.Compare(dirRank(a.Dir), dirRank(b.Dir)), strings.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+func dirRank(d Direction) int {
+	if d == Out {
+		return 0
+	}
+	return 1
+}
+
+// Neighbors implements Graph.
+func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit int) ([]Fact, error) {
+	if err := s.d.checkEntity(id); err != nil {
+		return nil, err
+	}
+	if err := s.d.checkRelation(rel); err != nil {
+		return nil, err
+	}
+	limit = clampLimit(limit, s.neighborLimit)
+	t, err := s.run(ctx, neighborsQuery(s.d.v, id, rel, limit))
+	if err != nil {
+		return nil, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
+	}
+	head := Term{ID: id}
+	var facts []Fact
+	var mediators []string
+	seen := make(map[string]bool)
+	for _, row := range t.rows {
+		tail, ok := s.term(row["t"], row["n"])
+		if !ok || seen[tail.Key()] {
+			continue
+		}
+		seen[tail.Key()] = true
+		if s.d.v.expansion == expandMediator && tail.Name == "" && s.d.ValidEntity(tail.ID) {
+			mediators = append(mediators, tail.ID)
+			continue
+		}
+		facts = append(facts, Fact{Head: head, Path: []string{rel.ID}, Dir: rel.Dir, Tail: tail})
+	}
+	more, err := s.expand(ctx, id, rel, mediators, limit)
+	if err != nil {
+		return nil, err
+	}
+	facts = append(facts, more...)
+	sortFacts(facts)
+	if len(facts) > limit {
+		facts = facts[:limit]
+	}
+	return facts, nil
+}
+
+// expand reads two-hop facts: through Freebase mediators, or through
+// Wikidata statements with qualifiers.
+func (s *store) expand(ctx context.Context, id string, rel Relation, mediators []string, limit int) ([]Fact, error) {
+	var queries []string
+	switch s.d.v.expansion {
+	case expandMediator:
+		if len(mediators) > maxMediators {
+			mediators = mediators[:maxMediators]
+		}
+		for chunk := range slices.Chunk(mediators, mediatorsPerCall) {
+			queries = append(queries, mediatorQuery(s.d.v, id, chunk, limit))
+		}
+	case expandQualifier:
+		if rel.Dir == Out {
+			queries = append(queries, qualifierQuery(s.d.v, id, rel, limit))
+		}
+	}
+	var facts []Fact
+	seen := make(map[string]bool)
+	for _, q := range queries {
+		t, err := s.run(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
+		}
+		for _, row := range t.rows {
+			f, ok := s.twoHop(id, rel, row)
+			if !ok {
+				continue
+			}
+			k := f.Mediator + "|" + f.Path[1] + "|" + f.Tail.Key()
+			if !seen[k] {
+				seen[k] = true
+				facts = append(facts, f)
+			}
+		}
+	}
+	return facts, nil
+}
+
+func (s *store) twoHop(id string, rel Relation, row map[string]rterm) (Fact, bool) {
+	var r2 string
+	if s.d.v.expansion == expandQualifier {
+		r, ok := strings.CutPrefix(row["r"].value, WikidataQualifierNS)
+		if !ok || !s.d.ValidRelation(r) {
+			return Fact{}, false
+		}
+		r2 = r
+	} else {
+		r, ok := s.d.relationID(row["r"].value)
+		if !ok {
+			return Fact{}, false
+		}
+		r2 = r
+	}
+	if s.d.Noise(r2) {
+		return Fact{}, false
+	}
+	tail, ok := s.term(row["t"], row["n"])
+	if !ok {
+		return Fact{}, false
+	}
+	m := row["m"].value
+	if s.d.v.expansion == expandQualifier {
+		m = strings.TrimPrefix(m, WikidataEntityNS+"statement/")
+	} else {
+		m = s.d.localID(m)
+	}
+	return Fact{Head: Term{ID: id}, Path: []string{rel.ID, r2}, Dir: rel.Dir, Mediator: m, Tail: tail}, true
+}
+
+// term maps a result term and its optional name to a Term; blank nodes are
+// dropped (they have no stable id to ask about later).
+func (s *store) term(t, name rterm) (Term, bool) {
+	switch t.kind {
+	case kindIRI:
+		return Term{ID: s.d.localID(t.value), Name: name.value}, true
+	case kindLiteral:
+		return Term{Name: t.value, Datatype: t.datatype, Lang: t.lang}, true
+	}
+	return Term{}, false
+}
+
+func sortFacts(facts []Fact) {
+	slices.SortStableFunc(facts, func(a, b Fact) int {
+		return cmp.Or(
+			cmp.Compare(len(a.Path), len(b.Path)),
+			strings.Compare(strings.Join(a.Path, " "), strings.Join(b.Path, " ")),
+			strings.Compare(a.Mediator, b.Mediator),
+			strings.Compare(a.Tail.Key(), b.Tail.Key()),
+		)
+	})
+}
+
+// Name implements Graph.
+func (s *store) Name(ctx context.Context, id string) (string, error) {
+	if err := s.d.checkEntity(id); err != nil {
+		return "", err
+	}
+	t, err := s.run(ctx, nameQuery(s.d.v, id))
+	if err != nil {
+		return "", fmt.Errorf("kg: name of %s: %w", id, err)
+	}
+	best := ""
+	for _, row := range t.rows {
+		n := row["n"]
+		if strings.EqualFold(n.lang, s.d.v.lang) {
+			return n.value, nil
+		}
+		if best == "" {
+			best = n.value
+		}
+	}
+	return best, nil
+}
+
+// Search implements Graph.
+func (s *store) Search(ctx context.Context, name string, limit int) ([]Entity, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil, fmt.Errorf("kg: search: empty name")
+	}
+	limit = clampLimit(limit, maxSearchLimit)
+	q, err := searchExactQuery(s.d.v, name, limit)
+	if err != nil {
+		return nil, fmt.Errorf("kg: search: %w", err)
+	}
+	t, err := s.run(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("kg: search %q: %w", name, err)
+	}
+	if len(t.rows) == 0 {
+		if q, err = searchFoldQuery(s.d.v, name, limit); err != nil {
+			return nil, fmt.Errorf("kg: search: %w", err)
+		}
+		if t, err = s.run(ctx, q); err != nil {
+			return nil, fmt.Errorf("kg: search %q: %w", name, err)
+		}
+	}
+	seen := make(map[string]bool)
+	var out []Entity
+	for _, row := range t.rows {
+		e := row["e"]
+		id := s.d.localID(e.value)
+		if e.kind != kindIRI || !s.d.ValidEntity(id) || seen[id] {
+			continue
+		}
+		seen[id] = true
+		n := name
+		if v, ok := row["n"]; ok {
+			n = v.value
+		}
+		out = append(out, Entity{ID: id, Name: n})
+	}
+	slices.SortFunc(out, func(a, b Entity) int {
+		return cmp.Or(cmp.Compare(exactRank(a.Name, name), exactRank(b.Name, name)), strings.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+func exactRank(got, want string) int {
+	if got == want {
+		return 0
+	}
+	return 1
+}
+
+// Select implements Graph.
+func (s *store) Select(ctx context.Context, query string) (*Results, error) {
+	if err := checkReadOnlySelect(query); err != nil {
+		return nil, err
+	}
+	t, err := s.run(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("kg: select: %w", err)
+	}
+	res := &Results{Vars: t.vars, Rows: make([]map[string]Term, 0, len(t.rows))}
+	for _, row := range t.rows {
+		m := make(map[string]Term, len(row))
+		for k, v := range row {
+			switch v.kind {
+			case kindIRI:
+				m[k] = Term{ID: s.d.localID(v.value)}
+			case kindBlank:
+				m[k] = Term{ID: "_:" + v.value}
+			default:
+				m[k] = Term{Name: v.value, Datatype: v.datatype, Lang: v.lang}
+			}
+		}
+		res.Rows = append(res.Rows, m)
+	}
+	return res, nil
+}

@@ -1,0 +1,154 @@
+package kg
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file is the one place that builds SPARQL text. Every IRI placed in a
+// query comes from an id that fit the dialect's grammar (so it holds no '>',
+// space or quote), every literal goes through literal, and the language tag
+// was checked when the dialect was made.
+
+// Row caps the templates apply; callers ask for less.
+const (
+	maxRelationRows = 5000
+	maxSearchName   = 256
+)
+
+func iri(s string) string { return "<" + s + ">" }
+
+// literal renders s as a SPARQL string literal. Control characters and
+// invalid UTF-8 are refused rather than escaped: names never contain them,
+// and refusing keeps every engine's lexer on the same reading.
+func literal(s string) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", fmt.Errorf("kg: literal: invalid UTF-8")
+	}
+	if len(s) > maxSearchName {
+		return "", fmt.Errorf("kg: literal: longer than %d bytes", maxSearchName)
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '"':
+			b.WriteString(`\"`)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029:
+			return "", fmt.Errorf("kg: literal: control character %U", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String(), nil
+}
+
+func clampLimit(limit, max int) int {
+	if limit <= 0 || limit > max {
+		return max
+	}
+	return limit
+}
+
+func (v vocab) entity(id string) string { return iri(v.entityNS + id) }
+
+func (v vocab) relation(id string) string { return iri(v.relNS + id) }
+
+func (v vocab) langFilter(varName string) string {
+	return `FILTER(LANG(?` + varName + `) = "` + v.lang + `")`
+}
+
+func (v vocab) optionalName(subject, name string) string {
+	return "OPTIONAL { ?" + subject + " " + iri(v.namePred) + " ?" + name + " . " + v.langFilter(name) + " }"
+}
+
+// relationsQuery lists the distinct predicates around id with their
+// direction.
+func relationsQuery(v vocab, id string) string {
+	e := v.entity(id)
+	return "SELECT DISTINCT ?r ?dir WHERE {\n" +
+		"  { " + e + " ?r ?o . BIND(\"out\" AS ?dir) }\n" +
+		"  UNION\n" +
+		"  { ?s ?r " + e + " . BIND(\"in\" AS ?dir) }\n" +
+		"} LIMIT " + strconv.Itoa(maxRelationRows)
+}
+
+// neighborsQuery lists the terms one hop from id along rel, with their names.
+func neighborsQuery(v vocab, id string, rel Relation, limit int) string {
+	pattern := v.entity(id) + " " + v.relation(rel.ID) + " ?t ."
+	if rel.Dir == In {
+		pattern = "?t " + v.relation(rel.ID) + " " + v.entity(id) + " ."
+	}
+	return "SELECT DISTINCT ?t ?n WHERE {\n" +
+		"  " + pattern + "\n" +
+		"  " + v.optionalName("t", "n") + "\n" +
+		"} LIMIT " + strconv.Itoa(limit)
+}
+
+// mediatorQuery lists the outgoing edges of nameless mediator nodes, except
+// those leading back to the head.
+func mediatorQuery(v vocab, head string, mediators []string, limit int) string {
+	var values strings.Builder
+	for _, m := range mediators {
+		values.WriteString(v.entity(m))
+		values.WriteByte(' ')
+	}
+	return "SELECT DISTINCT ?m ?r ?t ?n WHERE {\n" +
+		"  VALUES ?m { " + values.String() + "}\n" +
+		"  ?m ?r ?t .\n" +
+		"  FILTER(?t != " + v.entity(head) + ")\n" +
+		"  " + v.optionalName("t", "n") + "\n" +
+		"} LIMIT " + strconv.Itoa(limit)
+}
+
+// qualifierQuery lists the qualifiers of id's statements about rel
+// (Wikidata p:/pq:), each read as a fact through the statement node.
+func qualifierQuery(v vocab, id string, rel Relation, limit int) string {
+	return "SELECT DISTINCT ?m ?r ?t ?n WHERE {\n" +
+		"  " + v.entity(id) + " " + iri(WikidataClaimNS+rel.ID) + " ?m .\n" +
+		"  ?m ?r ?t .\n" +
+		"  FILTER(STRSTARTS(STR(?r), \"" + WikidataQualifierNS + "\"))\n" +
+		"  " + v.optionalName("t", "n") + "\n" +
+		"} LIMIT " + strconv.Itoa(limit)
+}
+
+// nameQuery returns the names of id in the dialect's language (or with no
+// tag).
+func nameQuery(v vocab, id string) string {
+	return "SELECT ?n WHERE {\n" +
+		"  " + v.entity(id) + " " + iri(v.namePred) + " ?n .\n" +
+		"  FILTER(LANG(?n) = \"" + v.lang + "\" || LANG(?n) = \"\")\n" +
+		"} LIMIT 10"
+}
+
+// searchExactQuery finds entities named exactly name (an index lookup on
+// every engine).
+func searchExactQuery(v vocab, name string, limit int) (string, error) {
+	lit, err := literal(name)
+	if err != nil {
+		return "", err
+	}
+	return "SELECT DISTINCT ?e WHERE {\n" +
+		"  ?e " + iri(v.namePred) + " " + lit + "@" + v.lang + " .\n" +
+		"} LIMIT " + strconv.Itoa(limit), nil
+}
+
+// searchFoldQuery finds entities whose name equals name ignoring case. It
+// scans names, so it runs only when the exact lookup found nothing.
+func searchFoldQuery(v vocab, name string, limit int) (string, error) {
+	lit, err := literal(strings.ToLower(name))
+	if err != nil {
+		return "", err
+	}
+	return "SELECT DISTINCT ?e ?n WHERE {\n" +
+		"  ?e " + iri(v.namePred) + " ?n .\n" +
+		"  " + v.langFilter("n") + "\n" +
+		"  FILTER(LCASE(STR(?n)) = " + lit + ")\n" +
+		"} LIMIT " + strconv.Itoa(limit), nil
+}
