@@ -192,10 +192,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, Request{Time: time.Now(), Header: r.Header.Clone(), Body: body, Chat: req, Stage: stage})
 	s.mu.Unlock()
 	if stage != "" {
-		if req.Metadata == nil {
-			req.Metadata = map[string]string{}
+		md := make(map[string]string, len(req.Metadata)+1)
+		for k, v := range req.Metadata {
+			md[k] = v
 		}
-		req.Metadata[StageKey] = stage
+		md[StageKey] = stage
+		req.Metadata = md
 	}
 	reply, ok := s.next(req)
 	if !ok {
