@@ -1,0 +1,64 @@
+package kg
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg/virtuosotest"
+)
+
+// One Virtuoso serves the whole package: starting it costs seconds.
+var shared struct {
+	once sync.Once
+	dir  string
+	srv  *virtuosotest.Server
+	err  error
+}
+
+// virtuoso returns the package's Virtuoso, loaded with the fixture graph.
+func virtuoso(t testing.TB) *virtuosotest.Server {
+	t.Helper()
+	virtuosotest.Require(t)
+	shared.once.Do(func() {
+		shared.dir, shared.err = os.MkdirTemp("", "parog-virtuoso-")
+		if shared.err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		shared.srv, shared.err = virtuosotest.Start(ctx, shared.dir, "testdata/fixture.nt")
+	})
+	if shared.err != nil {
+		t.Fatalf("start Virtuoso: %v", shared.err)
+	}
+	return shared.srv
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.srv != nil {
+		_ = shared.srv.Stop()
+	}
+	if shared.dir != "" {
+		_ = os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+func endpointConfig(url string) config.KG {
+	cfg := config.Default().KG
+	cfg.Backend = "sparql"
+	cfg.Endpoint = url
+	cfg.Timeout = 20 * time.Second
+	return cfg
+}
+
+func TestContractVirtuoso(t *testing.T) {
+	srv := virtuoso(t)
+	g := openFixture(t, endpointConfig(srv.SPARQL))
+	runContract(t, g)
+}
