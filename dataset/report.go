@@ -1,0 +1,460 @@
+package dataset
+
+import (
+	"sort"
+	"strings"
+)
+
+// Published reference figures quoted beside ours in reports.
+var (
+	// PoGMeans are PoG's mean LLM calls and tokens per question, from its
+	// released results, by dataset.
+	PoGMeans = map[string]struct{ Calls, Tokens float64 }{
+		"cwq": {13.8, 8441}, "webqsp": {9.0, 5518}, "grailqa": {6.5, 3595},
+	}
+	// PaperFixRates are the PARoG paper's shares of wrong tentative answers
+	// that refinement corrected, by dataset.
+	PaperFixRates = map[string]float64{"webqsp": 0.734, "cwq": 0.624, "grailqa": 0.771}
+)
+
+// ResultSet is one results file read for a report.
+type ResultSet struct {
+	// Name labels the run (the file name).
+	Name string `json:"name"`
+	// Format is "parog" (our results) or "pog" (PoG's fields only).
+	Format string `json:"format"`
+	// Results are the latest line per (id, seed).
+	Results []Result `json:"-"`
+	// Notes are remarks found while reading (torn line, unmatched PoG
+	// questions).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ReportOptions tunes BuildReport.
+type ReportOptions struct {
+	// Dataset names the benchmark for the reference figures ("cwq",
+	// "webqsp", "grailqa"); empty guesses from the question ids.
+	Dataset string
+	// Questions, when set, are the questions the runs should cover: the
+	// denominator of Hits@1 (a question missing from a run counts as a
+	// miss), and the gold answers used to rescore our results.
+	Questions []Question
+	// Scorer rescores results when Questions is set.
+	Scorer Scorer
+	// BootstrapRounds is the number of bootstrap resamples (default 2000).
+	BootstrapRounds int
+}
+
+// Report is the content of `parog eval report`.
+type Report struct {
+	// Dataset is the benchmark the reference figures are for.
+	Dataset string `json:"dataset,omitempty"`
+	// Runs holds one section per results file.
+	Runs []RunReport `json:"runs"`
+}
+
+// RunReport is the report of one run.
+type RunReport struct {
+	// Name and Format repeat the ResultSet's.
+	Name   string `json:"name"`
+	Format string `json:"format"`
+	// Questions is the number of distinct questions with a result.
+	Questions int `json:"questions"`
+	// Expected is the number of questions the run should cover (0 when
+	// unknown); Missing counts (question, seed) pairs without a result.
+	Expected int `json:"expected,omitempty"`
+	Missing  int `json:"missing,omitempty"`
+	// Seeds has one row per seed.
+	Seeds []SeedReport `json:"seeds"`
+	// Hits1 is the mean Hits@1 over seeds with its t-interval; Hits1Boot
+	// the same mean with a bootstrap interval over questions.
+	Hits1     Interval `json:"hits1"`
+	Hits1Boot Interval `json:"hits1_bootstrap"`
+	// F1 is the mean answer-set F1 over seeds with its t-interval.
+	F1 Interval `json:"f1"`
+	// ByType breaks results down by the dataset's type label (pooled over
+	// seeds).
+	ByType []TypeReport `json:"by_type,omitempty"`
+	// Refinement holds the self-refinement statistics.
+	Refinement RefinementStats `json:"refinement"`
+	// Efficiency holds cost distributions.
+	Efficiency Efficiency `json:"efficiency"`
+	// Failures counts failed questions by reason.
+	Failures []FailureCount `json:"failures,omitempty"`
+	// Notes repeat the ResultSet's notes.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// SeedReport is the result of one seed.
+type SeedReport struct {
+	// Seed is the seed ("-" for none).
+	Seed string `json:"seed"`
+	// N is the denominator: answered questions plus missing ones.
+	N int `json:"n"`
+	// Hits, Errors count questions.
+	Hits   int `json:"hits"`
+	Errors int `json:"errors"`
+	// Hits1 and F1 are means over N.
+	Hits1 float64 `json:"hits1"`
+	F1    float64 `json:"f1"`
+}
+
+// TypeReport is the result on one question type.
+type TypeReport struct {
+	// Type is the label ("(none)" when absent).
+	Type string `json:"type"`
+	// N counts result lines (questions × seeds).
+	N int `json:"n"`
+	// Hits1 and F1 are means.
+	Hits1 float64 `json:"hits1"`
+	F1    float64 `json:"f1"`
+}
+
+// RefinementStats says how self-refinement changed answers. Question
+// level: the tentative (parametric) answer of the answer subgoal, scored
+// like the final one, against the final answer.
+type RefinementStats struct {
+	// Judged counts questions with a scored tentative answer and no error.
+	Judged int `json:"judged"`
+	// TentativeWrong counts those whose tentative answer was a miss;
+	// Fixed those of them whose final answer is a hit; FixRate is
+	// Fixed/TentativeWrong.
+	TentativeWrong int     `json:"tentative_wrong"`
+	Fixed          int     `json:"fixed"`
+	FixRate        float64 `json:"fix_rate"`
+	// Broken counts questions whose tentative answer was right and final
+	// answer wrong.
+	Broken int `json:"broken"`
+	// PaperFixRate is the paper's figure for the dataset (0 unknown).
+	PaperFixRate float64 `json:"paper_fix_rate,omitempty"`
+	// Subgoals counts refined subgoals; Misaligned those where the
+	// evidence was judged not to fit; Corrected those whose answer changed.
+	Subgoals   int `json:"subgoals"`
+	Misaligned int `json:"misaligned"`
+	Corrected  int `json:"corrected"`
+}
+
+// Efficiency holds the cost distributions per question.
+type Efficiency struct {
+	// N is the number of result lines measured.
+	N int `json:"n"`
+	// Calls, Tokens, InputTokens, OutputTokens, SPARQL and Seconds are
+	// per-question distributions.
+	Calls        Dist `json:"llm_calls"`
+	Tokens       Dist `json:"tokens"`
+	InputTokens  Dist `json:"input_tokens"`
+	OutputTokens Dist `json:"output_tokens"`
+	SPARQL       Dist `json:"sparql_queries"`
+	Seconds      Dist `json:"seconds"`
+	// PoGCalls and PoGTokens are PoG's published means (0 unknown).
+	PoGCalls  float64 `json:"pog_calls,omitempty"`
+	PoGTokens float64 `json:"pog_tokens,omitempty"`
+}
+
+// Dist summarises a distribution.
+type Dist struct {
+	Mean   float64 `json:"mean"`
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
+}
+
+// FailureCount is the number of failed questions of one kind.
+type FailureCount struct {
+	// Kind is the error kind ("other" when unclassified).
+	Kind string `json:"kind"`
+	// Count of result lines.
+	Count int `json:"count"`
+	// Example is one error text of the kind.
+	Example string `json:"example"`
+}
+
+// BuildReport computes the report of runs.
+func BuildReport(runs []ResultSet, opts ReportOptions) Report {
+	rep := Report{Dataset: opts.Dataset}
+	if rep.Dataset == "" {
+		rep.Dataset = GuessDataset(runs)
+	}
+	if opts.BootstrapRounds <= 0 {
+		opts.BootstrapRounds = 2000
+	}
+	byID := map[string]*Question{}
+	for i := range opts.Questions {
+		byID[opts.Questions[i].ID] = &opts.Questions[i]
+	}
+	for _, run := range runs {
+		results := run.Results
+		if len(byID) > 0 && run.Format == "parog" {
+			results = rescore(results, byID, opts.Scorer)
+		}
+		rep.Runs = append(rep.Runs, buildRun(run, results, opts, rep.Dataset))
+	}
+	return rep
+}
+
+// rescore scores our results again against the given gold questions (an
+// alias file may have been added since the run).
+func rescore(rs []Result, byID map[string]*Question, s Scorer) []Result {
+	out := make([]Result, len(rs))
+	for i, r := range rs {
+		out[i] = r
+		q, ok := byID[r.ID]
+		if !ok || r.Error != "" {
+			continue
+		}
+		sc := s.Score(*q, r.Entities)
+		out[i].Hit, out[i].F1 = sc.Hit, sc.F1
+		if r.TentativeHit != nil && r.Tentative != "" {
+			h := s.TextHit(*q, r.Tentative)
+			out[i].TentativeHit = &h
+		}
+	}
+	return out
+}
+
+func buildRun(run ResultSet, rs []Result, opts ReportOptions, dataset string) RunReport {
+	rr := RunReport{Name: run.Name, Format: run.Format, Notes: run.Notes, Expected: len(opts.Questions)}
+	bySeed := map[string][]Result{}
+	var seedOrder []string
+	ids := map[string]bool{}
+	for _, r := range rs {
+		s := SeedLabel(r.Seed)
+		if _, ok := bySeed[s]; !ok {
+			seedOrder = append(seedOrder, s)
+		}
+		bySeed[s] = append(bySeed[s], r)
+		ids[r.ID] = true
+	}
+	rr.Questions = len(ids)
+	sortSeeds(seedOrder)
+	universe := questionUniverse(rs, opts.Questions)
+	var hits, f1s []float64
+	perQ := make(map[string]float64, len(universe))
+	for _, s := range seedOrder {
+		sr := seedReport(s, bySeed[s], len(universe))
+		rr.Missing += sr.N - len(bySeed[s])
+		rr.Seeds = append(rr.Seeds, sr)
+		hits = append(hits, sr.Hits1)
+		f1s = append(f1s, sr.F1)
+		for _, r := range bySeed[s] {
+			if r.Hit {
+				perQ[r.ID] += 1 / float64(len(seedOrder))
+			}
+		}
+	}
+	qs := make([]float64, 0, len(universe))
+	for _, id := range universe {
+		qs = append(qs, perQ[id])
+	}
+	rr.Hits1 = TInterval(hits)
+	rr.Hits1Boot = Bootstrap(qs, opts.BootstrapRounds)
+	rr.F1 = TInterval(f1s)
+	rr.ByType = typeReports(rs)
+	rr.Refinement = refinementStats(rs)
+	rr.Refinement.PaperFixRate = PaperFixRates[dataset]
+	rr.Efficiency = efficiency(rs)
+	if m, ok := PoGMeans[dataset]; ok {
+		rr.Efficiency.PoGCalls, rr.Efficiency.PoGTokens = m.Calls, m.Tokens
+	}
+	rr.Failures = failures(rs)
+	return rr
+}
+
+// questionUniverse is the denominator's question ids: the expected
+// questions when known, else every id with a result.
+func questionUniverse(rs []Result, expected []Question) []string {
+	var out []string
+	seen := map[string]bool{}
+	if len(expected) > 0 {
+		for _, q := range expected {
+			if !seen[q.ID] {
+				seen[q.ID] = true
+				out = append(out, q.ID)
+			}
+		}
+		return out
+	}
+	for _, r := range rs {
+		if !seen[r.ID] {
+			seen[r.ID] = true
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
+
+func seedReport(seed string, rs []Result, universe int) SeedReport {
+	sr := SeedReport{Seed: seed, N: max(universe, len(rs))}
+	var f1 float64
+	for _, r := range rs {
+		if r.Hit {
+			sr.Hits++
+		}
+		if r.Error != "" {
+			sr.Errors++
+		}
+		f1 += r.F1
+	}
+	if sr.N > 0 {
+		sr.Hits1 = float64(sr.Hits) / float64(sr.N)
+		sr.F1 = f1 / float64(sr.N)
+	}
+	return sr
+}
+
+func sortSeeds(s []string) {
+	sort.SliceStable(s, func(i, j int) bool {
+		if len(s[i]) != len(s[j]) {
+			return len(s[i]) < len(s[j])
+		}
+		return s[i] < s[j]
+	})
+}
+
+func typeReports(rs []Result) []TypeReport {
+	idx := map[string]int{}
+	var out []TypeReport
+	for _, r := range rs {
+		t := r.Type
+		if t == "" {
+			t = "(none)"
+		}
+		i, ok := idx[t]
+		if !ok {
+			i = len(out)
+			idx[t] = i
+			out = append(out, TypeReport{Type: t})
+		}
+		out[i].N++
+		if r.Hit {
+			out[i].Hits1++
+		}
+		out[i].F1 += r.F1
+	}
+	for i := range out {
+		out[i].Hits1 /= float64(out[i].N)
+		out[i].F1 /= float64(out[i].N)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
+	return out
+}
+
+func refinementStats(rs []Result) RefinementStats {
+	var st RefinementStats
+	for _, r := range rs {
+		for _, v := range r.Verdicts {
+			if v.Aligned == nil {
+				continue
+			}
+			st.Subgoals++
+			if !*v.Aligned {
+				st.Misaligned++
+			}
+			if v.Corrected {
+				st.Corrected++
+			}
+		}
+		if r.TentativeHit == nil || r.Error != "" {
+			continue
+		}
+		st.Judged++
+		switch {
+		case !*r.TentativeHit:
+			st.TentativeWrong++
+			if r.Hit {
+				st.Fixed++
+			}
+		case !r.Hit:
+			st.Broken++
+		}
+	}
+	if st.TentativeWrong > 0 {
+		st.FixRate = float64(st.Fixed) / float64(st.TentativeWrong)
+	}
+	return st
+}
+
+func efficiency(rs []Result) Efficiency {
+	e := Efficiency{N: len(rs)}
+	var calls, tok, in, out, sq, sec []float64
+	for _, r := range rs {
+		calls = append(calls, float64(r.CallNum))
+		tok = append(tok, float64(r.TotalToken))
+		in = append(in, float64(r.InputToken))
+		out = append(out, float64(r.OutputToken))
+		sq = append(sq, float64(r.SPARQLQueries))
+		sec = append(sec, r.Time)
+	}
+	e.Calls, e.Tokens, e.InputTokens = dist(calls), dist(tok), dist(in)
+	e.OutputTokens, e.SPARQL, e.Seconds = dist(out), dist(sq), dist(sec)
+	return e
+}
+
+func dist(xs []float64) Dist {
+	d := Dist{Mean: mean(xs), Median: median(xs)}
+	for _, x := range xs {
+		d.Max = max(d.Max, x)
+	}
+	return d
+}
+
+func failures(rs []Result) []FailureCount {
+	idx := map[string]int{}
+	var out []FailureCount
+	for _, r := range rs {
+		if r.Error == "" {
+			continue
+		}
+		k := r.ErrorKind
+		if k == "" {
+			k = "other"
+		}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, FailureCount{Kind: k, Example: truncate(r.Error, 200)})
+		}
+		out[i].Count++
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Kind < out[j].Kind
+	})
+	return out
+}
+
+// GuessDataset names the benchmark from the question ids of runs: GrailQA
+// ids are numbers, CWQ ids are WebQSP ids with a "_" suffix, WebQSP ids
+// start with "WebQ", demo ids with "demo". Mixed or unknown gives "".
+func GuessDataset(runs []ResultSet) string {
+	guess := ""
+	for _, run := range runs {
+		for _, r := range run.Results {
+			g := guessID(r.ID)
+			if guess == "" {
+				guess = g
+			} else if g != guess {
+				return ""
+			}
+		}
+	}
+	return guess
+}
+
+func guessID(id string) string {
+	switch {
+	case id == "":
+		return ""
+	case strings.HasPrefix(id, "demo"):
+		return "demo"
+	case strings.HasPrefix(id, "WebQ") && strings.Contains(id, "_"):
+		return "cwq"
+	case strings.HasPrefix(id, "WebQ"):
+		return "webqsp"
+	case strings.Trim(id, "0123456789") == "":
+		return "grailqa"
+	}
+	return "?"
+}
