@@ -1,0 +1,217 @@
+package kgqa
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/parog/parog-go/kgqa/kg"
+	"golang.org/x/sync/errgroup"
+)
+
+// Subgoal statuses recorded in SubgoalRecord.Status.
+const (
+	statusPending = "pending"
+	statusRunning = "running"
+	statusDone    = "done"
+	statusFailed  = "failed"
+	statusSkipped = "skipped"
+)
+
+// execute runs the subgoals the answer depends on, each as soon as the
+// subgoals it needs are done, at most Parallelism at once. An early stop
+// (the question judged answerable) cancels the rest without error.
+func (r *run) execute(ctx context.Context, plan *Plan) error {
+	r.results = map[string]*Result{}
+	r.depth = map[string]int{}
+	r.records = map[string]*SubgoalRecord{}
+	for _, rec := range r.ans.Subgoals {
+		r.records[rec.ID] = rec
+	}
+	needed := plan.ancestors(plan.AnswerID())
+	for _, rec := range r.ans.Subgoals {
+		if !needed[rec.ID] {
+			rec.Status, rec.Error = statusSkipped, "not needed by the answer subgoal"
+		}
+	}
+	stopCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(map[string]chan struct{}, len(plan.Subgoals))
+	for _, s := range plan.Subgoals {
+		done[s.ID] = make(chan struct{})
+	}
+	sem := make(chan struct{}, r.b.Parallelism)
+	g, gctx := errgroup.WithContext(stopCtx)
+	for _, s := range plan.Subgoals {
+		if !needed[s.ID] {
+			continue
+		}
+		g.Go(func() error {
+			for _, n := range s.Needs {
+				select {
+				case <-done[n]:
+				case <-gctx.Done():
+					return r.quiet(gctx.Err())
+				}
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-gctx.Done():
+				return r.quiet(gctx.Err())
+			}
+			defer func() { <-sem }()
+			if gctx.Err() != nil {
+				return r.quiet(gctx.Err())
+			}
+			sufficient, err := r.runSubgoal(gctx, plan, s)
+			if err != nil {
+				return r.quiet(err)
+			}
+			close(done[s.ID])
+			if sufficient {
+				stop()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if r.isStopped() {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return r.conclude(ctx, plan)
+}
+
+// quiet turns the cancellation caused by an early stop into success.
+func (r *run) quiet(err error) error {
+	if r.isStopped() && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func (r *run) isStopped() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped
+}
+
+// runSubgoal runs one subgoal, records its result and reports whether the
+// question was judged answerable after it.
+func (r *run) runSubgoal(ctx context.Context, plan *Plan, s Subgoal) (bool, error) {
+	start := time.Now()
+	rec := r.records[s.ID]
+	r.mu.Lock()
+	rec.Status = statusRunning
+	d0 := r.base
+	for _, n := range s.Needs {
+		d0 = max(d0, r.depth[n])
+	}
+	r.mu.Unlock()
+	sg := &subgoalRun{run: r, plan: plan, s: s, rec: rec, d0: d0}
+	res, end, err := sg.execute(ctx)
+	r.mu.Lock()
+	rec.ElapsedMS = time.Since(start).Milliseconds()
+	if err != nil {
+		rec.Status, rec.Error = statusFailed, err.Error()
+		if r.stopped && errors.Is(err, context.Canceled) {
+			rec.Status, rec.Error = statusSkipped, "question answered early"
+		}
+		r.mu.Unlock()
+		return false, err
+	}
+	rec.Status, rec.Result = statusDone, res
+	r.results[s.ID] = &res
+	r.depth[s.ID] = end
+	r.mu.Unlock()
+	r.reach(end)
+	resCopy := res
+	r.emit.send(Event{Type: EventSubgoalDone, Subgoal: s.ID, Result: &resCopy, SetOp: rec.SetOp})
+	if s.ID == plan.AnswerID() || !r.pendingNeedsLLM(plan, s.ID) {
+		return false, nil
+	}
+	return sg.sufficiency(ctx)
+}
+
+// pendingNeedsLLM reports whether a needed subgoal other than the one just
+// finished has not finished and will ask the model: only then is it worth
+// asking whether the question can be answered early.
+func (r *run) pendingNeedsLLM(plan *Plan, finished string) bool {
+	needed := plan.ancestors(plan.AnswerID())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range plan.Subgoals {
+		if !needed[s.ID] || s.ID == finished || r.results[s.ID] != nil {
+			continue
+		}
+		switch s.Op {
+		case OpFind, OpFilter, OpCompare, OpSuperlative:
+			return true
+		}
+	}
+	return false
+}
+
+// ancestors returns id and every subgoal it transitively needs.
+func (p *Plan) ancestors(id string) map[string]bool {
+	byID := make(map[string]Subgoal, len(p.Subgoals))
+	for _, s := range p.Subgoals {
+		byID[s.ID] = s
+	}
+	out := map[string]bool{}
+	var walk func(string)
+	walk = func(id string) {
+		if out[id] {
+			return
+		}
+		out[id] = true
+		for _, n := range byID[id].Needs {
+			walk(n)
+		}
+	}
+	walk(id)
+	return out
+}
+
+// conclude sets the answer from the answer subgoal's result, or from a
+// final-answer call when that result is empty.
+func (r *run) conclude(ctx context.Context, plan *Plan) error {
+	r.mu.Lock()
+	res := r.results[plan.AnswerID()]
+	r.mu.Unlock()
+	if res != nil && (len(res.Entities) > 0 || strings.TrimSpace(res.Text) != "") {
+		r.ans.Text, r.ans.Entities = res.Text, nonNil(res.Entities)
+		if r.ans.Text == "" {
+			r.ans.Text = names(res.Entities)
+		}
+		r.ans.Stop = StopPlanComplete
+		return nil
+	}
+	return r.finalAnswer(ctx, plan)
+}
+
+func nonNil(ts []kg.Term) []kg.Term {
+	if ts == nil {
+		return []kg.Term{}
+	}
+	return ts
+}
+
+// names joins the names (or ids) of terms for an answer text.
+func names(ts []kg.Term) string {
+	parts := make([]string, 0, len(ts))
+	for _, t := range ts {
+		switch {
+		case t.Name != "":
+			parts = append(parts, t.Name)
+		default:
+			parts = append(parts, t.ID)
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,99 @@
+package kgqa
+
+import (
+	"context"
+
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/refine"
+	"golang.org/x/sync/errgroup"
+)
+
+// find runs the Answer-Explore-Refine loop of one subgoal: a tentative
+// answer (in parallel with the first exploration round), then rounds of
+// exploration each checked by refinement, until the evidence is aligned or
+// the budgets run out, when the tentative answer is kept.
+func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
+	text := sg.text()
+	anchors := sg.anchors()
+	sg.rec.Anchors = anchors
+	sg.emit.send(Event{Type: EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(anchors)})
+	x := newExplorer(sg, text)
+
+	var tent *Tentative
+	var rd *Round
+	end := sg.d0
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		var err error
+		tent, err = sg.tentative(gctx, text)
+		return err
+	})
+	g.Go(func() error {
+		var err error
+		rd, end, err = x.round(gctx, anchors, 0, sg.d0)
+		return err
+	})
+	err := g.Wait()
+	if tent != nil {
+		sg.rec.Tentative = tent
+	}
+	if err != nil {
+		if rd != nil {
+			sg.rec.Rounds = append(sg.rec.Rounds, rd)
+		}
+		return Result{}, end, err
+	}
+	end = max(end, sg.d0+1) // the tentative answer is one call deep
+
+	var all []kg.Fact
+	depth := 0
+	for round := 1; ; round++ {
+		sg.rec.Rounds = append(sg.rec.Rounds, rd)
+		rc := *rd
+		sg.emit.send(Event{Type: EventExploration, Subgoal: sg.s.ID, Round: &rc})
+		all = append(all, rd.Facts...)
+		sg.addFacts(rd.Facts)
+
+		facts := rankFacts(sg.e.g.Dialect(), text, all, sg.e.maxFacts)
+		v, err := sg.e.refiner.Refine(ctx, refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts, Fuse: sg.fuse()})
+		if err != nil {
+			return Result{}, end, stepErr("refine", sg.s.ID, err)
+		}
+		if len(facts) > 0 {
+			end++
+		}
+		sg.rec.Verdict = &v
+		vc := v
+		sg.emit.send(Event{Type: EventRefinement, Subgoal: sg.s.ID, Verdict: &vc})
+		if v.Sufficient != nil {
+			sg.rec.Sufficiency = &Sufficiency{Sufficient: *v.Sufficient, Answer: v.FinalAnswer, Entities: v.FinalEntities, Fused: true, Reason: v.Reason}
+		}
+		if v.Aligned && (len(v.Entities) > 0 || v.Answer != "") {
+			res := Result{Text: v.Answer, Entities: nonNil(v.Entities), Source: "evidence"}
+			if res.Text == "" {
+				res.Text = names(res.Entities)
+			}
+			sg.rec.Corrected = corrected(tent, res)
+			return res, end, nil
+		}
+		if round >= sg.b.MaxRounds {
+			break
+		}
+		var next []kg.Term
+		var ok bool
+		next, depth, end, ok, err = x.next(ctx, rd, depth, end)
+		if err != nil {
+			return Result{}, end, err
+		}
+		if !ok {
+			break
+		}
+		if rd, end, err = x.round(ctx, next, depth, end); err != nil {
+			sg.rec.Rounds = append(sg.rec.Rounds, rd)
+			return Result{}, end, err
+		}
+	}
+	// Asymmetric trust: no aligned evidence, so the tentative answer stands.
+	res, err := sg.fromTentative(ctx, tent)
+	return res, end, err
+}

@@ -1,0 +1,85 @@
+package kgqa
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/refine"
+)
+
+var stopwords = map[string]bool{
+	"a": true, "an": true, "the": true, "of": true, "in": true, "on": true, "to": true, "for": true,
+	"and": true, "or": true, "is": true, "are": true, "was": true, "were": true, "be": true, "by": true,
+	"what": true, "which": true, "who": true, "whom": true, "when": true, "where": true, "how": true,
+	"that": true, "this": true, "with": true, "as": true, "at": true, "from": true, "it": true,
+	"find": true, "does": true, "did": true, "do": true, "has": true, "have": true, "type": true,
+	"both": true, "all": true, "their": true, "its": true, "s": true,
+}
+
+// tokens splits s into lower-case content words with a light stemming, so
+// that "bordering" meets "borders" and "airports" meets "airport".
+func tokens(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(refine.Normalize(strings.NewReplacer("_", " ", ".", " ", ":", " ").Replace(s))) {
+		if stopwords[w] || strings.HasPrefix(w, "#") {
+			continue
+		}
+		out[stem(w)] = true
+	}
+	return out
+}
+
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+// overlap scores how many of b's words are in a, normalised by b's size
+// so that short, exact relation names are not beaten by long ones.
+func overlap(a, b map[string]bool) float64 {
+	if len(b) == 0 {
+		return 0
+	}
+	n := 0
+	for w := range b {
+		if a[w] {
+			n++
+		}
+	}
+	return float64(n) + float64(n)/float64(len(b))
+}
+
+// factWords are the words a fact offers to a lexical match.
+func factWords(d kg.Dialect, f kg.Fact) map[string]bool {
+	s := f.Tail.Name
+	for _, r := range f.Path {
+		s += " " + d.Readable(r)
+	}
+	return tokens(s)
+}
+
+// rankFacts keeps the n facts most lexically relevant to text, in their
+// original order among equals.
+func rankFacts(d kg.Dialect, text string, facts []kg.Fact, n int) []kg.Fact {
+	if len(facts) <= n {
+		return facts
+	}
+	q := tokens(text)
+	idx := make([]int, len(facts))
+	score := make([]float64, len(facts))
+	for i, f := range facts {
+		idx[i] = i
+		score[i] = overlap(q, factWords(d, f))
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
+	out := make([]kg.Fact, 0, n)
+	for _, i := range idx[:n] {
+		out = append(out, facts[i])
+	}
+	return out
+}

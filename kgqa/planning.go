@@ -1,0 +1,54 @@
+package kgqa
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/prompts"
+)
+
+// Plan sources recorded in PlanInfo.Source.
+const (
+	PlanSourcePlanner  = "planner"
+	PlanSourceFewShot  = "reasoner_few_shot"
+	PlanSourceGiven    = "given"
+	fewShotExplanation = "no planner endpoint is configured: the reasoner planned from a few-shot prompt"
+)
+
+// Plan asks the planner role for a plan of question, or the reasoner with a
+// few-shot prompt when no planner is configured (PlanInfo says which). The
+// reply is decoded strictly and validated (ids, dependencies, ops); one
+// repair turn is allowed, then it fails with a *StepError wrapping
+// *llm.SchemaError.
+func (e *Engine) Plan(ctx context.Context, question string) (*Plan, PlanInfo, error) {
+	role, stage := llm.Planner, prompts.Plan
+	info := PlanInfo{Source: PlanSourcePlanner}
+	if !e.chat.Has(llm.Planner) {
+		role, stage = llm.Reasoner, prompts.PlanFewShot
+		info = PlanInfo{Source: PlanSourceFewShot, Note: fewShotExplanation}
+	}
+	ops := make([]string, len(Ops))
+	for i, o := range Ops {
+		ops[i] = string(o)
+	}
+	req, err := prompts.Request(role, stage, prompts.PlanData{Question: question, Ops: ops})
+	if err != nil {
+		return nil, info, stepErr("plan", "", err)
+	}
+	var p Plan
+	check := func() error {
+		if p.Version == 0 {
+			p.Version = PlanVersion
+		}
+		if p.Version != PlanVersion {
+			return fmt.Errorf("version %d, want %d", p.Version, PlanVersion)
+		}
+		return p.Validate()
+	}
+	if _, err := e.chat.JSON(ctx, req, &p, check); err != nil {
+		return nil, info, stepErr("plan", "", err)
+	}
+	info.Kinds = p.Kinds()
+	return &p, info, nil
+}

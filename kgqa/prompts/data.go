@@ -1,0 +1,119 @@
+package prompts
+
+// PlanView is the whole plan as a prompt shows it, so that every stage sees
+// the subgoal in the context of the plan.
+type PlanView struct {
+	// Question is the user's question.
+	Question string
+	// Subgoals are the plan's steps, in plan order.
+	Subgoals []SubgoalLine
+	// Current is the id of the subgoal being worked on.
+	Current string
+	// Known lists results of subgoals already answered ("s1: Germany; Spain").
+	Known []string
+}
+
+// SubgoalLine is one plan step as a prompt shows it.
+type SubgoalLine struct {
+	ID, Text, Op string
+	// Needs is the comma-separated ids this step uses.
+	Needs string
+}
+
+// PlanData is the data of the plan and plan_fewshot prompts.
+type PlanData struct {
+	// Question is the question to decompose.
+	Question string
+	// Ops lists the operation kinds a subgoal may have.
+	Ops []string
+}
+
+// MentionsData is the data of the mentions prompt.
+type MentionsData struct {
+	// Question is the question to read.
+	Question string
+}
+
+// SubgoalData is the data of the tentative prompt.
+type SubgoalData struct {
+	// Plan is the plan in context.
+	Plan PlanView
+	// Subgoal is the text of the current subgoal, references resolved.
+	Subgoal string
+}
+
+// OfferedRelation is one relation the KG offers around the anchors.
+type OfferedRelation struct {
+	// ID is the relation id to answer with.
+	ID string
+	// Dir is "out" or "in".
+	Dir string
+	// Readable is the relation in words.
+	Readable string
+	// Anchors names the anchor entities that have it.
+	Anchors string
+}
+
+// RelationsData is the data of the relations prompt.
+type RelationsData struct {
+	// Plan is the plan in context.
+	Plan PlanView
+	// Subgoal is the current subgoal's text.
+	Subgoal string
+	// Anchors are the entities explored from, rendered.
+	Anchors []string
+	// Offered are the candidate relations.
+	Offered []OfferedRelation
+	// Max is the most relations to keep.
+	Max int
+	// Attribute, when set, asks for the one relation giving that attribute
+	// (comparatives and superlatives).
+	Attribute string
+}
+
+// PruneData is the data of the prune prompt.
+type PruneData struct {
+	// Plan is the plan in context.
+	Plan PlanView
+	// Subgoal is the current subgoal's text.
+	Subgoal string
+	// Candidates are facts whose tails compete, one line each, numbered
+	// from 1 in the prompt.
+	Candidates []string
+	// Keep is the most candidates to keep.
+	Keep int
+}
+
+// RefineData is the data of the refine prompt.
+type RefineData struct {
+	// Plan is the plan in context.
+	Plan PlanView
+	// Subgoal is the current subgoal's text.
+	Subgoal string
+	// Tentative is the answer given before seeing evidence.
+	Tentative string
+	// Facts are the evidence lines, numbered from 1 in the prompt.
+	Facts []string
+	// Fused asks for the sufficiency judgement in the same reply.
+	Fused bool
+}
+
+// SufficiencyData is the data of the sufficiency and final prompts.
+type SufficiencyData struct {
+	// Plan is the plan in context, with Known filled in.
+	Plan PlanView
+	// Facts are evidence lines gathered so far, numbered from 1.
+	Facts []string
+}
+
+// SelectData is the data of the select prompt.
+type SelectData struct {
+	// Plan is the plan in context.
+	Plan PlanView
+	// Subgoal is the current subgoal's text.
+	Subgoal string
+	// Members are the candidates to choose from, rendered with their ids.
+	Members []string
+	// Facts are the evidence lines about the members, numbered from 1.
+	Facts []string
+}

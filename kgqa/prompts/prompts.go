@@ -1,0 +1,121 @@
+// Package prompts holds PARoG's prompt templates, one per stage, embedded in
+// the binary, each with the JSON schema of the reply it asks for.
+//
+// A template file NAME.tmpl defines two blocks, "system" and "user"; the
+// file NAME.schema.json beside it is the reply's JSON schema, sent to the
+// endpoint as response_format and documenting the shape the engine parses.
+package prompts
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/llm"
+)
+
+// The stages that have a prompt. The names double as llm.Stage values.
+const (
+	Plan        = "plan"         // the fine-tuned planner: question -> Plan
+	PlanFewShot = "plan_fewshot" // the reasoner plans from examples when no planner is configured
+	Mentions    = "mentions"     // entity mentions in the question, for linking
+	Tentative   = "tentative"    // a parametric answer to one subgoal
+	Relations   = "relations"    // keep the offered relations relevant to a subgoal
+	Prune       = "prune"        // keep the most relevant candidate entities
+	Refine      = "refine"       // verify/correct a tentative answer against evidence
+	Sufficiency = "sufficiency"  // can the question be answered now?
+	Final       = "final"        // compose the answer from everything gathered
+	Select      = "select"       // choose set members by a constraint when values do not parse
+)
+
+//go:embed *.tmpl *.schema.json
+var files embed.FS
+
+var tmpl = template.Must(template.New("").Funcs(template.FuncMap{
+	"join": strings.Join,
+	"add1": func(i int) int { return i + 1 },
+}).ParseFS(files, "*.tmpl"))
+
+// Names lists every stage with a prompt.
+var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, Refine, Sufficiency, Final, Select}
+
+// Render executes the template of stage with data and returns the system
+// and user messages.
+func Render(stage string, data any) ([]llm.Message, error) {
+	var msgs []llm.Message
+	for _, part := range []string{"system", "user"} {
+		t := tmpl.Lookup(stage + "." + part)
+		if t == nil {
+			return nil, fmt.Errorf("prompts: render: no %s block for stage %q", part, stage)
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("prompts: render %s: %w", stage, err)
+		}
+		msgs = append(msgs, llm.Message{Role: part, Content: strings.TrimSpace(b.String())})
+	}
+	return msgs, nil
+}
+
+// Schema returns the JSON schema of the reply to stage's prompt.
+func Schema(stage string) json.RawMessage {
+	b, err := files.ReadFile(stage + ".schema.json")
+	if err != nil {
+		panic(fmt.Sprintf("prompts: no schema for stage %q", stage))
+	}
+	return b
+}
+
+// Request builds the llm.Request of stage: rendered messages, the stage's
+// schema and its name.
+func Request(role llm.Role, stage string, data any) (llm.Request, error) {
+	msgs, err := Render(stage, data)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	return llm.Request{Role: role, Stage: llm.Stage(stage), Messages: msgs, Schema: Schema(stage), SchemaName: "parog_" + stage}, nil
+}
+
+// Term renders a term for a prompt: "Germany [m.0345h]", "[m.0abc]" for a
+// nameless node, or "\"2014-10-29\" (date)" for a literal.
+func Term(t kg.Term) string {
+	if t.IsEntity() {
+		if t.Name == "" {
+			return "[" + t.ID + "]"
+		}
+		return t.Name + " [" + t.ID + "]"
+	}
+	if dt := shortType(t.Datatype); dt != "" {
+		return fmt.Sprintf("%q (%s)", t.Name, dt)
+	}
+	return fmt.Sprintf("%q", t.Name)
+}
+
+func shortType(dt string) string {
+	if i := strings.LastIndexAny(dt, "#/"); i >= 0 {
+		return dt[i+1:]
+	}
+	return dt
+}
+
+// Fact renders a fact as one line, with relation names in readable form and
+// a path through a mediator node as one fact:
+// "France -[location: adjoins]-> Germany [m.0345h]".
+func Fact(d kg.Dialect, f kg.Fact) string {
+	names := make([]string, len(f.Path))
+	for i, r := range f.Path {
+		names[i] = r
+		if d != nil {
+			names[i] = d.Readable(r)
+		}
+	}
+	rel := strings.Join(names, " / ")
+	if f.Dir == kg.In {
+		return Term(f.Tail) + " -[" + rel + "]-> " + Term(f.Head)
+	}
+	return Term(f.Head) + " -[" + rel + "]-> " + Term(f.Tail)
+}

@@ -1,0 +1,205 @@
+package kgqa
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/refine"
+)
+
+// subgoalRun is the state of one subgoal's execution.
+type subgoalRun struct {
+	*run
+	plan *Plan
+	s    Subgoal
+	rec  *SubgoalRecord
+	d0   int // LLM depth when the subgoal could start
+}
+
+// execute dispatches on the subgoal's op and returns its result and the
+// LLM depth at which it ended.
+func (sg *subgoalRun) execute(ctx context.Context) (Result, int, error) {
+	switch sg.s.Op {
+	case OpFind:
+		return sg.find(ctx)
+	case OpIntersect, OpUnion, OpCount:
+		return sg.exactSet()
+	case OpCompare, OpSuperlative, OpFilter:
+		return sg.constrain(ctx)
+	}
+	return Result{}, sg.d0, stepErr("plan", sg.s.ID, fmt.Errorf("unknown op %q", sg.s.Op))
+}
+
+var refPattern = regexp.MustCompile(`#(\d+)`)
+
+// text returns the subgoal's text with "#k" references followed by the
+// names of the result they refer to.
+func (sg *subgoalRun) text() string {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	return refPattern.ReplaceAllStringFunc(sg.s.Text, func(m string) string {
+		id := "s" + m[1:]
+		res := sg.results[id]
+		if res == nil {
+			return m
+		}
+		return m + " (" + clip(summary(*res), 200) + ")"
+	})
+}
+
+func summary(res Result) string {
+	if len(res.Entities) > 0 {
+		return names(res.Entities)
+	}
+	return res.Text
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// view renders the plan for a prompt, marking the current subgoal and
+// listing the results known so far.
+func (sg *subgoalRun) view() prompts.PlanView {
+	return sg.run.view(sg.plan, sg.s.ID)
+}
+
+func (r *run) view(plan *Plan, current string) prompts.PlanView {
+	v := prompts.PlanView{Question: r.ans.Question, Current: current}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range plan.Subgoals {
+		v.Subgoals = append(v.Subgoals, prompts.SubgoalLine{ID: s.ID, Text: s.Text, Op: string(s.Op), Needs: strings.Join(s.Needs, ", ")})
+		if res := r.results[s.ID]; res != nil {
+			v.Known = append(v.Known, s.ID+": "+clip(summary(*res), 300))
+		}
+	}
+	return v
+}
+
+// neededEntities returns the union of the results of the subgoals s needs.
+func (sg *subgoalRun) neededEntities() []kg.Term {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	var out []kg.Term
+	seen := map[string]bool{}
+	for _, n := range sg.s.Needs {
+		if res := sg.results[n]; res != nil {
+			for _, t := range res.Entities {
+				if !seen[t.Key()] {
+					seen[t.Key()] = true
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (sg *subgoalRun) anchors() []kg.Term {
+	if len(sg.s.Needs) == 0 {
+		return rootAnchors(sg.s.Text, sg.topicList)
+	}
+	var out []kg.Term
+	for _, t := range sg.neededEntities() {
+		if t.IsEntity() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func topicsOf(ts []kg.Term) []Topic {
+	out := make([]Topic, len(ts))
+	for i, t := range ts {
+		out[i] = Topic{ID: t.ID, Name: t.Name}
+	}
+	return out
+}
+
+type tentativeReply struct {
+	Answer   string   `json:"answer"`
+	Entities []string `json:"entities"`
+}
+
+// tentative asks for a parametric answer to the subgoal.
+func (sg *subgoalRun) tentative(ctx context.Context, text string) (*Tentative, error) {
+	req, err := prompts.Request(llm.Reasoner, prompts.Tentative, prompts.SubgoalData{Plan: sg.view(), Subgoal: text})
+	if err != nil {
+		return nil, stepErr("tentative", sg.s.ID, err)
+	}
+	var rep tentativeReply
+	if _, err := sg.e.chat.JSON(ctx, req, &rep, nil); err != nil {
+		return nil, stepErr("tentative", sg.s.ID, err)
+	}
+	t := &Tentative{Answer: rep.Answer, Names: rep.Entities}
+	sg.emit.send(Event{Type: EventTentative, Subgoal: sg.s.ID, Tentative: t})
+	return t, nil
+}
+
+// fromTentative turns a kept tentative answer into a result, resolving its
+// entity names in the KG by exact name.
+func (sg *subgoalRun) fromTentative(ctx context.Context, t *Tentative) (Result, error) {
+	res := Result{Text: t.Answer, Source: "tentative", Entities: []kg.Term{}}
+	for _, name := range t.Names {
+		ents, err := sg.e.g.Search(ctx, name, 1)
+		if err != nil {
+			return Result{}, stepErr("refine", sg.s.ID, err)
+		}
+		if len(ents) == 1 {
+			res.Entities = append(res.Entities, kg.Term{ID: ents[0].ID, Name: ents[0].Name})
+		} else {
+			res.Entities = append(res.Entities, kg.Term{Name: name})
+		}
+	}
+	if res.Text == "" {
+		res.Text = names(res.Entities)
+	}
+	return res, nil
+}
+
+// corrected reports whether the result differs from the tentative answer.
+func corrected(t *Tentative, res Result) bool {
+	if t == nil {
+		return false
+	}
+	want := map[string]bool{}
+	for _, n := range t.Names {
+		want[refine.Normalize(n)] = true
+	}
+	got := map[string]bool{}
+	for _, e := range res.Entities {
+		got[refine.Normalize(e.Name)] = true
+	}
+	if len(want) != len(got) {
+		return true
+	}
+	for n := range want {
+		if !got[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// fuse reports whether this subgoal's refine call also judges sufficiency.
+func (sg *subgoalRun) fuse() bool {
+	return sg.b.FuseSufficiency && sg.s.ID != sg.plan.AnswerID() && sg.pendingNeedsLLM(sg.plan, sg.s.ID)
+}
+
+// addFacts records evidence for the sufficiency and final prompts.
+func (sg *subgoalRun) addFacts(facts []kg.Fact) {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	for _, f := range facts {
+		sg.facts = append(sg.facts, factRef{subgoal: sg.s.ID, fact: f})
+	}
+}

@@ -1,0 +1,112 @@
+package kgqa
+
+import (
+	"context"
+
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/refine"
+)
+
+type sufficiencyReply struct {
+	Sufficient bool     `json:"sufficient"`
+	Answer     string   `json:"answer"`
+	Entities   []string `json:"entities"`
+	Reason     string   `json:"reason"`
+}
+
+type finalReply struct {
+	Answer   string   `json:"answer"`
+	Entities []string `json:"entities"`
+	Reason   string   `json:"reason"`
+}
+
+// evidence returns the facts gathered so far, most relevant to the question
+// first, and their prompt lines.
+func (r *run) evidence() ([]kg.Fact, []string) {
+	r.mu.Lock()
+	all := make([]kg.Fact, len(r.facts))
+	for i, f := range r.facts {
+		all[i] = f.fact
+	}
+	r.mu.Unlock()
+	d := r.e.g.Dialect()
+	facts := rankFacts(d, r.ans.Question, all, r.e.maxFacts)
+	lines := make([]string, len(facts))
+	for i, f := range facts {
+		lines[i] = prompts.Fact(d, f)
+	}
+	return facts, lines
+}
+
+// sufficiency judges, after a find subgoal that is not the answer, whether
+// the question can be answered already; the judgement comes from the fused
+// refine call or from a call of its own. When it can, the run stops early
+// with that answer.
+func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
+	if sg.s.Op != OpFind || sg.rec.Verdict == nil || sg.rec.Verdict.FactsShown == 0 {
+		return false, nil
+	}
+	suf := sg.rec.Sufficiency
+	if suf == nil {
+		if sg.b.FuseSufficiency {
+			return false, nil
+		}
+		facts, lines := sg.evidence()
+		req, err := prompts.Request(llm.Reasoner, prompts.Sufficiency, prompts.SufficiencyData{Plan: sg.run.view(sg.plan, ""), Facts: lines})
+		if err != nil {
+			return false, stepErr("sufficiency", sg.s.ID, err)
+		}
+		var rep sufficiencyReply
+		if _, err := sg.e.chat.JSON(ctx, req, &rep, nil); err != nil {
+			return false, stepErr("sufficiency", sg.s.ID, err)
+		}
+		ents, _ := refine.Resolve(facts, rep.Entities)
+		suf = &Sufficiency{Sufficient: rep.Sufficient, Answer: rep.Answer, Entities: ents, Reason: rep.Reason}
+		sg.rec.Sufficiency = suf
+		sg.mu.Lock()
+		sg.depth[sg.s.ID]++
+		d := sg.depth[sg.s.ID]
+		sg.mu.Unlock()
+		sg.reach(d)
+	}
+	sc := *suf
+	sg.emit.send(Event{Type: EventSufficiency, Subgoal: sg.s.ID, Sufficiency: &sc})
+	if !suf.Sufficient || (suf.Answer == "" && len(suf.Entities) == 0) {
+		return false, nil
+	}
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	if sg.stopped {
+		return false, nil
+	}
+	sg.stopped = true
+	sg.ans.Stop = StopSufficient
+	sg.ans.Text, sg.ans.Entities = suf.Answer, nonNil(suf.Entities)
+	if sg.ans.Text == "" {
+		sg.ans.Text = names(suf.Entities)
+	}
+	sg.ans.Final = &FinalRecord{Source: "sufficiency", After: sg.s.ID, Reason: suf.Reason}
+	return true, nil
+}
+
+// finalAnswer asks the model to answer from everything gathered when the
+// answer subgoal produced nothing.
+func (r *run) finalAnswer(ctx context.Context, plan *Plan) error {
+	facts, lines := r.evidence()
+	req, err := prompts.Request(llm.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, ""), Facts: lines})
+	if err != nil {
+		return stepErr("final", "", err)
+	}
+	var rep finalReply
+	if _, err := r.e.chat.JSON(ctx, req, &rep, nil); err != nil {
+		return stepErr("final", "", err)
+	}
+	r.reach(r.criticalPath() + 1)
+	ents, _ := refine.Resolve(facts, rep.Entities)
+	r.ans.Text, r.ans.Entities = rep.Answer, nonNil(ents)
+	r.ans.Final = &FinalRecord{Source: "final", Reason: rep.Reason}
+	r.ans.Stop = StopPlanComplete
+	return nil
+}

@@ -1,0 +1,244 @@
+package kgqa
+
+import (
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/refine"
+)
+
+// StopReason says why the engine stopped working on a question.
+type StopReason string
+
+// The stop reasons.
+const (
+	// StopPlanComplete: every subgoal the answer depends on ran.
+	StopPlanComplete StopReason = "plan_complete"
+	// StopSufficient: the question was judged answerable early and the
+	// remaining subgoals were skipped.
+	StopSufficient StopReason = "sufficient"
+	// StopDeadline: the overall deadline passed.
+	StopDeadline StopReason = "deadline"
+	// StopCanceled: the caller canceled.
+	StopCanceled StopReason = "canceled"
+	// StopError: a step failed; Answer.Error says how.
+	StopError StopReason = "error"
+)
+
+// Answer is the engine's result for one question: the answer and the trace
+// of how it was reached. It serialises to JSON with stable snake_case keys.
+type Answer struct {
+	// Question as asked.
+	Question string `json:"question"`
+	// Text is the answer in words ("" when none was reached).
+	Text string `json:"answer"`
+	// Entities are the answer's terms: entities (id and name) or typed
+	// literals (name holds the value, datatype its type).
+	Entities []kg.Term `json:"entities"`
+	// Plan that was executed (nil when planning failed).
+	Plan *Plan `json:"plan,omitempty"`
+	// PlanInfo says how the plan was obtained.
+	PlanInfo PlanInfo `json:"plan_info"`
+	// Topics are the topic entities used, with how they were obtained.
+	Topics []Topic `json:"topic_entities"`
+	// Mentions reports entity linking when topics were not given.
+	Mentions []Mention `json:"mentions,omitempty"`
+	// Subgoals holds one record per plan subgoal, in plan order.
+	Subgoals []*SubgoalRecord `json:"subgoals"`
+	// Final is set when the answer came from a final-answer or
+	// sufficiency call rather than the answer subgoal's result.
+	Final *FinalRecord `json:"final,omitempty"`
+	// Stop says why the engine stopped.
+	Stop StopReason `json:"stop_reason"`
+	// Error is the error text when Stop is StopError, StopDeadline or
+	// StopCanceled.
+	Error string `json:"error,omitempty"`
+	// Usage is the cost of the question.
+	Usage Usage `json:"usage"`
+}
+
+// PlanInfo says how the plan was obtained.
+type PlanInfo struct {
+	// Source is "planner" (the planner role), "reasoner_few_shot" (no
+	// planner configured: the reasoner planned from examples) or "given".
+	Source string `json:"source"`
+	// Note explains a fallback.
+	Note string `json:"note,omitempty"`
+	// Kinds are the plan's operation kinds.
+	Kinds []Kind `json:"kinds,omitempty"`
+}
+
+// Topic is a topic entity the plan starts from.
+type Topic struct {
+	// ID is the entity id.
+	ID string `json:"id"`
+	// Name is the entity's name in the KG.
+	Name string `json:"name"`
+	// Source is "request" or "linked".
+	Source string `json:"source"`
+	// Mention is the question text it was linked from.
+	Mention string `json:"mention,omitempty"`
+}
+
+// Mention is the linking outcome of one entity mention.
+type Mention struct {
+	// Text is the mention as extracted from the question.
+	Text string `json:"text"`
+	// Status is "resolved", "ambiguous" (several candidates, all kept as
+	// topics) or "unresolved" (no entity has that name).
+	Status string `json:"status"`
+	// Candidates are the entities found by name.
+	Candidates []kg.Entity `json:"candidates,omitempty"`
+}
+
+// SubgoalRecord is the trace of one subgoal.
+type SubgoalRecord struct {
+	// ID, Text, Op and Needs repeat the plan's subgoal.
+	ID    string   `json:"id"`
+	Text  string   `json:"text"`
+	Op    Op       `json:"op"`
+	Needs []string `json:"needs,omitempty"`
+	// Status is "done", "failed", "skipped" (early stop or a failed
+	// dependency) or "pending".
+	Status string `json:"status"`
+	// Anchors are the entities exploration started from.
+	Anchors []kg.Term `json:"anchors,omitempty"`
+	// Tentative is the parametric answer given before retrieval.
+	Tentative *Tentative `json:"tentative,omitempty"`
+	// Rounds are the exploration rounds, in order.
+	Rounds []*Round `json:"rounds,omitempty"`
+	// Verdict is the last refinement verdict.
+	Verdict *refine.Verdict `json:"verdict,omitempty"`
+	// SetOp records exact set logic (intersect, union, count, compare,
+	// superlative, filter).
+	SetOp *SetOpRecord `json:"set_op,omitempty"`
+	// Sufficiency is the (unfused) sufficiency judgement after the subgoal.
+	Sufficiency *Sufficiency `json:"sufficiency,omitempty"`
+	// Result is the subgoal's answer.
+	Result Result `json:"result"`
+	// Corrected is true when refinement changed the tentative answer.
+	Corrected bool `json:"corrected"`
+	// Error is the failure, if any.
+	Error string `json:"error,omitempty"`
+	// ElapsedMS is the subgoal's wall time in milliseconds.
+	ElapsedMS int64 `json:"elapsed_ms"`
+}
+
+// Tentative is a parametric answer.
+type Tentative struct {
+	// Answer in words.
+	Answer string `json:"answer"`
+	// Names of the entities it names.
+	Names []string `json:"names,omitempty"`
+}
+
+// Result is what a subgoal produced.
+type Result struct {
+	// Text is the answer in words.
+	Text string `json:"text"`
+	// Entities is the answer set.
+	Entities []kg.Term `json:"entities"`
+	// Source is "evidence" (refined against facts), "tentative" (kept or
+	// resolved from the parametric answer), "exact" (set logic) or "llm"
+	// (set logic fell back to the model).
+	Source string `json:"source"`
+}
+
+// Round is one exploration round of a subgoal.
+type Round struct {
+	// Depth is the hop distance of the anchors from the subgoal's start.
+	Depth int `json:"depth"`
+	// Anchors are the entities explored from.
+	Anchors []kg.Term `json:"anchors"`
+	// Offered is the number of distinct relations offered to the model.
+	Offered int `json:"offered"`
+	// OfferedRelations lists them (truncated to the first 100).
+	OfferedRelations []kg.Relation `json:"offered_relations,omitempty"`
+	// Chosen are the relations kept, in the model's order.
+	Chosen []kg.Relation `json:"chosen"`
+	// ChosenBy is "llm" or "lexical".
+	ChosenBy string `json:"chosen_by,omitempty"`
+	// Rejected are relations the model named that were not offered
+	// (hallucinated) or over the budget.
+	Rejected []RejectedRelation `json:"rejected,omitempty"`
+	// Facts retrieved by the chosen relations (after capping).
+	Facts []kg.Fact `json:"facts"`
+	// Pruning says how the next round's frontier was chosen.
+	Pruning *Pruning `json:"pruning,omitempty"`
+}
+
+// RejectedRelation is a relation a model named and the engine refused.
+type RejectedRelation struct {
+	// ID and Dir as the model gave them.
+	ID  string `json:"id"`
+	Dir string `json:"dir"`
+	// Reason is "not_offered" or "over_budget".
+	Reason string `json:"reason"`
+}
+
+// Pruning records how candidates were cut to the width budget.
+type Pruning struct {
+	// Method is "none" (few enough), "lexical" or "llm".
+	Method string `json:"method"`
+	// Candidates is the number of candidates before pruning.
+	Candidates int `json:"candidates"`
+	// Kept are the terms kept.
+	Kept []kg.Term `json:"kept"`
+}
+
+// SetOpRecord records a set operation.
+type SetOpRecord struct {
+	// Method is "exact" or "llm" (values did not parse).
+	Method string `json:"method"`
+	// Inputs are the sizes of the needed sets.
+	Inputs []int `json:"inputs"`
+	// Attribute is the relation compared or ordered by.
+	Attribute *kg.Relation `json:"attribute,omitempty"`
+	// Values maps member keys to their parsed attribute value.
+	Values map[string]string `json:"values,omitempty"`
+	// Unparsed counts members whose values did not parse.
+	Unparsed int `json:"unparsed,omitempty"`
+	// Note explains a choice.
+	Note string `json:"note,omitempty"`
+}
+
+// Sufficiency is a judgement of whether the question can be answered.
+type Sufficiency struct {
+	// Sufficient is the judgement.
+	Sufficient bool `json:"sufficient"`
+	// Answer when sufficient.
+	Answer string `json:"answer,omitempty"`
+	// Entities of the answer found in the evidence.
+	Entities []kg.Term `json:"entities,omitempty"`
+	// Fused is true when it came from the refine call.
+	Fused bool `json:"fused"`
+	// Reason from the model.
+	Reason string `json:"reason,omitempty"`
+}
+
+// FinalRecord is how the final answer was composed when it did not come
+// straight from the answer subgoal.
+type FinalRecord struct {
+	// Source is "sufficiency" (early stop) or "final" (a final-answer call
+	// because the answer subgoal produced nothing).
+	Source string `json:"source"`
+	// After names the subgoal after which the question was answered.
+	After string `json:"after,omitempty"`
+	// Reason from the model.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Usage is the cost of one question.
+type Usage struct {
+	// LLM sums the calls per role and stage.
+	LLM llm.Usage `json:"llm"`
+	// SPARQLQueries is the number of queries sent to the KG.
+	SPARQLQueries int64 `json:"sparql_queries"`
+	// CacheHits and CacheMisses count the KG cache lookups.
+	CacheHits   int64 `json:"cache_hits"`
+	CacheMisses int64 `json:"cache_misses"`
+	// CriticalPathCalls is the longest chain of LLM calls that had to run
+	// one after another; times the per-call latency it bounds the wall time.
+	CriticalPathCalls int `json:"critical_path_calls"`
+	// WallMS is the question's wall time in milliseconds.
+	WallMS int64 `json:"wall_ms"`
+}

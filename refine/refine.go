@@ -1,0 +1,175 @@
+// Package refine is PARoG's self-refinement step: the reasoner checks a
+// tentative answer to one subgoal against the facts retrieved from the
+// knowledge graph and corrects it.
+//
+// Trust is asymmetric: evidence verifies the answer, it is not taken as
+// truth. When the model judges the facts misaligned with the subgoal, the
+// tentative answer is kept rather than replaced by whatever the facts say.
+package refine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/prompts"
+)
+
+// DefaultMaxFacts bounds the facts shown in one refine prompt.
+const DefaultMaxFacts = 60
+
+// Input is what a refinement looks at.
+type Input struct {
+	// Plan is the question and plan in context (Current names the subgoal).
+	Plan prompts.PlanView
+	// Subgoal is the current subgoal's text, references resolved.
+	Subgoal string
+	// Tentative is the parametric answer given before retrieval.
+	Tentative string
+	// Facts is the evidence retrieved for the subgoal, most relevant first.
+	Facts []kg.Fact
+	// Fuse asks for the sufficiency judgement in the same call.
+	Fuse bool
+}
+
+// Verdict is the outcome of a refinement.
+type Verdict struct {
+	// Aligned reports whether the model judged the evidence to be about the
+	// subgoal.
+	Aligned bool `json:"aligned"`
+	// Answer is the corrected answer text, or the tentative one when the
+	// evidence was misaligned.
+	Answer string `json:"answer"`
+	// Entities are the answer's terms, each found in the evidence.
+	Entities []kg.Term `json:"entities"`
+	// UsedFacts are the facts the model relied on.
+	UsedFacts []kg.Fact `json:"used_facts"`
+	// Reason is the model's explanation.
+	Reason string `json:"reason,omitempty"`
+	// KeptTentative is true when the tentative answer was kept because the
+	// evidence was misaligned or absent.
+	KeptTentative bool `json:"kept_tentative"`
+	// Rejected lists entities the model named that were not in the
+	// evidence; they are dropped.
+	Rejected []string `json:"rejected,omitempty"`
+	// Sufficient is the fused sufficiency judgement (nil when not asked).
+	Sufficient *bool `json:"sufficient,omitempty"`
+	// FinalAnswer is the question's answer when Sufficient is true.
+	FinalAnswer string `json:"final_answer,omitempty"`
+	// FinalEntities are the final answer's terms found in the evidence.
+	FinalEntities []kg.Term `json:"final_entities,omitempty"`
+	// FactsShown is the number of facts the model saw.
+	FactsShown int `json:"facts_shown"`
+}
+
+// Refiner runs refinements with the reasoner role.
+type Refiner struct {
+	chat     llm.Chatter
+	dialect  kg.Dialect
+	role     llm.Role
+	maxFacts int
+}
+
+// Option configures a Refiner.
+type Option func(*Refiner)
+
+// WithMaxFacts bounds the facts shown in one prompt (default DefaultMaxFacts).
+func WithMaxFacts(n int) Option {
+	return func(r *Refiner) {
+		if n > 0 {
+			r.maxFacts = n
+		}
+	}
+}
+
+// WithRole makes the refiner call role instead of llm.Reasoner.
+func WithRole(role llm.Role) Option { return func(r *Refiner) { r.role = role } }
+
+// New returns a Refiner that asks chat and renders relations with d.
+func New(chat llm.Chatter, d kg.Dialect, opts ...Option) *Refiner {
+	r := &Refiner{chat: chat, dialect: d, role: llm.Reasoner, maxFacts: DefaultMaxFacts}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// reply is the refine prompt's reply; see prompts/refine.schema.json.
+type reply struct {
+	Aligned       bool     `json:"aligned"`
+	Answer        string   `json:"answer"`
+	Entities      []string `json:"entities"`
+	UsedFacts     []int    `json:"used_facts"`
+	Reason        string   `json:"reason"`
+	Sufficient    *bool    `json:"sufficient"`
+	FinalAnswer   string   `json:"final_answer"`
+	FinalEntities []string `json:"final_entities"`
+}
+
+// Refine checks in.Tentative against in.Facts. With no facts it makes no
+// call and keeps the tentative answer. Errors come from the LLM client
+// (llm.ErrUnavailable, *llm.SchemaError, ...), wrapped.
+func (r *Refiner) Refine(ctx context.Context, in Input) (Verdict, error) {
+	facts := in.Facts
+	if len(facts) > r.maxFacts {
+		facts = facts[:r.maxFacts]
+	}
+	if len(facts) == 0 {
+		return Verdict{Answer: in.Tentative, KeptTentative: true, Reason: "no evidence was retrieved"}, nil
+	}
+	lines := make([]string, len(facts))
+	for i, f := range facts {
+		lines[i] = prompts.Fact(r.dialect, f)
+	}
+	req, err := prompts.Request(r.role, prompts.Refine, prompts.RefineData{
+		Plan: in.Plan, Subgoal: in.Subgoal, Tentative: in.Tentative, Facts: lines, Fused: in.Fuse,
+	})
+	if err != nil {
+		return Verdict{}, fmt.Errorf("refine: %w", err)
+	}
+	var rep reply
+	check := func() error {
+		for _, n := range rep.UsedFacts {
+			if n < 1 || n > len(facts) {
+				return fmt.Errorf("used_facts: %d is not a fact number (1..%d)", n, len(facts))
+			}
+		}
+		if in.Fuse && rep.Sufficient == nil {
+			return fmt.Errorf("sufficient: missing")
+		}
+		return nil
+	}
+	if _, err := r.chat.JSON(ctx, req, &rep, check); err != nil {
+		return Verdict{}, fmt.Errorf("refine: %w", err)
+	}
+	return r.verdict(in, facts, rep), nil
+}
+
+func (r *Refiner) verdict(in Input, facts []kg.Fact, rep reply) Verdict {
+	v := Verdict{Aligned: rep.Aligned, Reason: rep.Reason, FactsShown: len(facts)}
+	for _, n := range rep.UsedFacts {
+		v.UsedFacts = append(v.UsedFacts, facts[n-1])
+	}
+	if in.Fuse {
+		s := *rep.Sufficient
+		v.Sufficient = &s
+		if s {
+			v.FinalAnswer = rep.FinalAnswer
+			var rej []string
+			v.FinalEntities, rej = Resolve(facts, rep.FinalEntities)
+			v.Rejected = append(v.Rejected, rej...)
+		}
+	}
+	if !rep.Aligned {
+		// Asymmetric trust: misaligned evidence does not override the
+		// tentative answer.
+		v.Answer, v.KeptTentative = in.Tentative, true
+		return v
+	}
+	v.Answer = rep.Answer
+	var rej []string
+	v.Entities, rej = Resolve(facts, rep.Entities)
+	v.Rejected = append(v.Rejected, rej...)
+	return v
+}
