@@ -12,7 +12,7 @@ var freebaseQuestions = []question{
   ?x ns:type.object.type ns:location.country .
   ?x ns:location.location.contains ?a .
   ?a ns:aviation.airport.serves ns:[[Nijmegen]] .
-  FILTER (?x != ns:[[France]])
+  FILTER (?x != <http://rdf.freebase.com/ns/[[France]]>)
 }`,
 		plan: []subgoal{
 			sg("s1", opFind, "Find the countries that border France."),
@@ -156,7 +156,7 @@ LIMIT 1`,
   ns:[[Germany]] ns:location.location.adjoin_s ?y .
   ?y ns:location.adjoining_relationship.adjoins ?x .
   ?x ns:location.statistical_region.population ?p .
-  ?p ns:measurement_unit.dated_integer.year "2019"^^xsd:gYear .
+  ?p ns:measurement_unit.dated_integer.year "2019"^^<http://www.w3.org/2001/XMLSchema#gYear> .
   ?p ns:measurement_unit.dated_integer.number ?n .
   FILTER (?n > 50000000)
 }`,
@@ -224,7 +224,7 @@ LIMIT 1`,
   ns:[[Switzerland]] ns:location.location.adjoin_s ?y .
   ?y ns:location.adjoining_relationship.adjoins ?x .
   ?x ns:location.statistical_region.population ?p .
-  ?p ns:measurement_unit.dated_integer.year "2019"^^xsd:gYear .
+  ?p ns:measurement_unit.dated_integer.year "2019"^^<http://www.w3.org/2001/XMLSchema#gYear> .
   ?p ns:measurement_unit.dated_integer.number ?n .
 }
 ORDER BY ASC(?n)

@@ -8,6 +8,11 @@ import (
 	"strings"
 )
 
+// Gold queries avoid two habits that goRDFlib v0.1.5 does not handle
+// although they are valid SPARQL: a prefixed name with dots inside FILTER
+// (write the full IRI) and a prefixed datatype on a literal in a triple
+// pattern (write ^^<http://www.w3.org/2001/XMLSchema#...>).
+
 // question is a hand-written demo question. In SPARQL, "[[Name]]" stands
 // for the id of the entity named Name; answers are given by name (or as
 // literals) and resolved to ids, never computed from the graph.
