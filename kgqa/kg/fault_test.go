@@ -1,0 +1,295 @@
+package kg
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	rdflibgo "github.com/tggo/goRDFlib"
+	"github.com/tggo/goRDFlib/nt"
+	"github.com/tggo/goRDFlib/sparql"
+	"github.com/tggo/goRDFlib/term"
+	"go.uber.org/goleak"
+)
+
+// protocolServer serves the fixture graph over the SPARQL protocol with a
+// real goRDFlib store behind it; before may delay or fail a request (it
+// returns true when it has answered by itself).
+type protocolServer struct {
+	*httptest.Server
+	requests atomic.Int64
+}
+
+func newProtocolServer(t *testing.T, before func(w http.ResponseWriter, r *http.Request, n int64) bool) *protocolServer {
+	t.Helper()
+	g := rdflibgo.NewGraph()
+	f, err := os.Open("testdata/fixture.nt")
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, nt.Parse(g, f))
+	ps := &protocolServer{}
+	ps.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := ps.requests.Add(1)
+		if before != nil && before(w, r, n) {
+			return
+		}
+		res, err := sparql.Query(g, r.FormValue("query"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/sparql-results+json")
+		_ = json.NewEncoder(w).Encode(toSRJ(res))
+	}))
+	t.Cleanup(ps.Close)
+	return ps
+}
+
+func toSRJ(res *sparql.Result) map[string]any {
+	var bindings []map[string]map[string]string
+	for _, b := range res.Bindings {
+		row := map[string]map[string]string{}
+		for k, v := range b {
+			switch v := v.(type) {
+			case term.URIRef:
+				row[k] = map[string]string{"type": "uri", "value": v.Value()}
+			case term.Literal:
+				m := map[string]string{"type": "literal", "value": v.Lexical()}
+				if v.Language() != "" {
+					m["xml:lang"] = v.Language()
+				} else {
+					m["datatype"] = v.Datatype().Value()
+				}
+				row[k] = m
+			}
+		}
+		bindings = append(bindings, row)
+	}
+	return map[string]any{"head": map[string]any{"vars": res.Vars}, "results": map[string]any{"bindings": bindings}}
+}
+
+func openEndpoint(t *testing.T, url string, tune func(*config.KG)) Graph {
+	t.Helper()
+	cfg := endpointConfig(url)
+	cfg.CacheSize = 0
+	cfg.Timeout = 2 * time.Second
+	if tune != nil {
+		tune(&cfg)
+	}
+	return openFixture(t, cfg)
+}
+
+func TestContractProtocolServer(t *testing.T) {
+	ps := newProtocolServer(t, nil)
+	runContract(t, openEndpoint(t, ps.URL, nil))
+}
+
+func TestMalformedIDSendsNoQuery(t *testing.T) {
+	ps := newProtocolServer(t, nil)
+	g := openEndpoint(t, ps.URL, nil)
+	ctx := context.Background()
+	bad := []string{"", "m.", "m.0F8L9C", "m.0f8l9c>", "m.0f8l9c ?p ?o", "http://rdf.freebase.com/ns/m.0f8l9c", "Q42", "m.0f8l9c\n"}
+	for _, id := range bad {
+		t.Run(id, func(t *testing.T) {
+			_, err := g.Relations(ctx, id)
+			var ide *IDError
+			require.ErrorAs(t, err, &ide)
+			assert.Equal(t, id, ide.Value)
+			_, err = g.Neighbors(ctx, france, Relation{ID: id, Dir: Out}, 0)
+			require.ErrorIs(t, err, ErrInvalidID)
+		})
+	}
+	_, err := g.Neighbors(ctx, france, Relation{ID: "location.location.contains", Dir: "sideways"}, 0)
+	require.ErrorIs(t, err, ErrInvalidID)
+	assert.Zero(t, ps.requests.Load(), "no request may reach the endpoint")
+}
+
+func TestEndpointDown(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	url := "http://" + l.Addr().String() + "/sparql"
+	require.NoError(t, l.Close())
+	g := openEndpoint(t, url, func(c *config.KG) { c.Timeout = 1500 * time.Millisecond; c.Retries = 3 })
+	start := time.Now()
+	_, err = g.Relations(context.Background(), france)
+	require.ErrorIs(t, err, ErrUnavailable)
+	assert.Less(t, time.Since(start), 3*time.Second, "must fail within the configured timeout")
+}
+
+func TestEndpointSlowHonoursDeadline(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	release := make(chan struct{})
+	ps := newProtocolServer(t, func(w http.ResponseWriter, r *http.Request, _ int64) bool {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+		return true
+	})
+	defer ps.Close()
+	defer close(release)
+	cfg := endpointConfig(ps.URL)
+	cfg.CacheSize = 0
+	cfg.Timeout = 300 * time.Millisecond
+	cfg.Retries = 0
+	g, err := Open(context.Background(), cfg, "")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { _, err := g.Relations(context.Background(), france); done <- err }()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, ErrUnavailable)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Less(t, time.Since(start), 2*time.Second)
+	case <-time.After(5 * time.Second):
+		t.Fatal("query did not return after its deadline")
+	}
+	// A caller's own, shorter deadline wins as well.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = g.Name(ctx, france)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.NoError(t, g.Close())
+}
+
+func TestBadResponses(t *testing.T) {
+	cases := map[string]struct {
+		ctype, body string
+	}{
+		"html error page":   {"text/html; charset=utf-8", "<html><body><h1>502 Proxy Error</h1></body></html>"},
+		"html as json":      {"application/sparql-results+json", "<!DOCTYPE html><html></html>"},
+		"truncated json":    {"application/sparql-results+json", `{"head":{"vars":["r","dir"]},"results":{"bindings":[{"r":{"type":"uri","val`},
+		"json, not results": {"application/json", `{"error":"nope"}`},
+		"unknown term type": {"application/sparql-results+json", `{"head":{"vars":["r"]},"results":{"bindings":[{"r":{"type":"weird","value":"x"}}]}}`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int64) bool {
+				w.Header().Set("Content-Type", c.ctype)
+				_, _ = w.Write([]byte(c.body))
+				return true
+			})
+			_, err := openEndpoint(t, ps.URL, nil).Relations(context.Background(), france)
+			require.ErrorIs(t, err, ErrBadResponse)
+			assert.EqualValues(t, 1, ps.requests.Load(), "a bad response is not retried")
+		})
+	}
+}
+
+func TestResultLargerThanCap(t *testing.T) {
+	const total = 200 << 20
+	var written atomic.Int64
+	ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int64) bool {
+		w.Header().Set("Content-Type", "application/sparql-results+json")
+		_, _ = w.Write([]byte(`{"head":{"vars":["r"]},"results":{"bindings":[`))
+		row := []byte(strings.Repeat(`{"r":{"type":"uri","value":"http://rdf.freebase.com/ns/a.b.c"}},`, 1000))
+		for written.Load() < total {
+			n, err := w.Write(row)
+			written.Add(int64(n))
+			if err != nil {
+				return true
+			}
+		}
+		return true
+	})
+	g := openEndpoint(t, ps.URL, func(c *config.KG) { c.MaxResponseBytes = 64 << 10 })
+	_, err := g.Relations(context.Background(), france)
+	require.ErrorIs(t, err, ErrTooLarge)
+	ps.CloseClientConnections()
+	assert.Less(t, written.Load(), int64(total), "the client must stop reading at the cap")
+}
+
+func TestRetriesServerErrorsNotClientErrors(t *testing.T) {
+	t.Run("503 then success", func(t *testing.T) {
+		ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, n int64) bool {
+			if n <= 2 {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return true
+			}
+			return false
+		})
+		g := openEndpoint(t, ps.URL, func(c *config.KG) { c.Retries = 2 })
+		n, err := g.Name(context.Background(), france)
+		require.NoError(t, err)
+		assert.Equal(t, "France", n)
+		assert.EqualValues(t, 3, ps.requests.Load())
+	})
+	t.Run("500 until retries run out", func(t *testing.T) {
+		ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int64) bool {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return true
+		})
+		g := openEndpoint(t, ps.URL, func(c *config.KG) { c.Retries = 2 })
+		_, err := g.Name(context.Background(), france)
+		require.ErrorIs(t, err, ErrUnavailable)
+		assert.EqualValues(t, 3, ps.requests.Load())
+	})
+	t.Run("400 is not retried", func(t *testing.T) {
+		ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int64) bool {
+			http.Error(w, "Virtuoso 37000 Error SP030: SPARQL compiler", http.StatusBadRequest)
+			return true
+		})
+		g := openEndpoint(t, ps.URL, func(c *config.KG) { c.Retries = 3 })
+		_, err := g.Name(context.Background(), france)
+		require.ErrorIs(t, err, ErrQuery)
+		assert.Contains(t, err.Error(), "SP030")
+		assert.EqualValues(t, 1, ps.requests.Load())
+	})
+}
+
+func TestCacheAndSingleflight(t *testing.T) {
+	ps := newProtocolServer(t, func(http.ResponseWriter, *http.Request, int64) bool {
+		time.Sleep(150 * time.Millisecond)
+		return false
+	})
+	g := openEndpoint(t, ps.URL, func(c *config.KG) { c.CacheSize = 100 })
+	var st Stats
+	ctx := WithStats(context.Background(), &st)
+	rel := Relation{ID: "location.location.contains", Dir: Out}
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			facts, err := g.Neighbors(ctx, germany, rel, 0)
+			assert.NoError(t, err)
+			assert.Len(t, facts, 2)
+		})
+	}
+	wg.Wait()
+	assert.EqualValues(t, 1, ps.requests.Load(), "16 identical calls in flight share one query")
+	assert.EqualValues(t, 1, st.Queries.Load())
+	assert.EqualValues(t, 1, st.CacheMisses.Load())
+	assert.EqualValues(t, 15, st.CacheHits.Load())
+
+	facts, err := g.Neighbors(ctx, germany, rel, 0)
+	require.NoError(t, err)
+	facts[0] = Fact{} // a caller's change must not reach the cache
+	again, err := g.Neighbors(ctx, germany, rel, 0)
+	require.NoError(t, err)
+	assert.NotEqual(t, Fact{}, again[0])
+	assert.EqualValues(t, 1, ps.requests.Load())
+	cs, ok := CacheStatsOf(g)
+	require.True(t, ok)
+	assert.EqualValues(t, CacheStats{Hits: 17, Misses: 1, Entries: 1}, cs)
+
+	// Errors are not cached.
+	_, err = g.Relations(ctx, "bad id")
+	require.ErrorIs(t, err, ErrInvalidID)
+	_, err = g.Relations(ctx, "bad id")
+	require.ErrorIs(t, err, ErrInvalidID)
+	assert.Equal(t, 1, cs.Entries)
+	var nilStats *Stats
+	assert.Nil(t, StatsFrom(context.Background()))
+	assert.NotPanics(t, func() { nilStats.addQuery() })
+}
