@@ -1,0 +1,379 @@
+package sparql2plan
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa"
+)
+
+// Hop is one relation step of a find, read from the known side: Reverse
+// means the result is the subject of Relation and the known side its
+// object.
+type Hop struct {
+	// Relation is the Freebase relation id (domain.type.property).
+	Relation string `json:"relation"`
+	// Reverse is true when the hop runs against the triple's direction.
+	Reverse bool `json:"reverse,omitempty"`
+}
+
+// Qualifier is a condition folded into a find: a constant on a mediator
+// node (the office of a position held) or a time validity.
+type Qualifier struct {
+	// Relation is the mediator's relation the condition is on.
+	Relation string `json:"relation,omitempty"`
+	// Entity is an entity id the relation must reach.
+	Entity string `json:"entity,omitempty"`
+	// Value is a literal the relation must hold, or the date of a time
+	// condition.
+	Value string `json:"value,omitempty"`
+	// Cmp is the comparison of a time condition.
+	Cmp string `json:"cmp,omitempty"`
+	// During names an entity whose time span the mediator overlaps.
+	During string `json:"during,omitempty"`
+}
+
+// Step is one atomic operation of a converted query: the structure from
+// which a subgoal's text is rendered.
+type Step struct {
+	// ID is the subgoal id ("s1", ...).
+	ID string `json:"id"`
+	// Op is the operation kind.
+	Op kgqa.Op `json:"op"`
+	// Needs are the ids of steps whose results this one uses.
+	Needs []string `json:"needs,omitempty"`
+	// Anchors are the entity ids a find starts from (empty when it starts
+	// from Needs).
+	Anchors []string `json:"anchors,omitempty"`
+	// Literal is the constant a find starts from or a filter requires.
+	Literal string `json:"literal,omitempty"`
+	// Path is the relation path of a find or of a filter's value.
+	Path []Hop `json:"path,omitempty"`
+	// Qualifiers are the mediator conditions folded into a find.
+	Qualifiers []Qualifier `json:"qualifiers,omitempty"`
+	// Types are the types the result is constrained to (Freebase type
+	// ids; "notable:m.xxx" for a notable-type MID).
+	Types []string `json:"types,omitempty"`
+	// Args carries compare/superlative structure.
+	Args *kgqa.Args `json:"args,omitempty"`
+}
+
+// cvtTypes are Freebase mediator (CVT) types: a variable whose relations
+// belong to one of them is crossed as part of a single hop. The list is the
+// mediator types seen in WebQSP-derived queries (where mediators are named
+// ?y or ?k) plus the common measurement and release-date mediators.
+var cvtTypes = map[string]bool{}
+
+func init() {
+	for _, t := range strings.Fields(`award.award_honor award.award_nomination book.editorial_tenure
+	book.periodical_publisher_period celebrities.romantic_relationship common.notable_for education.education
+	event.speech_or_presentation film.film_crew_gig film.performance government.government_position_held
+	government.national_anthem_of_a_country government.political_party_tenure law.legal_case_party_relationship
+	location.adjoining_relationship location.imports_and_exports location.imports_exports_by_industry
+	location.location_symbol_relationship location.mailing_address location.partial_containment_relationship
+	location.religion_percentage media_common.dedication military.casualties military.military_command
+	military.military_service music.group_membership music.track_contribution organization.leadership
+	organization.organization_relationship people.marriage people.place_lived people.sibling_relationship
+	religion.religious_organization_leadership sports.sports_league_participation sports.sports_team_roster
+	symbols.armorial_grant tv.regular_tv_appearance tv.tv_producer_episode_credit
+	measurement_unit.dated_integer measurement_unit.dated_money_value measurement_unit.dated_percentage
+	film.film_regional_release_date film.personal_film_appearance location.geocode
+	business.employment_tenure people.place_of_interment award.competitor_competition_relationship`) {
+		cvtTypes[t] = true
+	}
+}
+
+var cvtVarName = regexp.MustCompile(`^(y|k)\d*$`)
+
+type builder struct {
+	g     *queryGraph
+	steps *[]Step
+	used  map[int]bool
+	done  map[string]string
+	busy  map[string]bool
+	names func(id string) string
+	// unions consumed, by index into g.unions.
+	unionUsed map[int]bool
+}
+
+func (b *builder) add(s Step) string {
+	s.ID = fmt.Sprintf("s%d", len(*b.steps)+1)
+	*b.steps = append(*b.steps, s)
+	return s.ID
+}
+
+func (b *builder) step(id string) *Step {
+	for i := range *b.steps {
+		if (*b.steps)[i].ID == id {
+			return &(*b.steps)[i]
+		}
+	}
+	return nil
+}
+
+// incident lists unused edges touching node key k, in query order.
+func (b *builder) incident(k string) []int {
+	var out []int
+	for i, e := range b.g.edges {
+		if !b.used[i] && (e.s.key() == k || e.o.key() == k) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func other(e edge, k string) (term, Hop) {
+	if e.s.key() == k {
+		return e.o, Hop{Relation: e.rel, Reverse: true}
+	}
+	return e.s, Hop{Relation: e.rel}
+}
+
+// buildSteps turns a query graph into atomic steps.
+func buildSteps(g *queryGraph) ([]Step, error) {
+	var steps []Step
+	b := &builder{g: g, steps: &steps, used: map[int]bool{}, done: map[string]string{}, busy: map[string]bool{}, unionUsed: map[int]bool{}}
+	if err := b.resolveAttrs(); err != nil {
+		return nil, err
+	}
+	ref, err := b.node("?" + g.answer)
+	if err != nil {
+		return nil, err
+	}
+	if g.count {
+		b.add(Step{Op: kgqa.OpCount, Needs: []string{ref}})
+	}
+	for i, e := range g.edges {
+		if !b.used[i] {
+			return nil, fmt.Errorf("%w: triple %s %s %s is not connected to the answer", ErrShape, e.s.key(), e.rel, e.o.key())
+		}
+	}
+	for i := range g.unions {
+		if !b.unionUsed[i] {
+			return nil, fmt.Errorf("%w: UNION not connected to the answer", ErrShape)
+		}
+	}
+	return steps, nil
+}
+
+// resolveAttrs turns value variables (compared, ordered, time-compared)
+// into constraints on the node that owns them, consuming the attribute
+// path (through at most a chain of single-use mediators).
+func (b *builder) resolveAttrs() error {
+	vars := make([]string, 0, len(b.g.attrs))
+	for v := range b.g.attrs {
+		vars = append(vars, v)
+	}
+	sort.Strings(vars)
+	owners := map[string]term{}
+	paths := map[string][]string{}
+	for _, v := range vars {
+		owner, path, err := b.trace(v)
+		if err != nil {
+			return err
+		}
+		owners[v], paths[v] = owner, path
+	}
+	for _, v := range vars {
+		a, k := b.g.attrs[v], owners[v].key()
+		for _, c := range a.cmp {
+			c.attr = paths[v]
+			b.g.cons[k] = append(b.g.cons[k], c)
+		}
+		if a.order != "" {
+			b.g.cons[k] = append(b.g.cons[k], constraint{kind: consSuperlative, attr: paths[v], order: a.order})
+		}
+		for _, tc := range a.timeCmp {
+			o := owners[tc.other]
+			if o.kind == kindVar {
+				continue // recorded from the other side, whose owner is fixed
+			}
+			b.g.cons[k] = appendTime(b.g.cons[k], constraint{kind: consTime, label: o.value})
+		}
+	}
+	return nil
+}
+
+func appendTime(cs []constraint, c constraint) []constraint {
+	for _, x := range cs {
+		if x.kind == consTime && x.label == c.label {
+			return cs
+		}
+	}
+	return append(cs, c)
+}
+
+func (b *builder) trace(v string) (term, []string, error) {
+	cur := "?" + v
+	var path []string
+	for {
+		idx := -1
+		for i, e := range b.g.edges {
+			if !b.used[i] && e.o.key() == cur {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 {
+			if len(path) == 0 {
+				return term{}, nil, fmt.Errorf("%w: value ?%s is not bound by a triple", ErrShape, v)
+			}
+			return term{}, nil, fmt.Errorf("%w: value path of ?%s has no owner", ErrShape, v)
+		}
+		e := b.g.edges[idx]
+		b.used[idx] = true
+		path = append([]string{e.rel}, path...)
+		u := e.s
+		if u.kind != kindVar || u.value == b.g.answer || b.g.attrs[u.value] != nil || len(b.g.types[u.key()]) > 0 || len(b.g.cons[u.key()]) > 0 {
+			return u, path, nil
+		}
+		rest := b.incident(u.key())
+		if len(rest) != 1 || b.g.edges[rest[0]].o.key() != u.key() {
+			return u, path, nil
+		}
+		cur = u.key()
+	}
+}
+
+type literalCons struct {
+	path  []Hop
+	value string
+}
+
+// node builds the steps producing the set of node k and returns the id of
+// the last one.
+func (b *builder) node(k string) (string, error) {
+	if ref, ok := b.done[k]; ok {
+		return ref, nil
+	}
+	if b.busy[k] {
+		return "", fmt.Errorf("%w: cycle through %s", ErrShape, k)
+	}
+	b.busy[k] = true
+	defer delete(b.busy, k)
+	var contribs []string
+	var lits []literalCons
+	for _, i := range b.incident(k) {
+		if b.used[i] {
+			continue
+		}
+		b.used[i] = true
+		w, hop := other(b.g.edges[i], k)
+		switch w.kind {
+		case kindEntity:
+			contribs = append(contribs, b.add(Step{Op: kgqa.OpFind, Anchors: []string{w.value}, Path: []Hop{hop}}))
+		case kindLiteral:
+			lits = append(lits, literalCons{path: []Hop{hop}, value: w.value})
+		case kindVar:
+			ref, skip, err := b.fromVar(w, hop)
+			if err != nil {
+				return "", err
+			}
+			if !skip {
+				contribs = append(contribs, ref)
+			}
+		}
+	}
+	for ui, u := range b.g.unions {
+		if b.unionUsed[ui] || !unionHas(u, k) {
+			continue
+		}
+		b.unionUsed[ui] = true
+		var refs []string
+		for _, br := range u.branches {
+			sub := &builder{g: br, steps: b.steps, used: map[int]bool{}, done: map[string]string{}, busy: map[string]bool{}, unionUsed: map[int]bool{}}
+			ref, err := sub.node(k)
+			if err != nil {
+				return "", err
+			}
+			refs = append(refs, ref)
+		}
+		contribs = append(contribs, b.add(Step{Op: kgqa.OpUnion, Needs: refs}))
+	}
+	ref, err := b.combine(k, contribs, lits)
+	if err != nil {
+		return "", err
+	}
+	b.done[k] = ref
+	return ref, nil
+}
+
+func unionHas(u union, k string) bool {
+	for _, br := range u.branches {
+		found := false
+		for _, e := range br.edges {
+			if e.s.key() == k || e.o.key() == k {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// combine intersects a node's contributions, then applies its literal
+// filters and its compare/superlative/time constraints.
+func (b *builder) combine(k string, contribs []string, lits []literalCons) (string, error) {
+	types := b.g.types[k]
+	var ref string
+	switch {
+	case len(contribs) > 1:
+		ref = b.add(Step{Op: kgqa.OpIntersect, Needs: contribs, Types: types})
+	case len(contribs) == 1:
+		ref = contribs[0]
+		if s := b.step(ref); s != nil && len(types) > 0 {
+			s.Types = append(s.Types, types...)
+		}
+	case len(lits) > 0:
+		ref = b.add(Step{Op: kgqa.OpFind, Literal: lits[0].value, Path: lits[0].path, Types: types})
+		lits = lits[1:]
+	case len(types) > 0:
+		ref = b.add(Step{Op: kgqa.OpFind, Types: types})
+	default:
+		return "", fmt.Errorf("%w: nothing anchors %s", ErrShape, k)
+	}
+	for _, l := range lits {
+		ref = b.add(Step{Op: kgqa.OpFilter, Needs: []string{ref}, Literal: l.value, Path: l.path})
+	}
+	for _, c := range b.g.cons[k] {
+		attr := attrName(c.attr)
+		switch c.kind {
+		case consCompare:
+			ref = b.add(Step{Op: kgqa.OpCompare, Needs: []string{ref}, Path: forward(c.attr), Args: &kgqa.Args{Attribute: attr, Cmp: c.cmp, Value: c.value}})
+		case consSuperlative:
+			ref = b.add(Step{Op: kgqa.OpSuperlative, Needs: []string{ref}, Path: forward(c.attr), Args: &kgqa.Args{Attribute: attr, Order: c.order}})
+		case consTime:
+			ref = b.add(Step{Op: kgqa.OpFilter, Needs: []string{ref}, Qualifiers: []Qualifier{timeQualifier(c)}})
+		}
+	}
+	return ref, nil
+}
+
+func timeQualifier(c constraint) Qualifier {
+	q := Qualifier{Cmp: c.cmp, Value: c.value, During: c.label}
+	if len(c.attr) > 0 {
+		q.Relation = c.attr[0]
+	}
+	return q
+}
+
+func forward(rels []string) []Hop {
+	out := make([]Hop, len(rels))
+	for i, r := range rels {
+		out[i] = Hop{Relation: r}
+	}
+	return out
+}
+
+// attrName is the readable attribute of a value path: its last relation.
+func attrName(rels []string) string {
+	if len(rels) == 0 {
+		return ""
+	}
+	return readable(rels[len(rels)-1])
+}

@@ -1,0 +1,295 @@
+package sparql2plan
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tggo/goRDFlib/sparql"
+)
+
+// Reasons a query fails to convert; reports count failures by them.
+var (
+	// ErrParse: the normalised query still does not parse.
+	ErrParse = errors.New("sparql2plan: parse")
+	// ErrUnsupported: the query uses a construct with no plan operation.
+	ErrUnsupported = errors.New("sparql2plan: unsupported")
+	// ErrShape: the query graph has a shape the builder cannot root at the
+	// answer (disconnected, cyclic, no anchor).
+	ErrShape = errors.New("sparql2plan: shape")
+)
+
+func unsupported(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, a...))
+}
+
+type extractor struct {
+	prefixes map[string]string
+	g        *queryGraph
+	subst    map[string]term
+}
+
+// extract walks a parsed query into a query graph.
+func extract(pq *sparql.ParsedQuery) (*queryGraph, error) {
+	if pq.Type != "SELECT" {
+		return nil, unsupported("%s query", pq.Type)
+	}
+	x := &extractor{prefixes: pq.Prefixes, g: newGraph(), subst: map[string]term{}}
+	if err := x.query(pq, true); err != nil {
+		return nil, err
+	}
+	x.applySubst()
+	return x.g, nil
+}
+
+// query reads projection, WHERE and modifiers; top is false for nested
+// plain sub-selects, whose projection must agree with the outer one.
+func (x *extractor) query(pq *sparql.ParsedQuery, top bool) error {
+	if x.g.answer == "" {
+		if err := x.projection(pq); err != nil {
+			return err
+		}
+	}
+	if err := x.pattern(pq.Where); err != nil {
+		return err
+	}
+	return x.modifiers(pq)
+}
+
+func (x *extractor) projection(pq *sparql.ParsedQuery) error {
+	if len(pq.ProjectExprs) > 0 {
+		switch e := pq.ProjectExprs[0].Expr.(type) {
+		case *sparql.VarExpr:
+			x.g.answer = e.Name
+			return nil
+		case *sparql.FuncExpr:
+			if strings.EqualFold(e.Name, "COUNT") && len(e.Args) == 1 {
+				if v, ok := e.Args[0].(*sparql.VarExpr); ok {
+					x.g.answer, x.g.count = v.Name, true
+					return nil
+				}
+			}
+			return unsupported("projection %s(...)", e.Name)
+		}
+		return unsupported("projection expression %T", pq.ProjectExprs[0].Expr)
+	}
+	if len(pq.Variables) == 0 {
+		return unsupported("SELECT * has no answer variable")
+	}
+	x.g.answer = strings.TrimLeft(pq.Variables[0], "?$")
+	return nil
+}
+
+func (x *extractor) modifiers(pq *sparql.ParsedQuery) error {
+	if len(pq.OrderBy) == 0 {
+		return nil
+	}
+	if pq.Limit <= 0 {
+		x.g.notes = append(x.g.notes, "order-without-limit")
+		return nil
+	}
+	v, ok := unwrapVar(pq.OrderBy[0].Expr)
+	if !ok {
+		return unsupported("ORDER BY on an expression")
+	}
+	order := "min"
+	if pq.OrderBy[0].Desc {
+		order = "max"
+	}
+	if pq.Offset > 0 {
+		x.g.notes = append(x.g.notes, "offset")
+	}
+	x.g.attr(v).order = order
+	return nil
+}
+
+func (x *extractor) pattern(p sparql.Pattern) error {
+	switch p := p.(type) {
+	case nil:
+		return nil
+	case *sparql.BGP:
+		return x.bgp(p)
+	case *sparql.JoinPattern:
+		if err := x.pattern(p.Left); err != nil {
+			return err
+		}
+		return x.pattern(p.Right)
+	case *sparql.FilterPattern:
+		if err := x.pattern(p.Pattern); err != nil {
+			return err
+		}
+		return x.filter(p.Expr)
+	case *sparql.OptionalPattern:
+		x.g.notes = append(x.g.notes, "optional-ignored")
+		return x.pattern(p.Main)
+	case *sparql.BindPattern:
+		x.g.notes = append(x.g.notes, "bind-ignored")
+		return x.pattern(p.Pattern)
+	case *sparql.ValuesPattern:
+		return x.values(p)
+	case *sparql.UnionPattern:
+		return x.union(p)
+	case *sparql.SubqueryPattern:
+		return x.subquery(p.Query)
+	}
+	return unsupported("pattern %T", p)
+}
+
+func (x *extractor) bgp(b *sparql.BGP) error {
+	for _, t := range b.Triples {
+		if t.PredicatePath != nil {
+			return unsupported("property path")
+		}
+		s, err := resolve(t.Subject, x.prefixes)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrParse, err)
+		}
+		p, err := resolve(t.Predicate, x.prefixes)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrParse, err)
+		}
+		o, err := resolve(t.Object, x.prefixes)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrParse, err)
+		}
+		if p.kind != kindEntity {
+			return unsupported("variable predicate")
+		}
+		switch {
+		case (p.value == "type.object.type" || p.value == rdfType) && o.kind == kindEntity:
+			x.g.types[s.key()] = append(x.g.types[s.key()], o.value)
+			continue
+		case p.value == "common.topic.notable_types" && o.kind == kindEntity:
+			x.g.types[s.key()] = append(x.g.types[s.key()], notablePrefix+o.value)
+			continue
+		}
+		x.g.edges = append(x.g.edges, edge{s: s, rel: p.value, o: o})
+	}
+	return nil
+}
+
+const (
+	rdfType       = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+	notablePrefix = "notable:"
+)
+
+func (x *extractor) values(v *sparql.ValuesPattern) error {
+	if len(v.Vars) != 1 || len(v.Values) != 1 || len(v.Values[0]) != 1 {
+		return unsupported("VALUES with %d variables and %d rows", len(v.Vars), len(v.Values))
+	}
+	t, ok := rdfTerm(v.Values[0][0])
+	if !ok {
+		return unsupported("VALUES term")
+	}
+	x.subst[strings.TrimLeft(v.Vars[0], "?$")] = t
+	return nil
+}
+
+func (x *extractor) union(u *sparql.UnionPattern) error {
+	var branches []sparql.Pattern
+	var flat func(p sparql.Pattern)
+	flat = func(p sparql.Pattern) {
+		if q, ok := p.(*sparql.UnionPattern); ok {
+			flat(q.Left)
+			flat(q.Right)
+			return
+		}
+		branches = append(branches, p)
+	}
+	flat(u)
+	var un union
+	for _, b := range branches {
+		sub := &extractor{prefixes: x.prefixes, g: newGraph(), subst: map[string]term{}}
+		sub.g.answer = x.g.answer
+		if err := sub.pattern(b); err != nil {
+			return err
+		}
+		sub.applySubst()
+		if len(sub.g.attrs) > 0 || len(sub.g.unions) > 0 {
+			return unsupported("constraint inside a UNION branch")
+		}
+		un.branches = append(un.branches, sub.g)
+	}
+	x.g.unions = append(x.g.unions, un)
+	return nil
+}
+
+// subquery handles GrailQA's two nested SELECT forms: the plain wrapper
+// around the real query, and the MAX/MIN aggregate that encodes argmax and
+// argmin (its own pattern repeats the outer one and is not walked).
+func (x *extractor) subquery(q *sparql.ParsedQuery) error {
+	for _, pe := range q.ProjectExprs {
+		f, ok := pe.Expr.(*sparql.FuncExpr)
+		if !ok {
+			continue
+		}
+		switch strings.ToUpper(f.Name) {
+		case "MAX":
+			x.g.attr(strings.TrimLeft(pe.Var, "?$")).order = "max"
+			return nil
+		case "MIN":
+			x.g.attr(strings.TrimLeft(pe.Var, "?$")).order = "min"
+			return nil
+		}
+	}
+	return x.query(q, false)
+}
+
+func (x *extractor) applySubst() {
+	if len(x.subst) == 0 {
+		return
+	}
+	sub := func(t term) term {
+		if t.kind == kindVar {
+			if c, ok := x.subst[t.value]; ok {
+				return c
+			}
+		}
+		return t
+	}
+	for i, e := range x.g.edges {
+		x.g.edges[i].s, x.g.edges[i].o = sub(e.s), sub(e.o)
+	}
+	for v, c := range x.subst {
+		k := "?" + v
+		if ts, ok := x.g.types[k]; ok {
+			x.g.types[c.key()] = append(x.g.types[c.key()], ts...)
+			delete(x.g.types, k)
+		}
+		if cs, ok := x.g.cons[k]; ok {
+			x.g.cons[c.key()] = append(x.g.cons[c.key()], cs...)
+			delete(x.g.cons, k)
+		}
+		delete(x.g.attrs, v)
+	}
+}
+
+// unwrapVar returns the variable under casts and str(): ?x,
+// xsd:integer(?x), xsd:dateTime(?x), str(?x).
+func unwrapVar(e sparql.Expr) (string, bool) {
+	for {
+		switch f := e.(type) {
+		case *sparql.VarExpr:
+			return f.Name, true
+		case *sparql.FuncExpr:
+			if len(f.Args) != 1 || !isCastOrStr(f.Name) {
+				return "", false
+			}
+			e = f.Args[0]
+		default:
+			return "", false
+		}
+	}
+}
+
+func isCastOrStr(name string) bool {
+	n := strings.ToLower(name)
+	if n == "str" {
+		return true
+	}
+	if i := strings.LastIndexAny(n, "#:"); i >= 0 {
+		n = n[i+1:]
+	}
+	_, ok := xsdCasts[n]
+	return ok && (strings.Contains(strings.ToLower(name), "xmlschema") || strings.HasPrefix(strings.ToLower(name), "xsd:"))
+}

@@ -1,0 +1,149 @@
+package sparql2plan
+
+import (
+	"strings"
+
+	"github.com/tggo/goRDFlib/sparql"
+)
+
+// filter classifies one FILTER expression. Boilerplate is noted and
+// dropped: the distinctness filters (?x != ?c, GrailQA's chains of !=), the
+// language filter (!isLiteral(?x) OR lang(?x) = '' OR langMatches(...)).
+// Time-validity filters (NOT EXISTS {?y from ?d} || EXISTS {... ?d <=
+// date}) become qualifiers of their mediator, not comparisons. What is
+// left is a comparison of a value with a constant (comparative), an
+// equality with a constant (a fixed value), or of two date values (a time
+// overlap, again a qualifier).
+func (x *extractor) filter(e sparql.Expr) error {
+	switch f := e.(type) {
+	case *sparql.BinaryExpr:
+		switch f.Op {
+		case "&&":
+			if err := x.filter(f.Left); err != nil {
+				return err
+			}
+			return x.filter(f.Right)
+		case "||":
+			if isLangFilter(f) {
+				x.g.notes = append(x.g.notes, "language-filter")
+				return nil
+			}
+			if ok := x.timeValidity(f); ok {
+				x.g.notes = append(x.g.notes, "time-validity")
+				return nil
+			}
+			return unsupported("disjunctive FILTER")
+		case "!=":
+			x.g.notes = append(x.g.notes, "distinct-filter")
+			return nil
+		case "=", "<", "<=", ">", ">=":
+			return x.comparison(f)
+		}
+		return unsupported("FILTER operator %s", f.Op)
+	case *sparql.UnaryExpr, *sparql.FuncExpr:
+		if isLangFilter(e) {
+			x.g.notes = append(x.g.notes, "language-filter")
+			return nil
+		}
+	}
+	return unsupported("FILTER %T", e)
+}
+
+var langFuncs = map[string]bool{"isliteral": true, "lang": true, "langmatches": true, "isiri": true, "isuri": true, "isblank": true}
+
+// isLangFilter reports whether every function called in e is a term-kind
+// or language test, and there is at least one.
+func isLangFilter(e sparql.Expr) bool {
+	found, other := false, false
+	var walk func(e sparql.Expr)
+	walk = func(e sparql.Expr) {
+		switch f := e.(type) {
+		case *sparql.BinaryExpr:
+			walk(f.Left)
+			walk(f.Right)
+		case *sparql.UnaryExpr:
+			walk(f.Arg)
+		case *sparql.FuncExpr:
+			if langFuncs[strings.ToLower(f.Name)] {
+				found = true
+			} else {
+				other = true
+			}
+			for _, a := range f.Args {
+				walk(a)
+			}
+		case *sparql.ExistsExpr:
+			other = true
+		}
+	}
+	walk(e)
+	return found && !other
+}
+
+// timeValidity recognises NOT EXISTS {?y r ?a} || EXISTS {?y r ?b .
+// FILTER(?b cmp "date")} and records it on ?y.
+func (x *extractor) timeValidity(f *sparql.BinaryExpr) bool {
+	not, ok1 := f.Left.(*sparql.ExistsExpr)
+	ex, ok2 := f.Right.(*sparql.ExistsExpr)
+	if !ok1 || !ok2 || !not.Not || ex.Not {
+		return false
+	}
+	fp, ok := ex.Pattern.(*sparql.FilterPattern)
+	if !ok {
+		return false
+	}
+	bgp, ok := fp.Pattern.(*sparql.BGP)
+	if !ok || len(bgp.Triples) != 1 {
+		return false
+	}
+	cmp, ok := fp.Expr.(*sparql.BinaryExpr)
+	if !ok {
+		return false
+	}
+	v, ok := unwrapVar(cmp.Left)
+	c, ok2 := exprConst(cmp.Right)
+	if !ok || !ok2 || "?"+v != bgp.Triples[0].Object {
+		return false
+	}
+	s, err := resolve(bgp.Triples[0].Subject, x.prefixes)
+	p, err2 := resolve(bgp.Triples[0].Predicate, x.prefixes)
+	if err != nil || err2 != nil {
+		return false
+	}
+	x.g.cons[s.key()] = append(x.g.cons[s.key()], constraint{kind: consTime, attr: []string{p.value}, cmp: cmp.Op, value: c.value})
+	return true
+}
+
+var flipCmp = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
+
+func (x *extractor) comparison(f *sparql.BinaryExpr) error {
+	lv, lok := unwrapVar(f.Left)
+	rv, rok := unwrapVar(f.Right)
+	op := f.Op
+	switch {
+	case lok && rok:
+		if op == "=" {
+			return unsupported("FILTER equating two variables")
+		}
+		a := x.g.attr(lv)
+		a.timeCmp = append(a.timeCmp, timeCmp{cmp: op, other: rv})
+		x.g.attr(rv)
+		return nil
+	case rok:
+		lv, op, f = rv, flipCmp[op], &sparql.BinaryExpr{Op: flipCmp[op], Left: f.Right, Right: f.Left}
+	case !lok:
+		return unsupported("FILTER comparison without a variable")
+	}
+	c, ok := exprConst(f.Right)
+	if !ok {
+		return unsupported("FILTER comparison with an expression")
+	}
+	if op == "=" {
+		// A fixed value: the variable is that constant.
+		x.subst[lv] = c
+		return nil
+	}
+	a := x.g.attr(lv)
+	a.cmp = append(a.cmp, constraint{kind: consCompare, cmp: op, value: c.value})
+	return nil
+}

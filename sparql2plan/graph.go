@@ -1,0 +1,185 @@
+package sparql2plan
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/tggo/goRDFlib/sparql"
+	rdfterm "github.com/tggo/goRDFlib/term"
+)
+
+// termKind tells variables, entities and literals apart in a query graph.
+type termKind int
+
+const (
+	kindVar termKind = iota
+	kindEntity
+	kindLiteral
+)
+
+// term is a resolved SPARQL term: a variable name ("x"), an entity id
+// ("m.03_dwn", or the full IRI outside Freebase) or a literal.
+type term struct {
+	kind     termKind
+	value    string
+	datatype string
+}
+
+func (t term) key() string {
+	switch t.kind {
+	case kindVar:
+		return "?" + t.value
+	case kindEntity:
+		return "E:" + t.value
+	}
+	return "L:" + t.value
+}
+
+// edge is one relation triple of the query graph.
+type edge struct {
+	s, o term
+	rel  string // Freebase relation id, or the full predicate IRI
+}
+
+// Constraint kinds attached to a node of the query graph.
+const (
+	consLiteral     = "literal"     // rel = value (filter)
+	consCompare     = "compare"     // attribute cmp value (comparative)
+	consSuperlative = "superlative" // argmax/argmin of attribute
+	consTime        = "time"        // time validity of a mediator (qualifier)
+)
+
+// constraint is a non-hop condition on a node's set.
+type constraint struct {
+	kind  string
+	attr  []string // relation path from the node to the value
+	cmp   string
+	order string // max or min
+	value string
+	label string // qualifier text for time constraints
+}
+
+// queryGraph is the atomic-operation view of one SELECT query.
+type queryGraph struct {
+	answer string // answer variable name
+	count  bool
+	edges  []edge
+	types  map[string][]string // node key -> type names
+	cons   map[string][]constraint
+	unions []union
+	// attrs are variables that hold compared or ordered values.
+	attrs map[string]*attrUse
+	// notes records recognised boilerplate and ignored parts, by kind.
+	notes []string
+}
+
+type union struct {
+	branches []*queryGraph
+}
+
+// attrUse records what a value-holding variable is used for.
+type attrUse struct {
+	cmp     []constraint
+	order   string // max/min when ordered with a LIMIT
+	timeCmp []timeCmp
+}
+
+type timeCmp struct {
+	cmp, value string
+	other      string // other variable of a var-var comparison
+}
+
+func newGraph() *queryGraph {
+	return &queryGraph{types: map[string][]string{}, cons: map[string][]constraint{}, attrs: map[string]*attrUse{}}
+}
+
+func (g *queryGraph) attr(v string) *attrUse {
+	a := g.attrs[v]
+	if a == nil {
+		a = &attrUse{}
+		g.attrs[v] = a
+	}
+	return a
+}
+
+var midLike = regexp.MustCompile(`^[mg]\.[0-9a-z_]+$`)
+
+// resolve turns a parser term string into a term, expanding prefixes.
+func resolve(s string, prefixes map[string]string) (term, error) {
+	switch {
+	case s == "":
+		return term{}, fmt.Errorf("empty term")
+	case s[0] == '?' || s[0] == '$':
+		return term{kind: kindVar, value: s[1:]}, nil
+	case s[0] == '<':
+		return entityTerm(strings.TrimSuffix(s[1:], ">")), nil
+	case s[0] == '"' || s[0] == '\'':
+		return literalTerm(s, prefixes), nil
+	case s[0] == '_':
+		return term{kind: kindVar, value: "bnode" + s}, nil
+	}
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		if ns, ok := prefixes[s[:i]]; ok {
+			return entityTerm(ns + s[i+1:]), nil
+		}
+		return term{}, fmt.Errorf("undeclared prefix in %q", s)
+	}
+	// Numbers and booleans.
+	return term{kind: kindLiteral, value: s}, nil
+}
+
+func entityTerm(iri string) term {
+	id := strings.TrimPrefix(iri, freebaseNS)
+	return term{kind: kindEntity, value: id}
+}
+
+const freebaseNS = "http://rdf.freebase.com/ns/"
+
+func literalTerm(s string, prefixes map[string]string) term {
+	q := s[0]
+	end := strings.LastIndexByte(s, q)
+	if end <= 0 {
+		return term{kind: kindLiteral, value: s}
+	}
+	t := term{kind: kindLiteral, value: s[1:end]}
+	if rest := s[end+1:]; strings.HasPrefix(rest, "^^") {
+		dt := rest[2:]
+		if strings.HasPrefix(dt, "<") {
+			t.datatype = strings.Trim(dt, "<>")
+		} else if i := strings.IndexByte(dt, ':'); i >= 0 {
+			t.datatype = prefixes[dt[:i]] + dt[i+1:]
+		}
+	}
+	return t
+}
+
+// relName maps a predicate term to a Freebase relation id.
+func relName(t term) string { return t.value }
+
+// isEntity reports whether t is a Freebase entity (m./g. id) rather than a
+// schema term.
+func (t term) isMID() bool { return t.kind == kindEntity && midLike.MatchString(t.value) }
+
+// exprConst returns the constant an expression operand holds: a
+// literal's lexical form or an entity id.
+func exprConst(e sparql.Expr) (term, bool) {
+	switch x := e.(type) {
+	case *sparql.LiteralExpr:
+		return rdfTerm(x.Value)
+	case *sparql.IRIExpr:
+		return entityTerm(x.Value), true
+	}
+	return term{}, false
+}
+
+// rdfTerm converts a goRDFlib term (VALUES rows, expression constants).
+func rdfTerm(t rdfterm.Term) (term, bool) {
+	switch x := t.(type) {
+	case rdfterm.Literal:
+		return term{kind: kindLiteral, value: x.Lexical(), datatype: x.Datatype().Value()}, true
+	case rdfterm.URIRef:
+		return entityTerm(x.Value()), true
+	}
+	return term{}, false
+}
