@@ -258,8 +258,10 @@ const (
 
 // Kinds returns the kinds of operation the plan contains, in a fixed order.
 // A plan is a composition when a find subgoal starts from the result of
-// another find; a conjunction when it intersects sets; linear when it is
-// one chain of a single find with no other kind.
+// another find; a conjunction when it intersects sets or filters a set by a
+// stated constraint (a second condition on the same answer, which is how
+// ComplexWebQuestions labels "What language spoken in Cyprus has the code
+// acy?"); linear when it is one chain of a single find with no other kind.
 func (p *Plan) Kinds() []Kind {
 	byID := make(map[string]Subgoal, len(p.Subgoals))
 	for _, s := range p.Subgoals {
@@ -268,7 +270,7 @@ func (p *Plan) Kinds() []Kind {
 	has := map[Kind]bool{}
 	for _, s := range p.Subgoals {
 		switch s.Op {
-		case OpIntersect:
+		case OpIntersect, OpFilter:
 			has[KindConjunction] = true
 		case OpCompare:
 			has[KindComparative] = true
