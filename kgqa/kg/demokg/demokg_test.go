@@ -61,6 +61,9 @@ func termKey(tm rdflibgo.Term, namespace string) string {
 	case rdflibgo.URIRef:
 		return strings.TrimPrefix(v.Value(), namespace)
 	case rdflibgo.Literal:
+		if v.Language() != "" {
+			return v.Lexical()
+		}
 		return v.Lexical() + "^^" + v.Datatype().Value()
 	case nil:
 		return "<unbound>"
@@ -160,7 +163,7 @@ func TestQuestionCoverage(t *testing.T) {
 
 func TestPaperExamplesPresent(t *testing.T) {
 	want := map[string]string{
-		"What country bordering France contains an airport that serves Nijmegen?": "Germany",
+		"What country bordering France contains an airport that serves Nijmegen?":  "Germany",
 		"Lou Seal is the mascot for the team that last won the World Series when?": "2014 World Series",
 	}
 	for _, q := range FreebaseQuestions() {
