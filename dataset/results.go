@@ -189,12 +189,18 @@ func (rf *ResultFile) Latest() []Result {
 // ErrBadResults is wrapped by errors about a results file's content.
 var ErrBadResults = errors.New("dataset: bad results file")
 
+// linePrefix starts every line ResultWriter writes (Question is the first
+// field of Result). Only a line with this prefix is taken for a torn write;
+// anything else is an error, so a file that is not ours (say an input file
+// given as --out by mistake) is never truncated.
+var linePrefix = []byte(`{"question":`)
+
 // maxLine bounds one result line (plans and traces included).
 const maxLine = 64 << 20
 
-// ReadResults reads a results file. A final line that is cut short or does
-// not parse is reported in Torn, not as an error: a crash mid-write can
-// leave one. An unreadable line anywhere else is an error naming its line
+// ReadResults reads a results file. A final line of ours that is cut
+// short or does not parse is reported in Torn, not as an error: a crash
+// mid-write can leave one. An unreadable line anywhere else is an error naming its line
 // number. A missing file reads as empty.
 func ReadResults(path string) (*ResultFile, error) {
 	f, err := os.Open(path)
@@ -238,12 +244,17 @@ func DecodeResults(r io.Reader) (*ResultFile, error) {
 		case perr == nil && complete:
 			rf.Results = append(rf.Results, res)
 			rf.GoodBytes += int64(len(line))
-		case !complete:
+		case !complete && bytes.HasPrefix(line, linePrefix):
 			rf.Torn = fmt.Sprintf("line %d: %d bytes without a newline (a write cut short)", lineNo, len(line))
 			return rf, nil
+		case !complete:
+			return nil, fmt.Errorf("%w: line %d: not a result line: %v", ErrBadResults, lineNo, perr)
 		case len(bytes.TrimSpace(line)) == 0:
 			rf.GoodBytes += int64(len(line)) // blank line: harmless
+		case !bytes.HasPrefix(line, linePrefix):
+			return nil, fmt.Errorf("%w: line %d: not a result line: %v", ErrBadResults, lineNo, perr)
 		default:
+			// One of our lines that does not parse: torn if it is the last.
 			pendingErr = fmt.Errorf("%w: line %d: %v", ErrBadResults, lineNo, perr)
 			rf.Torn = fmt.Sprintf("line %d: %v", lineNo, perr)
 		}

@@ -39,7 +39,7 @@ func TestResultWriterAndRead(t *testing.T) {
 }
 
 func TestReadResultsTornAndCorrupt(t *testing.T) {
-	good := `{"id":"a","seed":null,"question":"q","results":"","call_num":1,"total_token":0,"input_token":0,"output_token":0,"time":0.1,"prediction":"","entities":[],"hit":false,"f1":0}` + "\n"
+	good := `{"question":"q","id":"a","seed":null,"results":"","call_num":1,"total_token":0,"input_token":0,"output_token":0,"time":0.1,"prediction":"","entities":[],"hit":false,"f1":0}` + "\n"
 	for _, tc := range []struct {
 		name    string
 		content string
@@ -49,8 +49,12 @@ func TestReadResultsTornAndCorrupt(t *testing.T) {
 	}{
 		{name: "missing file reads empty", content: "-", n: 0},
 		{name: "clean", content: good + good, n: 2},
-		{name: "torn last line without newline", content: good + `{"id":"b","que`, n: 1, torn: true},
-		{name: "unparsable last line with newline", content: good + "{\"id\":\n", n: 1, torn: true},
+		{name: "torn last line without newline", content: good + `{"question":"b","que`, n: 1, torn: true},
+		{name: "torn only line", content: `{"question":"b","que`, n: 0, torn: true},
+		{name: "unparsable last line with newline", content: good + "{\"question\":\"x\",\n", n: 1, torn: true},
+		{name: "foreign last line without newline is an error", content: good + `[{"id":"b"}]`, err: "line 2: not a result line"},
+		{name: "a JSON array file is not results", content: "[\n" + good, err: "line 1: not a result line"},
+		{name: "a one-line foreign file is not results", content: `[{"id":"a"}]` + "\n", err: "line 1: not a result line"},
 		{name: "corrupt middle line is an error", content: good + "garbage\n" + good, err: "line 2"},
 		{name: "line without id is an error in the middle", content: `{"question":"q","results":"x"}` + "\n" + good, err: `no "id" field`},
 		{name: "blank lines are harmless", content: good + "\n" + good, n: 2},
@@ -86,7 +90,7 @@ func TestPrepareResumeTruncatesTornLine(t *testing.T) {
 	require.NoError(t, err)
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)
-	_, err = f.WriteString(`{"id":"c","question":"cut sh`)
+	_, err = f.WriteString(`{"question":"cut sh`)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 
