@@ -273,6 +273,7 @@ func buildGeo(b *builder) {
 	b.entity("World Bank", "World Bank", "organization.organization")
 	for _, c := range countries {
 		b.entity(c.name, c.name, "location.country", "location.location", "location.statistical_region")
+		b.rel(b.ref(c.name), "freebase.valuenotation.is_reviewed", "location.country.capital")
 		b.contains(c.continent, c.name)
 		b.entity(c.currency, c.currency, "finance.currency")
 		b.rel(b.ref(c.name), "location.country.currency_used", b.ref(c.currency))

@@ -123,7 +123,8 @@ func (b *builder) typed(s, p, lex, dt string) {
 func (b *builder) text(s, p, v string) { b.add(iri(s), iri(p), quote(v)+"@en") }
 
 // entity declares a named entity with its types and the usual topic noise
-// (common.topic type, a wikipedia key, a webpage).
+// (common.topic type, a wikipedia key, a webpage, freebase.* and kg.*
+// hints).
 func (b *builder) entity(key, name string, types ...string) string {
 	if old, ok := b.named[key]; ok {
 		if old != name {
@@ -141,8 +142,11 @@ func (b *builder) entity(key, name string, types ...string) string {
 	wiki := strings.ReplaceAll(name, " ", "_")
 	b.add(iri(m), iri("type.object.key"), quote("/wikipedia/en/"+wiki))
 	b.add(iri(m), iri("common.topic.topic_equivalent_webpage"), "<https://en.wikipedia.org/wiki/"+wiki+">")
+	hrid := strings.ToLower(strings.NewReplacer(" ", "_", ".", "", ",", "", "'", "").Replace(name))
+	b.add(iri(m), iri("freebase.object_hints.best_hrid"), quote("/en/"+hrid))
 	if len(types) > 0 {
 		b.rel(m, "common.topic.notable_types", types[0])
+		b.rel(m, "kg.object_profile.prominent_type", types[0])
 	}
 	return m
 }
