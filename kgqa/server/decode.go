@@ -1,0 +1,84 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
+
+// decode reads the JSON body into v strictly: an empty body, malformed
+// JSON, a wrong type, an unknown field (when strict) or trailing data is a
+// 400; a body over the limit is a 413.
+func decode(c *gin.Context, v any, strict bool) error {
+	if ct := c.GetHeader("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return errorf(http.StatusUnsupportedMediaType, "Content-Type must be application/json, not %q", ct)
+		}
+	}
+	dec := json.NewDecoder(c.Request.Body)
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return errorf(http.StatusBadRequest, "request body must hold one JSON object, found more after it")
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var (
+		mbe  *http.MaxBytesError
+		se   *json.SyntaxError
+		ute  *json.UnmarshalTypeError
+		what string
+	)
+	switch {
+	case errors.Is(err, io.EOF):
+		return errorf(http.StatusBadRequest, "missing request body")
+	case errors.As(err, &mbe):
+		return err
+	case errors.As(err, &se):
+		what = fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, se)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		what = "malformed JSON: unexpected end of body"
+	case errors.As(err, &ute):
+		field := ute.Field
+		if field == "" {
+			field = "body"
+		}
+		what = fmt.Sprintf("%s must be %s, not %s", field, jsonKind(ute.Type.Kind().String()), ute.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		what = "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+	default:
+		what = "invalid JSON: " + err.Error()
+	}
+	return &httpError{status: http.StatusBadRequest, msg: what, cause: err}
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map", "ptr":
+		return "an object"
+	}
+	return "a number"
+}

@@ -1,0 +1,87 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/kg"
+)
+
+// entity serves GET /v1/entities/{id}: the entity's name and relations.
+func (s *Server) entity(c *gin.Context) {
+	id := c.Param("id")
+	d := s.graph.Dialect()
+	if !d.ValidEntity(id) {
+		s.fail(c, errorf(http.StatusBadRequest, "%q is not a %s entity id", truncate(id, 64), d.Name()))
+		return
+	}
+	ctx, cancel := s.kgContext(c)
+	defer cancel()
+	name, err := s.graph.Name(ctx, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	rels, err := s.graph.Relations(ctx, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	resp := api.EntityResponse{ID: id, Name: name, Relations: rels}
+	if resp.Relations == nil {
+		resp.Relations = []kg.Relation{}
+	}
+	if len(resp.Relations) > api.MaxEntityRelationsListed {
+		resp.Relations, resp.Truncated = resp.Relations[:api.MaxEntityRelationsListed], true
+	}
+	c.JSON(http.StatusOK, resp)
+}
+
+// searchEntities serves GET /v1/entities?name=...&limit=...: entity
+// linking by name.
+func (s *Server) searchEntities(c *gin.Context) {
+	name := strings.TrimSpace(c.Query("name"))
+	if name == "" {
+		s.fail(c, errorf(http.StatusBadRequest, "query parameter name is required"))
+		return
+	}
+	if n := len([]rune(name)); n > 200 {
+		s.fail(c, errorf(http.StatusBadRequest, "name is %d characters long, at most 200 allowed", n))
+		return
+	}
+	limit := api.DefaultSearchLimit
+	if v := c.Query("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > api.MaxSearchLimit {
+			s.fail(c, errorf(http.StatusBadRequest, "limit must be an integer between 1 and %d, got %q", api.MaxSearchLimit, truncate(v, 20)))
+			return
+		}
+		limit = n
+	}
+	ctx, cancel := s.kgContext(c)
+	defer cancel()
+	ents, err := s.graph.Search(ctx, name, limit)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if ents == nil {
+		ents = []kg.Entity{}
+	}
+	c.JSON(http.StatusOK, api.SearchResponse{Name: name, Entities: ents})
+}
+
+// kgContext bounds a debugging lookup by server.sparql_timeout.
+func (s *Server) kgContext(c *gin.Context) (context.Context, context.CancelFunc) {
+	t := s.cfg.SPARQLTimeout
+	if t <= 0 {
+		t = 10 * time.Second
+	}
+	return context.WithTimeout(c.Request.Context(), t)
+}

@@ -1,0 +1,117 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/config"
+)
+
+// healthz serves GET /healthz: the process is up.
+func (s *Server) healthz(c *gin.Context) {
+	c.JSON(http.StatusOK, api.HealthResponse{Status: "ok"})
+}
+
+// readyz serves GET /readyz: the KG answers a cheap query and every
+// configured model endpoint answers GET /models. The checks run at once;
+// the one that fails is named, and the status is 503.
+func (s *Server) readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 5*time.Second)
+	defer cancel()
+	checks := []api.Check{{Name: "kg"}, {Name: "llm.planner"}, {Name: "llm.reasoner"}}
+	eps := []config.Endpoint{{}, s.llmCfg.Planner, s.llmCfg.Reasoner}
+	var wg sync.WaitGroup
+	for i := range checks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			if i == 0 {
+				checks[i].Status, checks[i].Detail = s.checkKG(ctx)
+			} else {
+				checks[i].Status, checks[i].Detail = s.checkLLM(ctx, eps[i])
+			}
+			checks[i].LatencyMS = time.Since(start).Milliseconds()
+		}()
+	}
+	wg.Wait()
+	resp := api.HealthResponse{Status: "ok", Checks: checks}
+	for _, ch := range checks {
+		if ch.Status == "unavailable" {
+			resp.Status = "unavailable"
+		}
+	}
+	if resp.Status != "ok" {
+		c.JSON(http.StatusServiceUnavailable, resp)
+		return
+	}
+	c.JSON(http.StatusOK, resp)
+}
+
+// checkKG looks up the name of an entity id of the dialect's shape: one
+// indexed lookup on any backend (an unknown id is an empty answer, not an
+// error).
+func (s *Server) checkKG(ctx context.Context) (string, string) {
+	d := s.graph.Dialect()
+	probe := "m.0"
+	if d.Name() == "wikidata" {
+		probe = "Q1"
+	}
+	if _, err := s.graph.Name(ctx, probe); err != nil {
+		s.log.Warn("readiness: kg", "error", err)
+		return "unavailable", "knowledge graph (" + d.Name() + ") did not answer: " + classify(err).msg
+	}
+	return "ok", d.Name()
+}
+
+// checkLLM asks an endpoint for its models. Only configured URLs are
+// probed; the detail names the setting, not the URL's secrets.
+func (s *Server) checkLLM(ctx context.Context, ep config.Endpoint) (string, string) {
+	if ep.BaseURL == "" {
+		return "not_configured", ""
+	}
+	u := strings.TrimRight(ep.BaseURL, "/") + "/models"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "unavailable", "bad base_url"
+	}
+	key := ep.APIKey
+	if key == "" && ep.APIKeyEnv != "" {
+		key, _ = s.getenv(ep.APIKeyEnv)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := s.probe.Do(req)
+	if err != nil {
+		s.log.Warn("readiness: llm", "model", ep.Model, "error", err)
+		return "unavailable", fmt.Sprintf("model endpoint %s did not answer GET /models", hostOf(ep.BaseURL))
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "unavailable", fmt.Sprintf("model endpoint %s answered GET /models with %d", hostOf(ep.BaseURL), resp.StatusCode)
+	}
+	return "ok", ep.Model + " at " + hostOf(ep.BaseURL)
+}
+
+// hostOf is the host of a URL, without credentials or path.
+func hostOf(raw string) string {
+	rest := raw
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return rest
+}

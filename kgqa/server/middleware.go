@@ -1,0 +1,184 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/time/rate"
+
+	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/config"
+)
+
+// Keys of values kept in the gin.Context.
+const (
+	ctxRequestID = "parog.request_id"
+	ctxError     = "parog.error"
+	ctxKey       = "parog.key"
+)
+
+var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+func lookupEnv(k string) (string, bool) { return os.LookupEnv(k) }
+
+// requestID keeps a well-formed X-Request-ID of the client, or makes one,
+// and echoes it in the response.
+func (s *Server) requestID(c *gin.Context) {
+	id := c.GetHeader(api.RequestIDHeader)
+	if !requestIDRE.MatchString(id) {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	}
+	c.Set(ctxRequestID, id)
+	c.Header(api.RequestIDHeader, id)
+	c.Next()
+}
+
+func requestIDOf(c *gin.Context) string { return c.GetString(ctxRequestID) }
+
+// recovery turns a panic in a handler into a logged 500 with the request
+// id. http.ErrAbortHandler keeps its meaning (abort the response).
+func (s *Server) recovery(c *gin.Context) {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+		s.log.Error("panic", "request_id", requestIDOf(c), "route", c.FullPath(), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		s.fail(c, errorf(http.StatusInternalServerError, "internal error (request %s)", requestIDOf(c)))
+	}()
+	c.Next()
+}
+
+// apiKeys gathers the accepted keys from server.api_keys and the variable
+// server.api_keys_env names.
+func apiKeys(cfg config.Server, getenv func(string) (string, bool)) [][]byte {
+	var keys [][]byte
+	add := func(k string) {
+		if k = strings.TrimSpace(k); k != "" {
+			h := sha256.Sum256([]byte(k))
+			keys = append(keys, h[:])
+		}
+	}
+	for _, k := range cfg.APIKeys {
+		add(k)
+	}
+	if cfg.APIKeysEnv != "" {
+		if v, ok := getenv(cfg.APIKeysEnv); ok {
+			for _, k := range strings.Split(v, ",") {
+				add(k)
+			}
+		}
+	}
+	return keys
+}
+
+// authenticate requires a configured bearer key when any is configured. It
+// compares hashes in constant time, and remembers which key was used for
+// the rate limit.
+func (s *Server) authenticate(c *gin.Context) {
+	if len(s.keys) == 0 {
+		c.Set(ctxKey, "ip:"+c.ClientIP())
+		return
+	}
+	tok, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+	if !ok || tok == "" {
+		c.Header("WWW-Authenticate", `Bearer realm="parog"`)
+		s.fail(c, errorf(http.StatusUnauthorized, "missing bearer token (Authorization: Bearer <key>)"))
+		return
+	}
+	h := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	match := 0
+	for _, k := range s.keys {
+		match |= subtle.ConstantTimeCompare(h[:], k)
+	}
+	if match != 1 {
+		c.Header("WWW-Authenticate", `Bearer realm="parog", error="invalid_token"`)
+		s.fail(c, errorf(http.StatusUnauthorized, "invalid API key"))
+		return
+	}
+	c.Set(ctxKey, "key:"+hex.EncodeToString(h[:8]))
+}
+
+// limiter holds one token bucket per API key (or client address when no
+// keys are configured), the least recently used forgotten beyond a bound.
+type limiter struct {
+	rps   rate.Limit
+	burst int
+	mu    sync.Mutex
+	per   *lru.Cache[string, *rate.Limiter]
+}
+
+func newLimiter(rps float64, burst int) *limiter {
+	if rps <= 0 {
+		return nil
+	}
+	if burst <= 0 {
+		burst = int(math.Ceil(rps))
+	}
+	per, _ := lru.New[string, *rate.Limiter](10_000)
+	return &limiter{rps: rate.Limit(rps), burst: burst, per: per}
+}
+
+// allow takes a token for key, or says how long until one is free.
+func (l *limiter) allow(key string, now time.Time) (bool, time.Duration) {
+	l.mu.Lock()
+	lim, ok := l.per.Get(key)
+	if !ok {
+		lim = rate.NewLimiter(l.rps, l.burst)
+		l.per.Add(key, lim)
+	}
+	l.mu.Unlock()
+	r := lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
+	}
+	return true, 0
+}
+
+// rateLimit answers 429 with Retry-After when the caller's bucket is empty.
+func (s *Server) rateLimit(c *gin.Context) {
+	if s.limiter == nil {
+		return
+	}
+	ok, wait := s.limiter.allow(c.GetString(ctxKey), time.Now())
+	if ok {
+		return
+	}
+	secs := int(math.Ceil(wait.Seconds()))
+	he := errorf(http.StatusTooManyRequests, "rate limit of %g requests per second exceeded; retry in %d s", float64(s.limiter.rps), secs)
+	he.retryAfter = secs
+	s.fail(c, he)
+}
+
+// limitBody caps the request body at server.max_body_bytes; a declared
+// length over the cap is refused before reading.
+func (s *Server) limitBody(c *gin.Context) {
+	max := s.cfg.MaxBodyBytes
+	if max <= 0 {
+		max = 1 << 20
+	}
+	if c.Request.ContentLength > max {
+		s.fail(c, errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", max))
+		return
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, max)
+}

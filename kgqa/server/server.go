@@ -1,0 +1,211 @@
+// Package server is PARoG's HTTP API (Gin): ask, plan, streamed reasoning,
+// an OpenAI-compatible chat endpoint, entity lookup, a read-only SPARQL
+// endpoint over the KG, health, readiness, metrics and the OpenAPI
+// document. The wire types live in kgqa/api.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg"
+)
+
+func init() {
+	// Gin's debug mode prints route tables and warnings to stdout; the
+	// server logs through slog instead.
+	gin.SetMode(gin.ReleaseMode)
+}
+
+// Engine is what the server needs of the PARoG engine; *kgqa.Engine
+// implements it.
+type Engine interface {
+	// Ask answers a question; on failure it returns the partial answer
+	// together with the error.
+	Ask(ctx context.Context, req kgqa.Request) (*kgqa.Answer, error)
+	// Plan returns the validated plan of a question.
+	Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.PlanInfo, error)
+}
+
+var _ Engine = (*kgqa.Engine)(nil)
+
+// Server is the HTTP API. Build it with New; serve Handler with any
+// http.Server, or call Serve.
+type Server struct {
+	cfg     config.Server
+	graph   kg.Graph
+	engine  Engine
+	llmCfg  config.LLM
+	budgets config.Engine
+	log     *slog.Logger
+	metrics *Metrics
+	getenv  func(string) (string, bool)
+	probe   *http.Client
+
+	keys    [][]byte
+	limiter *limiter
+	handler *gin.Engine
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithEngine sets the engine behind /v1/ask, /v1/plan and
+// /v1/chat/completions. Without one (or without a configured reasoner, see
+// WithLLMConfig) those endpoints answer 503.
+func WithEngine(e Engine) Option { return func(s *Server) { s.engine = e } }
+
+// WithLLMConfig tells the server which model endpoints exist, for /readyz
+// and for the 503 that names the missing settings. Its URLs come from the
+// configuration only; no request can choose one.
+func WithLLMConfig(cfg config.LLM) Option { return func(s *Server) { s.llmCfg = cfg } }
+
+// WithBudgets sets the default reasoning budgets that per-request options
+// override (default: config.Default().Engine).
+func WithBudgets(b config.Engine) Option { return func(s *Server) { s.budgets = b } }
+
+// WithLogger sets the logger (default: slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
+
+// WithMetrics sets the metrics the server records into; pass the same
+// Metrics to the LLM client's observer (llm.WithObserver(m.ObserveLLM)).
+// Default: a fresh Metrics with its own registry.
+func WithMetrics(m *Metrics) Option { return func(s *Server) { s.metrics = m } }
+
+// WithGetenv sets how environment variables (server.api_keys_env, LLM API
+// keys for readiness probes) are read; default os.LookupEnv.
+func WithGetenv(getenv func(string) (string, bool)) Option {
+	return func(s *Server) { s.getenv = getenv }
+}
+
+// New builds the server for cfg over graph g. It fails when cfg.Addr is not
+// a loopback address and no API key is configured.
+func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
+	if g == nil {
+		return nil, errors.New("server: new: no knowledge graph")
+	}
+	s := &Server{cfg: cfg, graph: g, budgets: config.Default().Engine, getenv: lookupEnv}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.metrics == nil {
+		s.metrics = NewMetrics()
+	}
+	s.probe = &http.Client{Timeout: 3 * time.Second}
+	s.keys = apiKeys(cfg, s.getenv)
+	if err := CheckAddr(cfg.Addr, len(s.keys) > 0); err != nil {
+		return nil, err
+	}
+	s.limiter = newLimiter(cfg.RateLimit, cfg.RateBurst)
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler is the server's http.Handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Metrics returns the server's metrics.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// routes registers every route; it is the one route table of the API.
+func (s *Server) routes() *gin.Engine {
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.ContextWithFallback = true
+	r.Use(s.requestID, s.observe, s.recovery)
+	r.NoRoute(func(c *gin.Context) {
+		s.fail(c, errorf(http.StatusNotFound, "no such endpoint: %s", c.Request.URL.Path))
+	})
+	r.NoMethod(func(c *gin.Context) {
+		s.fail(c, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s", c.Request.Method, c.Request.URL.Path))
+	})
+
+	r.GET("/healthz", s.healthz)
+	r.GET("/readyz", s.readyz)
+	r.GET("/openapi.yaml", s.openapi)
+
+	p := r.Group("/", s.authenticate, s.rateLimit, s.limitBody)
+	p.GET("/metrics", s.metricsHandler)
+	p.POST("/v1/ask", s.ask)
+	p.POST("/v1/plan", s.plan)
+	p.GET("/v1/entities", s.searchEntities)
+	p.GET("/v1/entities/:id", s.entity)
+	p.GET("/v1/models", s.models)
+	p.POST("/v1/chat/completions", s.chatCompletions)
+	p.GET("/sparql", s.sparql)
+	p.POST("/sparql", s.sparql)
+	return r
+}
+
+// Serve serves on ln until ctx is done, then stops accepting connections
+// and gives in-flight requests server.shutdown_grace to finish.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("server: serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down", "grace", s.cfg.ShutdownGrace)
+	grace := s.cfg.ShutdownGrace
+	if grace <= 0 {
+		grace = 30 * time.Second
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if err != nil {
+		hs.Close()
+		return fmt.Errorf("server: shutdown: %w", err)
+	}
+	s.log.Info("stopped")
+	return nil
+}
+
+// CheckAddr refuses to serve on an address other than loopback without an
+// API key: the API spends model tokens and exposes the KG.
+func CheckAddr(addr string, hasKeys bool) error {
+	if hasKeys {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("server: server.addr %q: %w", addr, err)
+	}
+	if isLoopback(host) {
+		return nil
+	}
+	return fmt.Errorf("server: server.addr %q is not a loopback address and no API key is configured: "+
+		"set server.api_keys or server.api_keys_env (e.g. PAROG_SERVER_API_KEYS_ENV=PAROG_API_KEYS), or listen on 127.0.0.1", addr)
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,179 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/kg"
+)
+
+// maxQueryChars bounds a /sparql query's text.
+const maxQueryChars = 100_000
+
+// sparql serves GET|POST /sparql, the query operation of the SPARQL 1.1
+// Protocol, read-only: query by GET parameter, by URL-encoded form, or as
+// an application/sparql-query body. Updates are refused (403); only SELECT
+// is answered, as application/sparql-results+json, cut to
+// server.sparql_max_rows rows (X-Parog-Truncated: true when cut).
+func (s *Server) sparql(c *gin.Context) {
+	q, err := s.sparqlQuery(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	timeout := s.cfg.SPARQLTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
+	defer cancel()
+	res, err := s.graph.Select(ctx, q)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	rows := res.Rows
+	if max := s.cfg.SPARQLMaxRows; max > 0 && len(rows) > max {
+		rows = rows[:max]
+		c.Header("X-Parog-Truncated", "true")
+	}
+	c.Header("Content-Type", api.SPARQLResultsContentType)
+	c.Status(http.StatusOK)
+	writeResults(c.Writer, s.entityNS(), res.Vars, rows)
+}
+
+// sparqlQuery extracts the query text of a protocol request.
+func (s *Server) sparqlQuery(c *gin.Context) (string, error) {
+	var params url.Values
+	switch c.Request.Method {
+	case http.MethodGet:
+		params = c.Request.URL.Query()
+	case http.MethodPost:
+		mt, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type"))
+		switch mt {
+		case "application/x-www-form-urlencoded":
+			if err := c.Request.ParseForm(); err != nil {
+				return "", classifyBodyErr(err, "malformed form body")
+			}
+			params = c.Request.PostForm
+		case "application/sparql-query":
+			b, err := io.ReadAll(c.Request.Body)
+			if err != nil {
+				return "", classifyBodyErr(err, "unreadable body")
+			}
+			params = url.Values{"query": {string(b)}}
+		case "application/sparql-update":
+			return "", errorf(http.StatusForbidden, "updates are refused: this endpoint is read-only")
+		default:
+			return "", errorf(http.StatusUnsupportedMediaType, "POST /sparql takes application/x-www-form-urlencoded or application/sparql-query, not %q", mt)
+		}
+	}
+	if params.Has("update") {
+		return "", errorf(http.StatusForbidden, "updates are refused: this endpoint is read-only")
+	}
+	if params.Has("default-graph-uri") || params.Has("named-graph-uri") {
+		return "", errorf(http.StatusBadRequest, "default-graph-uri and named-graph-uri are not supported: the KG is one graph")
+	}
+	qs := params["query"]
+	if len(qs) != 1 || strings.TrimSpace(qs[0]) == "" {
+		return "", errorf(http.StatusBadRequest, "exactly one non-empty query parameter is required")
+	}
+	if n := len(qs[0]); n > maxQueryChars {
+		return "", errorf(http.StatusRequestEntityTooLarge, "query is %d bytes long, at most %d allowed", n, maxQueryChars)
+	}
+	return qs[0], nil
+}
+
+func classifyBodyErr(err error, what string) error {
+	if he := classify(err); he.status == http.StatusRequestEntityTooLarge {
+		return he
+	}
+	return &httpError{status: http.StatusBadRequest, msg: what, cause: err}
+}
+
+// entityNS is the namespace the graph strips from entity IRIs, to restore
+// them in results.
+func (s *Server) entityNS() string {
+	if s.graph.Dialect().Name() == "wikidata" {
+		return kg.WikidataEntityNS
+	}
+	return kg.FreebaseNS
+}
+
+// writeResults writes SPARQL 1.1 Query Results JSON. Graph.Select gives
+// entity ids without their namespace; they are made IRIs again here.
+func writeResults(w io.Writer, ns string, vars []string, rows []map[string]kg.Term) {
+	var b strings.Builder
+	b.WriteString(`{"head":{"vars":[`)
+	for i, v := range vars {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(jsonString(v))
+	}
+	b.WriteString(`]},"results":{"bindings":[`)
+	for i, row := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('{')
+		first := true
+		for _, v := range vars {
+			t, ok := row[v]
+			if !ok {
+				continue
+			}
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			b.WriteString(jsonString(v))
+			b.WriteByte(':')
+			writeTerm(&b, ns, t)
+		}
+		b.WriteByte('}')
+		if b.Len() > 64<<10 {
+			_, _ = io.WriteString(w, b.String())
+			b.Reset()
+		}
+	}
+	b.WriteString("]}}\n")
+	_, _ = io.WriteString(w, b.String())
+}
+
+func writeTerm(b *strings.Builder, ns string, t kg.Term) {
+	field := func(k, v string) {
+		b.WriteString(`,"` + k + `":`)
+		b.WriteString(jsonString(v))
+	}
+	switch {
+	case strings.HasPrefix(t.ID, "_:"):
+		b.WriteString(`{"type":"bnode","value":` + jsonString(t.ID[2:]))
+	case t.ID != "" && strings.Contains(t.ID, ":"):
+		b.WriteString(`{"type":"uri","value":` + jsonString(t.ID))
+	case t.ID != "":
+		b.WriteString(`{"type":"uri","value":` + jsonString(ns+t.ID))
+	default:
+		b.WriteString(`{"type":"literal","value":` + jsonString(t.Name))
+		if t.Lang != "" {
+			field("xml:lang", t.Lang)
+		} else if t.Datatype != "" {
+			field("datatype", t.Datatype)
+		}
+	}
+	b.WriteByte('}')
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
