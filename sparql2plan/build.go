@@ -267,6 +267,10 @@ func (b *builder) node(k string) (string, error) {
 		case kindLiteral:
 			lits = append(lits, literalCons{path: []Hop{hop}, value: w.value})
 		case kindVar:
+			if vals := b.valuePaths(w, hop); vals != nil {
+				lits = append(lits, vals...)
+				continue
+			}
 			ref, skip, err := b.fromVar(w, hop)
 			if err != nil {
 				return "", err
@@ -376,4 +380,27 @@ func attrName(rels []string) string {
 		return ""
 	}
 	return readable(rels[len(rels)-1])
+}
+
+// valuePaths handles a variable that only leads to literals (a mediator
+// such as a film cut holding a runtime): each literal becomes a fixed-value
+// condition on the node being built, through w. It returns nil otherwise.
+func (b *builder) valuePaths(w term, hop Hop) []literalCons {
+	wk := w.key()
+	rest := b.incident(wk)
+	if len(rest) == 0 || w.value == b.g.answer || len(b.g.types[wk]) > 0 || len(b.g.cons[wk]) > 0 || b.inUnion(wk) {
+		return nil
+	}
+	for _, i := range rest {
+		if e := b.g.edges[i]; e.s.key() != wk || e.o.kind != kindLiteral {
+			return nil
+		}
+	}
+	var out []literalCons
+	for _, i := range rest {
+		b.used[i] = true
+		e := b.g.edges[i]
+		out = append(out, literalCons{path: []Hop{{Relation: e.rel, Reverse: true}, hop}, value: e.o.value})
+	}
+	return out
 }

@@ -1,0 +1,202 @@
+package sparql2plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/prompts"
+)
+
+// Renderings and question choices recorded in SFT records.
+const (
+	RenderingTemplate     = "template"
+	RenderingTeacher      = "teacher"
+	QuestionOriginal      = "original"
+	QuestionBackTranslate = "back_translated"
+	SplitTrain            = "train"
+	SplitValidation       = "validation"
+)
+
+// PlannerMessages returns the system and user messages the engine's
+// planner receives for question. SFT records use exactly these, so the
+// fine-tuned planner is trained on the prompt it is served with; the one
+// source of the text is the "plan" template of kgqa/prompts.
+func PlannerMessages(question string) ([]llm.Message, error) {
+	ops := make([]string, len(kgqa.Ops))
+	for i, o := range kgqa.Ops {
+		ops[i] = string(o)
+	}
+	msgs, err := prompts.Render(prompts.Plan, prompts.PlanData{Question: question, Ops: ops})
+	if err != nil {
+		return nil, fmt.Errorf("sparql2plan: planner prompt: %w", err)
+	}
+	return msgs, nil
+}
+
+// PlannerSystemPrompt is the system message of PlannerMessages.
+func PlannerSystemPrompt() (string, error) {
+	msgs, err := PlannerMessages("?")
+	if err != nil {
+		return "", err
+	}
+	return msgs[0].Content, nil
+}
+
+// Renderings keeps every rendering of a record's subgoals.
+type Renderings struct {
+	// Template are the deterministic texts, one per subgoal.
+	Template []string `json:"template"`
+	// Teacher are the teacher LLM's texts, when teacher mode ran.
+	Teacher []string `json:"teacher,omitempty"`
+	// BackTranslated is the teacher's question rebuilt from its subgoals.
+	BackTranslated string `json:"back_translated,omitempty"`
+	// TeacherError says why teacher rendering failed, when it did.
+	TeacherError string `json:"teacher_error,omitempty"`
+}
+
+// Record is one planner SFT example (chat JSONL line).
+type Record struct {
+	// ID is the question id.
+	ID string `json:"id"`
+	// Source is the benchmark format.
+	Source string `json:"source"`
+	// Split is train or validation, by a hash of ID.
+	Split string `json:"split"`
+	// Messages are system, user (question) and assistant (compact Plan
+	// JSON).
+	Messages []llm.Message `json:"messages"`
+	// Kinds are the plan's operation kinds.
+	Kinds []kgqa.Kind `json:"kinds"`
+	// Label is the dataset's own type label.
+	Label string `json:"label,omitempty"`
+	// LabelAgrees tells whether Label agrees with Kinds (see LabelAgrees);
+	// absent when the source has no comparable label.
+	LabelAgrees *bool `json:"label_agrees,omitempty"`
+	// Rendering is the rendering used in the assistant plan.
+	Rendering string `json:"rendering"`
+	// QuestionUsed says whether the user message is the original or the
+	// back-translated question.
+	QuestionUsed string `json:"question_used"`
+	// Plan is the assistant plan, structured.
+	Plan *kgqa.Plan `json:"plan"`
+	// Renderings keeps all renderings.
+	Renderings Renderings `json:"renderings"`
+	// Consistency is the token F1 between the back-translated and the
+	// original question; absent without a teacher rendering.
+	Consistency *float64 `json:"consistency,omitempty"`
+	// Question is the original question text.
+	Question string `json:"question"`
+}
+
+// SplitOf assigns an id to train or validation deterministically: an
+// FNV-1a hash of the id, validationPercent of 100 buckets to validation.
+func SplitOf(id string, validationPercent int) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	if int(h.Sum32()%100) < validationPercent {
+		return SplitValidation
+	}
+	return SplitTrain
+}
+
+// NewRecord builds the record of a converted question. tr may be nil
+// (template rendering); with a successful teacher rendering its texts are
+// used, and its back-translated question when useBackTranslation is set.
+func NewRecord(q dataset.Question, c *Conversion, tr *TeacherRendering, useBackTranslation bool, validationPercent int) (*Record, error) {
+	rec := &Record{
+		ID: q.ID, Source: string(q.Source), Split: SplitOf(q.ID, validationPercent),
+		Kinds: c.Kinds, Label: q.Label, Rendering: RenderingTemplate, QuestionUsed: QuestionOriginal,
+		Plan: c.Plan, Question: q.Text,
+	}
+	for _, s := range c.Plan.Subgoals {
+		rec.Renderings.Template = append(rec.Renderings.Template, s.Text)
+	}
+	if agree, checked := LabelAgrees(q.Source, q.Label, c.Plan); checked {
+		rec.LabelAgrees = &agree
+	}
+	user := q.Text
+	if tr != nil {
+		rec.Renderings.Teacher, rec.Renderings.BackTranslated, rec.Renderings.TeacherError = tr.Subgoals, tr.BackTranslated, tr.Err
+		if tr.Err == "" {
+			f := tr.Consistency
+			rec.Consistency = &f
+			rec.Plan = PlanFromSteps(c.Steps, tr.Subgoals)
+			rec.Rendering = RenderingTeacher
+			if useBackTranslation && tr.BackTranslated != "" {
+				user, rec.QuestionUsed = tr.BackTranslated, QuestionBackTranslate
+			}
+		}
+	}
+	if err := rec.Plan.Validate(); err != nil {
+		return nil, fmt.Errorf("sparql2plan: record %s: %w", q.ID, err)
+	}
+	msgs, err := PlannerMessages(user)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(rec.Plan)
+	if err != nil {
+		return nil, fmt.Errorf("sparql2plan: record %s: %w", q.ID, err)
+	}
+	rec.Messages = append(msgs, llm.Message{Role: "assistant", Content: string(body)})
+	return rec, nil
+}
+
+// Deduper drops records already seen by id or by normalised question text.
+type Deduper struct {
+	ids, texts map[string]bool
+}
+
+// NewDeduper returns an empty Deduper.
+func NewDeduper() *Deduper { return &Deduper{ids: map[string]bool{}, texts: map[string]bool{}} }
+
+// Seen records id and question and reports whether either was seen.
+func (d *Deduper) Seen(id, question string) bool {
+	t := strings.Join(tokens(question), " ")
+	dup := d.ids[id] || (t != "" && d.texts[t])
+	d.ids[id] = true
+	if t != "" {
+		d.texts[t] = true
+	}
+	return dup
+}
+
+// tokens lower-cases and splits text into word tokens.
+func tokens(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+	})
+}
+
+// TokenF1 is the bag-of-words F1 between two texts (1 when both are
+// empty).
+func TokenF1(a, b string) float64 {
+	ta, tb := tokens(a), tokens(b)
+	if len(ta) == 0 && len(tb) == 0 {
+		return 1
+	}
+	if len(ta) == 0 || len(tb) == 0 {
+		return 0
+	}
+	count := map[string]int{}
+	for _, t := range ta {
+		count[t]++
+	}
+	common := 0
+	for _, t := range tb {
+		if count[t] > 0 {
+			count[t]--
+			common++
+		}
+	}
+	if common == 0 {
+		return 0
+	}
+	p, r := float64(common)/float64(len(tb)), float64(common)/float64(len(ta))
+	return 2 * p * r / (p + r)
+}

@@ -1,0 +1,181 @@
+package sparql2plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa"
+)
+
+// PaperShares is the distribution of the paper's 74,802 SFT samples by
+// question type, in percent.
+var PaperShares = map[kgqa.Kind]float64{
+	kgqa.KindComposition: 29.68,
+	kgqa.KindConjunction: 35.78,
+	kgqa.KindSuperlative: 4.83,
+	kgqa.KindComparative: 4.49,
+	kgqa.KindLinear:      25.22,
+}
+
+// Stats summarises a conversion run.
+type Stats struct {
+	// Input counts questions read (well-formed records).
+	Input int `json:"input"`
+	// Malformed counts input records skipped by the loader.
+	Malformed int `json:"malformed"`
+	// Converted counts questions whose SPARQL became a plan.
+	Converted int `json:"converted"`
+	// Written counts records written this run.
+	Written int `json:"written"`
+	// Resumed counts questions skipped because --out already had them.
+	Resumed int `json:"resumed"`
+	// Duplicates counts records dropped as duplicates.
+	Duplicates int `json:"duplicates"`
+	// Kinds counts plans containing each kind (a plan may count for
+	// several).
+	Kinds map[kgqa.Kind]int `json:"kinds"`
+	// PrimaryKinds counts each plan once, by its primary type (see
+	// PrimaryKind), comparable with the paper's shares.
+	PrimaryKinds map[kgqa.Kind]int `json:"primary_kinds"`
+	// Subgoals is a histogram of subgoals per plan.
+	Subgoals map[int]int `json:"subgoals"`
+	// LabelChecked and LabelAgreed count label comparisons.
+	LabelChecked int `json:"label_checked"`
+	LabelAgreed  int `json:"label_agreed"`
+	// LabelByType counts agreement per dataset label: [checked, agreed].
+	LabelByType map[string][2]int `json:"label_by_type"`
+	// Failures counts conversion failures by reason.
+	Failures map[string]int `json:"failures"`
+	// Rules counts normalisation rules applied.
+	Rules map[Rule]int `json:"rules"`
+	// Renderings counts records by rendering used.
+	Renderings map[string]int `json:"renderings"`
+	// TeacherFailures counts teacher errors (template kept).
+	TeacherFailures int `json:"teacher_failures"`
+	// MeanConsistency is the mean back-translation F1 of teacher records.
+	MeanConsistency float64 `json:"mean_consistency"`
+	consistencySum  float64
+	consistencyN    int
+}
+
+// NewStats returns empty stats.
+func NewStats() *Stats {
+	return &Stats{Kinds: map[kgqa.Kind]int{}, PrimaryKinds: map[kgqa.Kind]int{}, Subgoals: map[int]int{},
+		LabelByType: map[string][2]int{}, Failures: map[string]int{}, Rules: map[Rule]int{}, Renderings: map[string]int{}}
+}
+
+// PrimaryKind picks one type per plan for a distribution comparable with
+// the paper's: the rarer operations win (superlative, comparative, count),
+// then conjunction, then composition, else linear.
+func PrimaryKind(kinds []kgqa.Kind) kgqa.Kind {
+	for _, k := range []kgqa.Kind{kgqa.KindSuperlative, kgqa.KindComparative, kgqa.KindCount, kgqa.KindConjunction, kgqa.KindComposition} {
+		for _, x := range kinds {
+			if x == k {
+				return k
+			}
+		}
+	}
+	return kgqa.KindLinear
+}
+
+// AddConversion counts a converted question.
+func (s *Stats) AddConversion(c *Conversion, label string, agree, checked bool) {
+	s.Converted++
+	for _, k := range c.Kinds {
+		s.Kinds[k]++
+	}
+	s.PrimaryKinds[PrimaryKind(c.Kinds)]++
+	s.Subgoals[len(c.Plan.Subgoals)]++
+	for _, r := range c.Rules {
+		s.Rules[r]++
+	}
+	if checked {
+		s.LabelChecked++
+		v := s.LabelByType[label]
+		v[0]++
+		if agree {
+			s.LabelAgreed++
+			v[1]++
+		}
+		s.LabelByType[label] = v
+	}
+}
+
+// AddRecord counts a written record.
+func (s *Stats) AddRecord(r *Record) {
+	s.Written++
+	s.Renderings[r.Rendering]++
+	if r.Renderings.TeacherError != "" {
+		s.TeacherFailures++
+	}
+	if r.Consistency != nil {
+		s.consistencySum += *r.Consistency
+		s.consistencyN++
+		s.MeanConsistency = s.consistencySum / float64(s.consistencyN)
+	}
+}
+
+// AddFailure counts a failed conversion.
+func (s *Stats) AddFailure(err error) { s.Failures[FailureReason(err)]++ }
+
+// Rate returns a/b as a fraction (0 when b is 0).
+func Rate(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// Markdown renders the report for humans.
+func (s *Stats) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# sparql2plan report\n\n")
+	fmt.Fprintf(&b, "| | count |\n|---|---|\n| input questions | %d |\n| malformed records | %d |\n| converted | %d (%.2f%%) |\n| records written | %d |\n| resumed (already in output) | %d |\n| duplicates dropped | %d |\n\n",
+		s.Input, s.Malformed, s.Converted, 100*Rate(s.Converted, s.Input), s.Written, s.Resumed, s.Duplicates)
+	fmt.Fprintf(&b, "## Types\n\n| type | primary count | primary share | paper share | plans containing |\n|---|---|---|---|---|\n")
+	for _, k := range []kgqa.Kind{kgqa.KindComposition, kgqa.KindConjunction, kgqa.KindSuperlative, kgqa.KindComparative, kgqa.KindCount, kgqa.KindLinear} {
+		paper := "-"
+		if v, ok := PaperShares[k]; ok {
+			paper = fmt.Sprintf("%.2f%%", v)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.2f%% | %s | %d |\n", k, s.PrimaryKinds[k], 100*Rate(s.PrimaryKinds[k], s.Converted), paper, s.Kinds[k])
+	}
+	fmt.Fprintf(&b, "\n## Subgoals per question\n\n| subgoals | questions |\n|---|---|\n")
+	for _, n := range sortedInts(s.Subgoals) {
+		fmt.Fprintf(&b, "| %d | %d |\n", n, s.Subgoals[n])
+	}
+	fmt.Fprintf(&b, "\n## Label agreement\n\nOverall: %d of %d (%.2f%%)\n\n| label | checked | agreed | rate |\n|---|---|---|---|\n", s.LabelAgreed, s.LabelChecked, 100*Rate(s.LabelAgreed, s.LabelChecked))
+	for _, l := range sortedKeys(s.LabelByType) {
+		v := s.LabelByType[l]
+		fmt.Fprintf(&b, "| %s | %d | %d | %.2f%% |\n", l, v[0], v[1], 100*Rate(v[1], v[0]))
+	}
+	fmt.Fprintf(&b, "\n## Failures by reason\n\n| reason | count |\n|---|---|\n")
+	for _, r := range sortedKeys(s.Failures) {
+		fmt.Fprintf(&b, "| %s | %d |\n", r, s.Failures[r])
+	}
+	fmt.Fprintf(&b, "\n## Rendering\n\n")
+	for _, r := range sortedKeys(s.Renderings) {
+		fmt.Fprintf(&b, "- %s: %d\n", r, s.Renderings[r])
+	}
+	fmt.Fprintf(&b, "- teacher failures (template kept): %d\n- mean back-translation consistency (token F1): %.3f\n", s.TeacherFailures, s.MeanConsistency)
+	return b.String()
+}
+
+func sortedInts(m map[int]int) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
