@@ -209,3 +209,13 @@ func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// CheckConfig runs the start-up checks of New that need no KG: the API
+// keys (server.api_keys, server.api_keys_env) and the address rule, so that
+// a command can refuse to start before loading a graph.
+func CheckConfig(cfg config.Server, getenv func(string) (string, bool)) error {
+	if getenv == nil {
+		getenv = lookupEnv
+	}
+	return CheckAddr(cfg.Addr, len(apiKeys(cfg, getenv)) > 0)
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/server"
+)
+
+func init() {
+	register(command{Name: "serve", Summary: "serve the HTTP API: ask, plan, stream, OpenAI-compatible chat, SPARQL, metrics", Run: runServe})
+}
+
+// runServe loads the configuration, logs it (secrets masked), opens the
+// app and serves until ctx is done (SIGINT, SIGTERM), then drains in-flight
+// requests for server.shutdown_grace.
+func runServe(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "serve", "--config FILE [--addr HOST:PORT] [--set key=value ...]")
+	cf := addConfigFlags(fs)
+	addr := fs.String("addr", "", "listen address `HOST:PORT` (overrides server.addr, default 127.0.0.1:8080; port 0 picks a free port)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected arguments %q", fs.Args())
+	}
+	cfg, err := cf.load(env)
+	if err != nil {
+		return err
+	}
+	if *addr != "" {
+		cfg.Server.Addr = *addr
+	}
+	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	logSettings(log, &cfg)
+	if err := server.CheckConfig(cfg.Server, env.Getenv); err != nil {
+		return err
+	}
+	a, err := openApp(ctx, cfg, env)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	srv, err := server.New(cfg.Server, a.Graph,
+		server.WithEngine(a.Engine), server.WithLLMConfig(cfg.LLM), server.WithBudgets(cfg.Engine),
+		server.WithLogger(log), server.WithMetrics(a.Metrics), server.WithGetenv(env.Getenv))
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Server.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Server.Addr, err)
+	}
+	if !a.LLM.Has(llm.Reasoner) {
+		log.Warn("no language model configured: /v1/ask answers 503 until llm.reasoner.base_url and llm.reasoner.model are set")
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String())
+	return srv.Serve(ctx, ln)
+}
+
+// logSettings logs the effective configuration as one line, secrets masked.
+func logSettings(log *slog.Logger, cfg *config.Config) {
+	settings := config.Settings(cfg)
+	attrs := make([]any, 0, len(settings))
+	for _, s := range settings {
+		attrs = append(attrs, slog.String(s.Key, s.Value))
+	}
+	log.Info("configuration", slog.Group("config", attrs...))
+}
