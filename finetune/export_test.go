@@ -267,3 +267,33 @@ func TestExportRejectsUnknownFormatAndEmptyTrain(t *testing.T) {
 	_, err = Export(context.Background(), in, ExportOptions{Format: FormatHF, OutDir: t.TempDir()})
 	require.ErrorContains(t, err, "no train records")
 }
+
+// BenchmarkExport exports a file the size of the paper's SFT set (74,802
+// records, made by repeating the fixture under new ids).
+func BenchmarkExport(b *testing.B) {
+	src, err := os.ReadFile(fixture)
+	require.NoError(b, err)
+	base := strings.Split(strings.TrimSpace(string(src)), "\n")
+	in := filepath.Join(b.TempDir(), "sft.jsonl")
+	f, err := os.Create(in)
+	require.NoError(b, err)
+	w := bufio.NewWriter(f)
+	const n = 74802
+	for i := 0; i < n; i++ {
+		l := base[i%len(base)]
+		id := fmt.Sprintf(`"id": "r%06d"`, i)
+		_, err := w.WriteString(strings.Replace(l, l[strings.Index(l, `"id"`):strings.Index(l, `, "source"`)], id, 1) + "\n")
+		require.NoError(b, err)
+	}
+	require.NoError(b, w.Flush())
+	require.NoError(b, f.Close())
+	for _, format := range Formats {
+		b.Run(string(format), func(b *testing.B) {
+			for b.Loop() {
+				m, err := Export(context.Background(), in, ExportOptions{Format: format, OutDir: b.TempDir()})
+				require.NoError(b, err)
+				require.Equal(b, n, m.Input.Records)
+			}
+		})
+	}
+}
