@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg/demokg"
+	"github.com/parog/parog-go/kgqa/llm"
+)
+
+func init() {
+	register(command{Name: "eval", Summary: "run the engine over a benchmark (resumable) and report Hits@1; `eval report` summarises results", Run: runEval})
+}
+
+const evalSynopsis = `--config FILE --dataset cwq|webqsp|grailqa|demo [--input FILE] --out results.jsonl [flags]
+       parog eval report results.jsonl [more.jsonl ...] [--dataset D --input FILE] [--md FILE] [--json FILE]
+
+Runs every selected question through the engine and appends one JSON line per
+(question, seed) to --out as it finishes. Re-running the same command resumes:
+finished (id, seed) pairs are skipped, and a line torn by a crash is dropped
+and its question run again. All seeds go to the one file; each line has a
+"seed" field (null without --seeds).
+
+--limit N takes the first N questions of the input, then --shard i/n (1-based)
+keeps those whose id hashes to shard i, so n machines given the same input and
+limit split it without overlap. --dataset demo without --input uses the demo
+questions shipped with the demo KG.
+
+--rate limits requests per second to the LLM endpoints over the whole run
+(retries included). Each role's own llm.<role>.concurrency setting also caps
+calls in flight; raise it with --set when --concurrency is larger.`
+
+type evalRunFlags struct {
+	cfg         *configFlags
+	dataset     string
+	input       string
+	out         string
+	concurrency int
+	rate        float64
+	burst       int
+	limit       int
+	shard       string
+	seeds       string
+	alias       string
+	timeout     time.Duration
+	retryFailed bool
+	noProgress  bool
+	noSync      bool
+}
+
+func runEval(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 && args[0] == "report" {
+		return runEvalReport(ctx, env, args[1:])
+	}
+	fs := newFlags(env, "eval", evalSynopsis)
+	f := evalRunFlags{cfg: addConfigFlags(fs)}
+	fs.StringVar(&f.dataset, "dataset", "", "input format: cwq, webqsp, grailqa or demo")
+	fs.StringVar(&f.input, "input", "", "benchmark question `FILE` (optional for demo)")
+	fs.StringVar(&f.out, "out", "", "results `FILE` (JSONL, appended to; resumed when it exists)")
+	fs.IntVar(&f.concurrency, "concurrency", 4, "questions answered at once")
+	fs.Float64Var(&f.rate, "rate", 0, "LLM requests per second over the run (0: unlimited)")
+	fs.IntVar(&f.burst, "burst", 1, "LLM requests allowed in a burst above --rate")
+	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` questions of the input (0: all)")
+	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` (1-based) of the questions")
+	fs.StringVar(&f.seeds, "seeds", "", "comma-separated sampling `seeds`, e.g. 1,2,3 (each question runs once per seed)")
+	fs.StringVar(&f.alias, "alias", "", "alias `FILE`: JSON object of question id, answer id or answer name -> aliases")
+	fs.DurationVar(&f.timeout, "timeout", 0, "deadline of one question (0: the engine's engine.deadline)")
+	fs.BoolVar(&f.retryFailed, "retry-failed", false, "on resume, run again the questions whose last result is an error")
+	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress bar")
+	fs.BoolVar(&f.noSync, "no-fsync", false, "do not fsync each result line (faster; a power loss may lose lines)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q (did you mean `parog eval report`?)", fs.Arg(0))
+	}
+	return f.run(ctx, env)
+}
+
+func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
+	if f.out == "" {
+		return usageError("--out FILE is required")
+	}
+	if f.concurrency < 1 {
+		return usageError("--concurrency must be at least 1")
+	}
+	format, err := dataset.ParseFormat(f.dataset)
+	if err != nil {
+		return usageError("--dataset: %v", err)
+	}
+	shard, err := dataset.ParseShard(f.shard)
+	if err != nil {
+		return usageError("--shard: %v", err)
+	}
+	seeds, err := dataset.ParseSeeds(f.seeds)
+	if err != nil {
+		return usageError("--seeds: %v", err)
+	}
+	var scorer dataset.Scorer
+	if f.alias != "" {
+		if scorer.Aliases, err = dataset.LoadAliases(f.alias); err != nil {
+			return err
+		}
+	}
+	cfg, err := f.cfg.load(env)
+	if err != nil {
+		return err
+	}
+	qs, err := loadQuestions(ctx, env, format, f.input)
+	if err != nil {
+		return err
+	}
+	qs, dups := dataset.Select(qs, f.limit, shard)
+	if len(dups) > 0 {
+		fmt.Fprintf(env.Stderr, "parog eval: %d questions with a repeated id left out (first: %s)\n", len(dups), dups[0])
+	}
+	done, prior, note, err := dataset.PrepareResume(f.out, f.retryFailed)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintf(env.Stderr, "parog eval: %s\n", note)
+	}
+	warnConcurrency(env.Stderr, cfg, f.concurrency)
+	httpc := newRateLimitedHTTP(f.rate, f.burst, f.concurrency)
+	ans, err := dataset.NewEngineAnswerer(ctx, cfg, nil, llm.WithHTTPClient(httpc), llm.WithGetenv(env.Getenv))
+	if err != nil {
+		return err
+	}
+	defer ans.Close()
+	w, err := dataset.CreateResultWriter(f.out, !f.noSync)
+	if err != nil {
+		return err
+	}
+	opts := dataset.RunOptions{
+		Concurrency: f.concurrency, Seeds: seeds, Scorer: scorer, Done: done, Timeout: f.timeout,
+		Logf: func(format string, a ...any) { fmt.Fprintf(env.Stderr, "parog eval: "+format+"\n", a...) },
+	}
+	bar := f.progress(env, len(qs)*max(len(seeds), 1)-countDone(qs, seeds, done))
+	if bar != nil {
+		opts.OnResult = func(_ dataset.Result, p dataset.Progress) {
+			bar.Describe(fmt.Sprintf("Hits@1 %5.1f%% errors %d", 100*float64(p.Hits)/float64(p.Done), p.Errors))
+			_ = bar.Add(1)
+		}
+	}
+	sum, runErr := dataset.Run(ctx, ans, qs, w, opts)
+	if bar != nil {
+		_ = bar.Finish()
+		fmt.Fprintln(env.Stderr)
+	}
+	if err := w.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	fmt.Fprintf(env.Stdout, "ran %d, skipped %d already done, %d errors (%d panics) in %s; this run Hits@1 %.1f%% (%d/%d); %d earlier results kept in %s\n",
+		sum.Ran, sum.Skipped, sum.Errors, sum.Panics, sum.Elapsed.Round(time.Millisecond),
+		100*ratioOf(sum.Hits, sum.Ran), sum.Hits, sum.Ran, len(prior), f.out)
+	if runErr != nil {
+		if errors.Is(runErr, context.Canceled) {
+			return fmt.Errorf("eval: interrupted after %d questions; run the same command again to resume", sum.Ran)
+		}
+		return fmt.Errorf("eval: %w", runErr)
+	}
+	return nil
+}
+
+func countDone(qs []dataset.Question, seeds []int, done map[dataset.Key]bool) int {
+	n := 0
+	ss := []*int{nil}
+	if len(seeds) > 0 {
+		ss = ss[:0]
+		for i := range seeds {
+			ss = append(ss, &seeds[i])
+		}
+	}
+	for _, s := range ss {
+		for _, q := range qs {
+			if done[dataset.MakeKey(q.ID, s)] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func ratioOf(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func (f *evalRunFlags) progress(env *Env, total int) *progressbar.ProgressBar {
+	if f.noProgress || total <= 0 {
+		return nil
+	}
+	return progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(env.Stderr),
+		progressbar.OptionSetDescription("Hits@1     -"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionSetWidth(30),
+	)
+}
+
+func warnConcurrency(w io.Writer, cfg config.Config, n int) {
+	for name, ep := range map[string]config.Endpoint{"planner": cfg.LLM.Planner, "reasoner": cfg.LLM.Reasoner} {
+		if ep.BaseURL != "" && ep.Concurrency > 0 && ep.Concurrency < n {
+			fmt.Fprintf(w, "parog eval: llm.%s.concurrency is %d, below --concurrency %d: at most %d %s calls run at once (raise it with --set llm.%s.concurrency=%d)\n",
+				name, ep.Concurrency, n, ep.Concurrency, name, name, n)
+		}
+	}
+}
+
+// loadQuestions reads the benchmark file, or the shipped demo questions.
+func loadQuestions(ctx context.Context, env *Env, format dataset.Format, path string) ([]dataset.Question, error) {
+	var loaded dataset.Loaded
+	var err error
+	switch {
+	case path != "":
+		loaded, err = dataset.LoadFile(ctx, path, format)
+	case format == dataset.Demo:
+		data, merr := json.Marshal(demokg.FreebaseQuestions())
+		if merr != nil {
+			return nil, fmt.Errorf("eval: demo questions: %w", merr)
+		}
+		loaded.Questions, loaded.Skipped, err = decodeDemo(ctx, data)
+	default:
+		return nil, usageError("--input FILE is required for --dataset %s", format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range loaded.Skipped {
+		if i == 5 {
+			fmt.Fprintf(env.Stderr, "parog eval: ... %d more malformed records skipped\n", len(loaded.Skipped)-5)
+			break
+		}
+		fmt.Fprintf(env.Stderr, "parog eval: skipped %v\n", s)
+	}
+	if len(loaded.Questions) == 0 {
+		return nil, fmt.Errorf("eval: no questions in %s", orDemo(path))
+	}
+	return loaded.Questions, nil
+}
+
+func decodeDemo(ctx context.Context, data []byte) ([]dataset.Question, []dataset.Skipped, error) {
+	var qs []dataset.Question
+	var skipped []dataset.Skipped
+	err := dataset.Decode(ctx, bytes.NewReader(data), dataset.Demo,
+		func(q dataset.Question) error { qs = append(qs, q); return nil },
+		func(s dataset.Skipped) { skipped = append(skipped, s) })
+	return qs, skipped, err
+}
+
+func orDemo(path string) string {
+	if path == "" {
+		return "the demo questions"
+	}
+	return path
+}
+
+// newRateLimitedHTTP returns the HTTP client the LLM roles share: a pooled
+// transport sized for the run, behind the run's rate limit.
+func newRateLimitedHTTP(rate float64, burst, concurrency int) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = max(2*concurrency, 16)
+	return &http.Client{Transport: dataset.RateLimitedTransport(tr, rate, burst)}
+}
+
+const evalReportSynopsis = `results.jsonl [more.jsonl ...] [--dataset D] [--input FILE] [--alias FILE] [--md FILE] [--json FILE]
+
+Summarises results files: Hits@1 and F1 per seed with 95% intervals (a
+t-interval over seeds and a bootstrap over questions), results per question
+type, self-refinement statistics, cost beside PoG's published means, and
+failures by reason. Several files are shown side by side. A PoG result file
+(PoG's fields only) is read too; give --dataset and --input so its answers can
+be scored against the gold answers. With --input, questions missing from a run
+count as misses and our results are rescored (with --alias if given). Without
+--md or --json the markdown goes to standard output.`
+
+func runEvalReport(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "eval report", evalReportSynopsis)
+	ds := fs.String("dataset", "", "benchmark of the runs (cwq, webqsp, grailqa, demo); guessed from the ids when empty")
+	input := fs.String("input", "", "benchmark question `FILE`: the expected questions and their gold answers")
+	alias := fs.String("alias", "", "alias `FILE` used when rescoring (needs --input)")
+	mdPath := fs.String("md", "", "write the markdown report to `FILE`")
+	jsonPath := fs.String("json", "", "write the JSON report to `FILE`")
+	rounds := fs.Int("bootstrap", 2000, "bootstrap resamples")
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usageError("give at least one results file")
+	}
+	opts := dataset.ReportOptions{Dataset: *ds, BootstrapRounds: *rounds}
+	if *alias != "" {
+		if *input == "" {
+			return usageError("--alias needs --input (the gold answers to rescore against)")
+		}
+		if opts.Scorer.Aliases, err = dataset.LoadAliases(*alias); err != nil {
+			return err
+		}
+	}
+	if *input != "" {
+		format, err := dataset.ParseFormat(*ds)
+		if err != nil {
+			return usageError("--input needs --dataset naming its format: %v", err)
+		}
+		if opts.Questions, err = loadQuestions(ctx, env, format, *input); err != nil {
+			return err
+		}
+	}
+	var runs []dataset.ResultSet
+	for _, path := range files {
+		run, err := dataset.LoadRun(path, opts.Questions, opts.Scorer)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, run)
+	}
+	rep := dataset.BuildReport(runs, opts)
+	if *mdPath == "" && *jsonPath == "" {
+		return rep.WriteMarkdown(env.Stdout)
+	}
+	if *mdPath != "" {
+		if err := writeFileWith(*mdPath, rep.WriteMarkdown); err != nil {
+			return err
+		}
+	}
+	if *jsonPath != "" {
+		return writeFileWith(*jsonPath, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		})
+	}
+	return nil
+}
+
+func writeFileWith(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("eval report: %w", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("eval report: %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("eval report: %w", err)
+	}
+	return nil
+}
