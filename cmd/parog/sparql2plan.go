@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/sparql2plan"
+	"github.com/schollz/progressbar/v3"
+)
+
+func init() {
+	register(command{Name: "sparql2plan", Summary: "turn benchmark <question, SPARQL> pairs into planner SFT records", Run: runSPARQL2Plan})
+}
+
+func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "sparql2plan", "--format cwq|grailqa|webqsp|demo --input FILE --out FILE.jsonl [--report FILE.json] [--teacher --config FILE]")
+	format := fs.String("format", "", "input format: cwq, grailqa, webqsp or demo")
+	input := fs.String("input", "", "benchmark `FILE` (JSON)")
+	out := fs.String("out", "", "SFT records `FILE` (JSONL); appended to, ids already in it are skipped (resume)")
+	report := fs.String("report", "", "write stats as JSON to `FILE` and as markdown beside it (.md)")
+	teacher := fs.Bool("teacher", false, "render subgoals with the teacher LLM (llm.teacher in --config) and back-translate them")
+	backTrans := fs.Bool("back-translated", false, "with --teacher: train on the back-translated question instead of the original")
+	concurrency := fs.Int("concurrency", 4, "teacher questions in flight")
+	rateFlag := fs.Float64("rate", 0, "teacher questions started per second (0: unlimited)")
+	valPct := fs.Int("validation-percent", 5, "percent of ids (by hash) in the validation split")
+	cf := addConfigFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	f, err := dataset.ParseFormat(*format)
+	if err != nil {
+		return usageError("--format: %v", err)
+	}
+	if *input == "" || *out == "" {
+		return usageError("--input FILE and --out FILE.jsonl are required")
+	}
+	if *concurrency < 1 || *valPct < 0 || *valPct > 100 || *rateFlag < 0 {
+		return usageError("--concurrency must be >= 1, --rate >= 0, --validation-percent 0..100")
+	}
+	opts := sparql2plan.RunOptions{Input: *input, Format: f, Out: *out, Concurrency: *concurrency, Rate: *rateFlag,
+		ValidationPercent: *valPct, UseBackTranslation: *backTrans}
+	if *valPct == 0 {
+		opts.ValidationPercent = -1 // no validation split
+	}
+	if *teacher {
+		cfg, err := cf.load(env)
+		if err != nil {
+			return err
+		}
+		client, err := llm.New(cfg.LLM, llm.WithGetenv(env.Getenv))
+		if err != nil {
+			return fmt.Errorf("sparql2plan: teacher: %w", err)
+		}
+		if !client.Has(llm.Teacher) {
+			return usageError("--teacher needs llm.teacher.base_url in the config (or PAROG_LLM_TEACHER_BASE_URL)")
+		}
+		opts.Teacher = &sparql2plan.Teacher{Chat: client}
+	}
+	bar := &barProgress{env: env}
+	opts.Progress = bar
+	opts.OnSkip = func(s dataset.Skipped) { fmt.Fprintf(env.Stderr, "parog: skipped %v\n", s.Error()) }
+	stats, err := sparql2plan.Run(ctx, opts)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "converted %d of %d questions (%.2f%%), wrote %d records, resumed %d, duplicates %d, malformed %d; label agreement %d of %d (%.2f%%)\n",
+		stats.Converted, stats.Input-stats.Resumed, 100*sparql2plan.Rate(stats.Converted, stats.Input-stats.Resumed), stats.Written, stats.Resumed,
+		stats.Duplicates, stats.Malformed, stats.LabelAgreed, stats.LabelChecked, 100*sparql2plan.Rate(stats.LabelAgreed, stats.LabelChecked))
+	if *report != "" {
+		b, err := json.MarshalIndent(stats, "", "  ")
+		if err != nil {
+			return fmt.Errorf("sparql2plan: report: %w", err)
+		}
+		if err := os.WriteFile(*report, append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("sparql2plan: report: %w", err)
+		}
+		md := strings.TrimSuffix(*report, ".json") + ".md"
+		if err := os.WriteFile(md, []byte(stats.Markdown()), 0o644); err != nil {
+			return fmt.Errorf("sparql2plan: report: %w", err)
+		}
+	}
+	return nil
+}
+
+// barProgress draws a progress bar on stderr.
+type barProgress struct {
+	env *Env
+	bar *progressbar.ProgressBar
+}
+
+func (b *barProgress) Start(total int) {
+	b.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(b.env.Stderr), progressbar.OptionSetDescription("sparql2plan"),
+		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(100_000_000))
+}
+
+func (b *barProgress) Done() {
+	if b.bar != nil {
+		_ = b.bar.Add(1)
+	}
+}
+
+func (b *barProgress) finish() {
+	if b.bar != nil {
+		_ = b.bar.Finish()
+		fmt.Fprintln(b.env.Stderr)
+	}
+}

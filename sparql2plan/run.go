@@ -1,0 +1,211 @@
+package sparql2plan
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/parog/parog-go/dataset"
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
+)
+
+// RunOptions configures Run.
+type RunOptions struct {
+	// Input is the benchmark file and Format its format.
+	Input  string
+	Format dataset.Format
+	// Out is the JSONL file records are appended to. Ids already in it
+	// are skipped (resume).
+	Out string
+	// Teacher, when set, renders subgoals with an LLM.
+	Teacher *Teacher
+	// UseBackTranslation trains on the back-translated question.
+	UseBackTranslation bool
+	// Concurrency bounds teacher calls in flight (default 4).
+	Concurrency int
+	// Rate bounds teacher questions started per second (0: unlimited).
+	Rate float64
+	// ValidationPercent of ids go to the validation split (default 5).
+	ValidationPercent int
+	// Progress, when set, is told the total and each finished question.
+	Progress Progress
+	// OnSkip is told about malformed input records.
+	OnSkip func(dataset.Skipped)
+}
+
+// Progress receives progress updates.
+type Progress interface {
+	// Start announces the number of questions.
+	Start(total int)
+	// Done is called once per question handled.
+	Done()
+}
+
+// Run converts a benchmark file into SFT records appended to opts.Out and
+// returns the run's stats. A crash loses at most the records in flight: each
+// record is one write of one line, and a torn last line left by a crash is
+// cut off when the next run resumes.
+func Run(ctx context.Context, opts RunOptions) (*Stats, error) {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 4
+	}
+	if opts.ValidationPercent == 0 {
+		opts.ValidationPercent = 5
+	}
+	stats := NewStats()
+	dedup := NewDeduper()
+	done, err := resumeState(opts.Out, dedup)
+	if err != nil {
+		return nil, err
+	}
+	total := 0
+	if err := dataset.DecodeFile(ctx, opts.Input, opts.Format, func(dataset.Question) error { total++; return nil }, nil); err != nil {
+		return nil, err
+	}
+	if opts.Progress != nil {
+		opts.Progress.Start(total)
+	}
+	out, err := os.OpenFile(opts.Out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("sparql2plan: open output: %w", err)
+	}
+	defer out.Close()
+	w := &recordWriter{f: out, stats: stats}
+	var limiter *rate.Limiter
+	if opts.Rate > 0 {
+		limiter = rate.NewLimiter(rate.Limit(opts.Rate), 1)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Concurrency)
+	tick := func() {
+		if opts.Progress != nil {
+			opts.Progress.Done()
+		}
+	}
+	skip := func(s dataset.Skipped) {
+		w.mu.Lock()
+		stats.Malformed++
+		w.mu.Unlock()
+		if opts.OnSkip != nil {
+			opts.OnSkip(s)
+		}
+	}
+	yield := func(q dataset.Question) error {
+		w.mu.Lock()
+		stats.Input++
+		if done[q.ID] {
+			stats.Resumed++
+			w.mu.Unlock()
+			tick()
+			return nil
+		}
+		c, err := Convert(q)
+		if err != nil {
+			stats.AddFailure(err)
+			w.mu.Unlock()
+			tick()
+			return nil
+		}
+		agree, checked := LabelAgrees(q.Source, q.Label, c.Plan)
+		stats.AddConversion(c, q.Label, agree, checked)
+		if dedup.Seen(q.ID, q.Text) {
+			stats.Duplicates++
+			w.mu.Unlock()
+			tick()
+			return nil
+		}
+		w.mu.Unlock()
+		if opts.Teacher == nil {
+			defer tick()
+			return w.write(q, c, nil, opts)
+		}
+		g.Go(func() error {
+			defer tick()
+			if limiter != nil {
+				if err := limiter.Wait(gctx); err != nil {
+					return err
+				}
+			}
+			tr, _ := opts.Teacher.Render(gctx, q, c)
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			return w.write(q, c, tr, opts)
+		})
+		return nil
+	}
+	derr := dataset.DecodeFile(gctx, opts.Input, opts.Format, yield, skip)
+	werr := g.Wait()
+	if derr != nil {
+		return stats, derr
+	}
+	return stats, werr
+}
+
+type recordWriter struct {
+	mu    sync.Mutex
+	f     io.Writer
+	stats *Stats
+}
+
+func (w *recordWriter) write(q dataset.Question, c *Conversion, tr *TeacherRendering, opts RunOptions) error {
+	rec, err := NewRecord(q, c, tr, opts.UseBackTranslation, opts.ValidationPercent)
+	if err != nil {
+		w.mu.Lock()
+		w.stats.AddFailure(err)
+		w.mu.Unlock()
+		return nil
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("sparql2plan: encode record %s: %w", q.ID, err)
+	}
+	line = append(line, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.f.Write(line); err != nil {
+		return fmt.Errorf("sparql2plan: write record %s: %w", q.ID, err)
+	}
+	w.stats.AddRecord(rec)
+	return nil
+}
+
+// resumeState reads the ids and questions already written to path, and
+// cuts a torn last line (a crash mid-write) so appends stay readable.
+func resumeState(path string, dedup *Deduper) (map[string]bool, error) {
+	done := map[string]bool{}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return done, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sparql2plan: read output for resume: %w", err)
+	}
+	if n := bytes.LastIndexByte(data, '\n') + 1; n < len(data) {
+		if err := os.Truncate(path, int64(n)); err != nil {
+			return nil, fmt.Errorf("sparql2plan: cut torn last line: %w", err)
+		}
+		data = data[:n]
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		var r struct {
+			ID       string `json:"id"`
+			Question string `json:"question"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.ID == "" {
+			return nil, fmt.Errorf("sparql2plan: %s line %d is not a record; refusing to append to it", path, line)
+		}
+		done[r.ID] = true
+		dedup.Seen(r.ID, r.Question)
+	}
+	return done, sc.Err()
+}
