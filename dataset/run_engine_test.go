@@ -1,0 +1,165 @@
+package dataset
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg/demokg"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/llm/llmtest"
+)
+
+// demoQuestions loads the shipped demo questions through the demo loader.
+func demoQuestions(t testing.TB) []Question {
+	t.Helper()
+	data, err := json.Marshal(demokg.FreebaseQuestions())
+	require.NoError(t, err)
+	var qs []Question
+	require.NoError(t, Decode(context.Background(), bytes.NewReader(data), Demo, func(q Question) error {
+		qs = append(qs, q)
+		return nil
+	}, func(s Skipped) { t.Errorf("demo question skipped: %v", s) }))
+	require.NotEmpty(t, qs)
+	return qs
+}
+
+// demoConfig is the demo KG in the embedded store and the scripted server
+// as planner and reasoner.
+func demoConfig(t testing.TB, url string) config.Config {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "demo.nt")
+	require.NoError(t, os.WriteFile(p, demokg.Freebase(), 0o600))
+	cfg := config.Default()
+	cfg.KG.Files = []string{p}
+	for _, ep := range []*config.Endpoint{&cfg.LLM.Planner, &cfg.LLM.Reasoner} {
+		ep.BaseURL, ep.Model, ep.Timeout, ep.Retries = url, "scripted", 10*time.Second, 0
+	}
+	cfg.Engine.Deadline = 30 * time.Second
+	return cfg
+}
+
+// TestEvalDemoEndToEnd runs the real engine over every demo question with
+// the scripted model, then checks the report against what the model and
+// the gold answers say independently: the number of calls the server
+// answered, the gold entity ids, the failure the model caused.
+func TestEvalDemoEndToEnd(t *testing.T) {
+	qs := demoQuestions(t)
+	m := newEvalModel()
+	m.failOn = qs[len(qs)-1].Text
+	srv := llmtest.New(t, llmtest.WithHandler(m.handler))
+	cfg := demoConfig(t, srv.URL())
+	ans, err := NewEngineAnswerer(context.Background(), cfg, nil, llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
+	require.NoError(t, err)
+	defer ans.Close()
+
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	w, err := CreateResultWriter(path, true)
+	require.NoError(t, err)
+	sum, err := Run(context.Background(), ans, qs, w, RunOptions{Concurrency: 4, Seeds: []int{1, 2}})
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	assert.Equal(t, 2*len(qs), sum.Ran)
+	assert.Equal(t, 2, sum.Errors, "the refused question fails under both seeds")
+
+	run, err := LoadRun(path, nil, Scorer{})
+	require.NoError(t, err)
+	require.Len(t, run.Results, 2*len(qs))
+
+	// Independent truth: a question is right when the predicted entity ids
+	// are exactly the gold ids (or, for a literal answer, the first
+	// predicted value is the gold lexical form).
+	gold := map[string]Question{}
+	for _, q := range qs {
+		gold[q.ID] = q
+	}
+	right, calls := 0, 0
+	var sparql int64 // the KG cache is shared, so a question may send none
+	for _, r := range run.Results {
+		calls += r.CallNum
+		q := gold[r.ID]
+		if r.ID == qs[len(qs)-1].ID {
+			assert.Equal(t, "llm_rejected", r.ErrorKind, r.Error)
+			assert.False(t, r.Hit)
+			continue
+		}
+		assert.Empty(t, r.Error, r.ID)
+		sparql += r.SPARQLQueries
+		assert.NotEmpty(t, r.Plan, r.ID)
+		assert.NotEmpty(t, r.Trace, r.ID)
+		if exactlyGold(q, r.Entities) {
+			right++
+			assert.True(t, r.Hit, "%s: gold set predicted but not a hit", r.ID)
+			assert.Equal(t, 1.0, r.F1, r.ID)
+		}
+		if r.TentativeHit != nil {
+			assert.False(t, *r.TentativeHit, "%s: the model always believes Atlantis", r.ID)
+		}
+	}
+	assert.Positive(t, sparql)
+	assert.Equal(t, int(m.calls.Load()), calls, "call_num adds up to the calls the server answered")
+	t.Logf("%d of %d demo questions answered with exactly the gold set", right/2, len(qs))
+	assert.GreaterOrEqual(t, right, len(qs), "the engine answers at least half the demo questions (both seeds)")
+
+	rep := BuildReport([]ResultSet{run}, ReportOptions{Questions: qs, Scorer: Scorer{}})
+	r := rep.Runs[0]
+	assert.Equal(t, "demo", rep.Dataset)
+	require.Len(t, r.Seeds, 2)
+	assert.Equal(t, len(qs), r.Seeds[0].N)
+	assert.Equal(t, 0, r.Missing)
+	assert.GreaterOrEqual(t, r.Hits1.Mean, float64(right)/float64(2*len(qs)), "hits include at least the exact-gold answers")
+	assert.InDelta(t, float64(calls)/float64(2*len(qs)), r.Efficiency.Calls.Mean, 1e-9)
+	assert.Equal(t, []FailureCount{{Kind: "llm_rejected", Count: 2, Example: run.Results[indexOf(run.Results, qs[len(qs)-1].ID)].Error}}, r.Failures)
+	rf := r.Refinement
+	assert.Equal(t, rf.Judged, rf.TentativeWrong, "every tentative answer was wrong")
+	assert.Positive(t, rf.Fixed, "refinement fixed some")
+	assert.Zero(t, rf.Broken)
+	assert.Positive(t, rf.Subgoals)
+
+	var md bytes.Buffer
+	require.NoError(t, rep.WriteMarkdown(&md))
+	t.Log("\n" + md.String())
+}
+
+func exactlyGold(q Question, pred []PredEntity) bool {
+	if len(pred) == 0 || len(q.Answers) == 0 {
+		return false
+	}
+	if q.Answers[0].ID == "" {
+		return pred[0].Name == q.Answers[0].Name
+	}
+	want := map[string]bool{}
+	for _, a := range q.Answers {
+		want[a.ID] = true
+	}
+	got := map[string]bool{}
+	for _, p := range pred {
+		got[p.ID] = true
+	}
+	if len(got) != len(want) {
+		return false
+	}
+	for id := range want {
+		if !got[id] {
+			return false
+		}
+	}
+	return true
+}
+
+func indexOf(rs []Result, id string) int {
+	for i, r := range rs {
+		if r.ID == id {
+			return i
+		}
+	}
+	return -1
+}
