@@ -26,6 +26,7 @@ type Engine struct {
 	maxFacts    int
 	searchLimit int
 	kgParallel  int
+	truncate    bool
 }
 
 // Option configures an Engine.
@@ -60,6 +61,13 @@ func WithKGParallelism(n int) Option {
 		}
 	}
 }
+
+// WithResultTruncation makes every find subgoal keep at most Width
+// entities of its result, chosen like the exploration frontier. This is
+// the top-k pruning of linear-path methods such as PoG, kept as an option
+// for ablations of search-space truncation; the engine's default keeps the
+// whole result set and lets exact set logic narrow it.
+func WithResultTruncation() Option { return func(e *Engine) { e.truncate = true } }
 
 // New returns an engine over g that asks chat, with cfg as its default
 // budgets (zero fields take config.Default's values).

@@ -102,3 +102,7 @@ func TestSmoke(t *testing.T) {
 	t.Log(brief(ans))
 	require.Equal(t, []string{"m.0345h"}, entityIDs(ans.Entities))
 }
+
+func llmNew(cfg config.LLM) (*llm.Client, error) {
+	return llm.New(cfg, llm.WithBackoff(time.Millisecond, 10*time.Millisecond))
+}

@@ -79,6 +79,11 @@ func (r *run) execute(ctx context.Context, plan *Plan) error {
 		return err
 	}
 	if r.isStopped() {
+		for _, rec := range r.ans.Subgoals {
+			if rec.Status == statusPending || rec.Status == statusRunning {
+				rec.Status, rec.Error = statusSkipped, "question answered early"
+			}
+		}
 		return nil
 	}
 	if err := ctx.Err(); err != nil {

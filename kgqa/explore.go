@@ -128,7 +128,7 @@ func (x *explorer) choose(ctx context.Context, rd *Round, offered []kg.Relation,
 	}
 	var rep relationsReply
 	var chosen []kg.Relation
-	var rejected []RejectedRelation
+	var rejected, hallucinated []RejectedRelation // hallucinated spans the repair turn
 	check := func() error {
 		chosen, rejected = nil, nil
 		dup := map[kg.Relation]bool{}
@@ -136,7 +136,9 @@ func (x *explorer) choose(ctx context.Context, rd *Round, offered []kg.Relation,
 			r := kg.Relation{ID: c.ID, Dir: kg.Direction(c.Dir)}
 			switch {
 			case !offeredSet[r]:
-				rejected = append(rejected, RejectedRelation{ID: c.ID, Dir: c.Dir, Reason: "not_offered"})
+				h := RejectedRelation{ID: c.ID, Dir: c.Dir, Reason: "not_offered"}
+				rejected = append(rejected, h)
+				hallucinated = append(hallucinated, h)
 			case dup[r]:
 			case len(chosen) >= max:
 				rejected = append(rejected, RejectedRelation{ID: c.ID, Dir: c.Dir, Reason: "over_budget"})
@@ -150,10 +152,17 @@ func (x *explorer) choose(ctx context.Context, rd *Round, offered []kg.Relation,
 		}
 		return nil
 	}
-	if _, err := x.sg.e.chat.JSON(ctx, req, &rep, check); err != nil {
+	_, err = x.sg.e.chat.JSON(ctx, req, &rep, check)
+	rd.Rejected = hallucinated
+	for _, r := range rejected {
+		if r.Reason != "not_offered" {
+			rd.Rejected = append(rd.Rejected, r)
+		}
+	}
+	if err != nil {
 		return stepErr("explore", x.sg.s.ID, err)
 	}
-	rd.Chosen, rd.Rejected, rd.ChosenBy = chosen, rejected, "llm"
+	rd.Chosen, rd.ChosenBy = chosen, "llm"
 	return nil
 }
 

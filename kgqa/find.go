@@ -74,7 +74,7 @@ func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
 				res.Text = names(res.Entities)
 			}
 			sg.rec.Corrected = corrected(tent, res)
-			return res, end, nil
+			return sg.truncate(ctx, x, res, facts, end)
 		}
 		if round >= sg.b.MaxRounds {
 			break
@@ -96,4 +96,32 @@ func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
 	// Asymmetric trust: no aligned evidence, so the tentative answer stands.
 	res, err := sg.fromTentative(ctx, tent)
 	return res, end, err
+}
+
+// truncate applies WithResultTruncation: the result keeps at most Width
+// entities, pruned like a frontier and recorded in Truncation.
+func (sg *subgoalRun) truncate(ctx context.Context, x *explorer, res Result, facts []kg.Fact, end int) (Result, int, error) {
+	if !sg.e.truncate || len(res.Entities) <= sg.b.Width {
+		return res, end, nil
+	}
+	var cands []candidate
+	for _, t := range res.Entities {
+		c := candidate{term: t, fact: kg.Fact{Head: t, Tail: t}}
+		for _, f := range facts {
+			if f.Tail.Key() == t.Key() || f.Head.Key() == t.Key() {
+				c.fact = f
+				break
+			}
+		}
+		cands = append(cands, c)
+	}
+	rd := &Round{}
+	kept, end, err := x.prune(ctx, rd, cands, end)
+	if err != nil {
+		return Result{}, end, err
+	}
+	sg.rec.Truncation = rd.Pruning
+	res.Entities = kept
+	res.Text = names(kept)
+	return res, end, nil
 }

@@ -33,13 +33,18 @@ type model struct {
 	answers map[string][]string
 	// mentions are names it recognises as entity mentions.
 	mentions []string
+	// countries are the names it knows to be countries.
+	countries map[string]bool
 
 	mu    sync.Mutex
 	calls map[string]int // calls per stage
 }
 
 func newModel() *model {
-	m := &model{plans: map[string]*Plan{}, beliefs: map[string][]string{}, answers: map[string][]string{}, calls: map[string]int{}}
+	m := &model{plans: map[string]*Plan{}, beliefs: map[string][]string{}, answers: map[string][]string{}, calls: map[string]int{}, countries: map[string]bool{}}
+	for _, c := range strings.Split("Germany,Netherlands,France,Italy,Spain,Luxembourg,Suriname,Switzerland,Andorra,Monaco,Belgium,Brazil,Austria,Liechtenstein,Poland,Denmark,Czech Republic,Portugal,Slovenia,San Marino,Vatican City", ",") {
+		m.countries[c] = true
+	}
 	for _, q := range demokg.FreebaseQuestions() {
 		p, err := ParsePlan(q.Plan)
 		if err != nil {
@@ -146,7 +151,7 @@ func (m *model) tentative(user string) llmtest.Reply {
 var synonyms = map[string][]string{
 	"border": {"adjoin", "adjoins"}, "bordering": {"adjoin", "adjoins"},
 	"serve": {"serves"}, "contain": {"contains"}, "flow": {"basin"}, "rivers": {"basin", "river"},
-	"won": {"championships"}, "championship": {"championships"}, "director": {"directed"},
+	"won": {"championships", "champion"}, "championship": {"championships"}, "director": {"directed"},
 	"born": {"birth"}, "stadium": {"arena", "stadium"}, "use": {"used"}, "ended": {"end"}, "started": {"start"},
 	"released": {"release"}, "mountains": {"contains"}, "mountain": {"contains"},
 }
@@ -177,8 +182,25 @@ func score(query map[string]int, s string) int {
 	return n
 }
 
+// strip removes entity names from a subgoal: that the anchor is an
+// airport says nothing about which relation answers the subgoal.
+func strip(sub string, names []string) string {
+	for _, n := range names {
+		if n != "" {
+			sub = strings.ReplaceAll(sub, n, " ")
+		}
+	}
+	return sub
+}
+
+var anchorsLine = regexp.MustCompile(`(?m)^Anchor entities: (.*)$`)
+
 func (m *model) relations(user string) llmtest.Reply {
-	sub := find(subgoalLine, user)
+	var anchors []string
+	for _, a := range strings.Split(find(anchorsLine, user), "; ") {
+		anchors = append(anchors, termName(a))
+	}
+	sub := strip(find(subgoalLine, user), anchors)
 	if a := find(attrLine, user); a != "" {
 		sub = a
 	}
@@ -227,8 +249,12 @@ func (m *model) prune(user string) llmtest.Reply {
 // with none fitting, the evidence is misaligned.
 func (m *model) refine(user string, fused bool) llmtest.Reply {
 	sub := find(subgoalLine, user)
-	q := words(sub)
 	facts := factLine.FindAllStringSubmatch(user, -1)
+	var named []string
+	for _, f := range facts {
+		named = append(named, termName(f[2]), termName(f[4]))
+	}
+	q := words(strip(sub, named))
 	best := 0
 	for _, f := range facts {
 		best = max(best, score(q, f[3]))
@@ -244,6 +270,9 @@ func (m *model) refine(user string, fused bool) llmtest.Reply {
 			side := f[4]
 			if !strings.Contains(sub, termName(f[2])) && strings.Contains(sub, termName(f[4])) {
 				side = f[2]
+			}
+			if q["country"] > 0 && !m.countries[termName(side)] {
+				continue // it knows a region is not a country
 			}
 			if id := find(idRef, side); id != "" {
 				ents = append(ents, id)

@@ -113,6 +113,9 @@ type SubgoalRecord struct {
 	SetOp *SetOpRecord `json:"set_op,omitempty"`
 	// Sufficiency is the (unfused) sufficiency judgement after the subgoal.
 	Sufficiency *Sufficiency `json:"sufficiency,omitempty"`
+	// Truncation records the top-k cut of the result (only with
+	// WithResultTruncation).
+	Truncation *Pruning `json:"truncation,omitempty"`
 	// Result is the subgoal's answer.
 	Result Result `json:"result"`
 	// Corrected is true when refinement changed the tentative answer.

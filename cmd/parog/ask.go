@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/prompts"
+)
+
+func init() {
+	register(command{Name: "ask", Summary: "answer one question and print the answer with its reasoning trace", Run: runAsk})
+}
+
+func runAsk(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "ask", `--config FILE [--topic ID ...] [--json] "QUESTION"`)
+	cf := addConfigFlags(fs)
+	var topics multiFlag
+	fs.Var(&topics, "topic", "topic entity `ID` to start from (repeatable); without it entities are linked from the question")
+	asJSON := fs.Bool("json", false, "print the answer and its whole trace as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
+		return usageError(`want exactly one question, quoted: parog ask --config FILE "What country borders France?"`)
+	}
+	cfg, err := cf.load(env)
+	if err != nil {
+		return err
+	}
+	client, err := llm.New(cfg.LLM, llm.WithGetenv(env.Getenv))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = client.Close() }()
+	if !client.Has(llm.Reasoner) {
+		return errors.New("no reasoner model is configured: set llm.reasoner.base_url and llm.reasoner.model (or PAROG_LLM_REASONER_BASE_URL and PAROG_LLM_REASONER_MODEL)")
+	}
+	g, err := kg.Open(ctx, cfg.KG, filepath.Dir(cf.path))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = g.Close() }()
+	eng := kgqa.New(g, client, cfg.Engine)
+	ans, askErr := eng.Ask(ctx, kgqa.Request{Question: pos[0], TopicEntities: topics})
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(ans); err != nil {
+			return err
+		}
+	} else {
+		printTrace(env.Stdout, g.Dialect(), ans)
+	}
+	return askErr
+}
+
+// printTrace writes the answer and a readable account of how it was found.
+func printTrace(w io.Writer, d kg.Dialect, a *kgqa.Answer) {
+	if a.Text != "" {
+		fmt.Fprintf(w, "Answer: %s\n", a.Text)
+	} else {
+		fmt.Fprintln(w, "Answer: (none)")
+	}
+	for _, e := range a.Entities {
+		fmt.Fprintf(w, "  - %s\n", prompts.Term(e))
+	}
+	fmt.Fprintf(w, "\nPlan (%s", a.PlanInfo.Source)
+	if a.PlanInfo.Note != "" {
+		fmt.Fprintf(w, "; %s", a.PlanInfo.Note)
+	}
+	fmt.Fprintln(w, "):")
+	if a.Plan != nil {
+		for _, s := range a.Plan.Subgoals {
+			needs := ""
+			if len(s.Needs) > 0 {
+				needs = " <- " + strings.Join(s.Needs, ",")
+			}
+			fmt.Fprintf(w, "  %s [%s%s] %s\n", s.ID, s.Op, needs, s.Text)
+		}
+	}
+	fmt.Fprint(w, "\nTopic entities:")
+	for _, t := range a.Topics {
+		fmt.Fprintf(w, " %s [%s]", t.Name, t.ID)
+	}
+	fmt.Fprintln(w)
+	for _, m := range a.Mentions {
+		if m.Status != "resolved" {
+			fmt.Fprintf(w, "  mention %q: %s (%d candidates)\n", m.Text, m.Status, len(m.Candidates))
+		}
+	}
+	for _, s := range a.Subgoals {
+		printSubgoal(w, d, s)
+	}
+	fmt.Fprintf(w, "\nStopped: %s", a.Stop)
+	if a.Error != "" {
+		fmt.Fprintf(w, " (%s)", a.Error)
+	}
+	u := a.Usage
+	fmt.Fprintf(w, "\nCost: %d LLM calls (%d tokens; critical path %d calls), %d SPARQL queries, %d cache hits, %d ms\n",
+		u.LLM.Calls, u.LLM.TotalTokens, u.CriticalPathCalls, u.SPARQLQueries, u.CacheHits, u.WallMS)
+}
+
+func printSubgoal(w io.Writer, d kg.Dialect, s *kgqa.SubgoalRecord) {
+	fmt.Fprintf(w, "\n%s [%s] %s: %s\n", s.ID, s.Op, s.Status, s.Text)
+	if s.Tentative != nil {
+		fmt.Fprintf(w, "  tentative: %s\n", s.Tentative.Answer)
+	}
+	for _, r := range s.Rounds {
+		fmt.Fprintf(w, "  explored %d anchor(s) at depth %d: %d relations offered, kept", len(r.Anchors), r.Depth, r.Offered)
+		for _, c := range r.Chosen {
+			fmt.Fprintf(w, " %s (%s)", d.Readable(c.ID), c.Dir)
+		}
+		for _, x := range r.Rejected {
+			fmt.Fprintf(w, "; rejected %s (%s): %s", x.ID, x.Dir, x.Reason)
+		}
+		fmt.Fprintf(w, "; %d facts\n", len(r.Facts))
+	}
+	if v := s.Verdict; v != nil {
+		fmt.Fprintf(w, "  refinement: aligned=%v kept_tentative=%v", v.Aligned, v.KeptTentative)
+		if v.Reason != "" {
+			fmt.Fprintf(w, " (%s)", v.Reason)
+		}
+		fmt.Fprintln(w)
+		for _, f := range v.UsedFacts {
+			fmt.Fprintf(w, "    %s\n", prompts.Fact(d, f))
+		}
+	}
+	if s.SetOp != nil {
+		fmt.Fprintf(w, "  set logic: %s over %v\n", s.SetOp.Method, s.SetOp.Inputs)
+	}
+	if s.Status == "done" {
+		fmt.Fprintf(w, "  result (%s): %s", s.Result.Source, s.Result.Text)
+		if s.Corrected {
+			fmt.Fprint(w, "  [corrected the tentative answer]")
+		}
+		fmt.Fprintln(w)
+	} else if s.Error != "" {
+		fmt.Fprintf(w, "  %s\n", s.Error)
+	}
+}
