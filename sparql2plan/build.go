@@ -374,12 +374,19 @@ func forward(rels []string) []Hop {
 	return out
 }
 
-// attrName is the readable attribute of a value path: its last relation.
+// attrName is the readable attribute of a value path: its last relation,
+// unless that is the generic value of a measurement mediator
+// (measurement_unit.dated_integer.number), where the relation into the
+// mediator says what is measured ("number of postgraduates").
 func attrName(rels []string) string {
 	if len(rels) == 0 {
 		return ""
 	}
-	return readable(rels[len(rels)-1])
+	last := rels[len(rels)-1]
+	if len(rels) > 1 && strings.HasPrefix(last, "measurement_unit.") {
+		return readable(rels[len(rels)-2])
+	}
+	return readable(last)
 }
 
 // valuePaths handles a variable that only leads to literals (a mediator

@@ -8,7 +8,7 @@ import (
 
 // filter classifies one FILTER expression. Boilerplate is noted and
 // dropped: the distinctness filters (?x != ?c, GrailQA's chains of !=), the
-// language filter (!isLiteral(?x) OR lang(?x) = '' OR langMatches(...)).
+// language filter (!isLiteral(?x) OR lang(?x) = ” OR langMatches(...)).
 // Time-validity filters (NOT EXISTS {?y from ?d} || EXISTS {... ?d <=
 // date}) become qualifiers of their mediator, not comparisons. What is
 // left is a comparison of a value with a constant (comparative), an

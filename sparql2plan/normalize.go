@@ -79,7 +79,7 @@ func Normalize(query string) (string, []Rule) {
 		switch s.kind {
 		case segComment:
 			mark(RuleComments)
-			b.WriteByte('\n')
+			b.WriteByte(' ')
 			continue
 		case segCode:
 			code := rewriteBoolWords(s.text, mark)

@@ -1,0 +1,132 @@
+package sparql2plan
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	sharedCWQ     = "/work/shared/data/cwq_sample.json"
+	sharedGrailQA = "/work/shared/data/grailqa_sample.json"
+)
+
+func planSchema(t testing.TB) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(kgqa.PlanSchema))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	require.NoError(t, c.AddResource("plan.schema.json", doc))
+	s, err := c.Compile("plan.schema.json")
+	require.NoError(t, err)
+	return s
+}
+
+// TestAcceptanceOnSharedSamples is the acceptance: >= 98% of CWQ
+// and 100% of GrailQA convert; CWQ's label is among the plan kinds on >=
+// 95% of all CWQ questions; GrailQA's function matches on 100%; every plan
+// validates against the Plan JSON schema.
+func TestAcceptanceOnSharedSamples(t *testing.T) {
+	schema := planSchema(t)
+	tests := []struct {
+		path               string
+		format             dataset.Format
+		minConvert, minLab float64
+	}{
+		{sharedCWQ, dataset.CWQ, 0.98, 0.95},
+		{sharedGrailQA, dataset.GrailQA, 1.0, 1.0},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.format), func(t *testing.T) {
+			l, err := dataset.LoadFile(context.Background(), tc.path, tc.format)
+			require.NoError(t, err)
+			converted, agreed := 0, 0
+			failures := map[string]int{}
+			for _, q := range l.Questions {
+				c, err := Convert(q)
+				if err != nil {
+					failures[FailureReason(err)]++
+					continue
+				}
+				converted++
+				if ok, checked := LabelAgrees(q.Source, q.Label, c.Plan); ok && checked {
+					agreed++
+				}
+				b, err := json.Marshal(c.Plan)
+				require.NoError(t, err)
+				inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+				require.NoError(t, err)
+				require.NoError(t, schema.Validate(inst), "%s: %s", q.ID, b)
+				_, err = kgqa.ParsePlan(b)
+				require.NoError(t, err, q.ID)
+			}
+			n := float64(len(l.Questions))
+			t.Logf("%s: converted %d/%d (%.2f%%), label agrees %d/%d (%.2f%%), failures %v",
+				tc.format, converted, len(l.Questions), 100*float64(converted)/n, agreed, len(l.Questions), 100*float64(agreed)/n, failures)
+			assert.GreaterOrEqual(t, float64(converted)/n, tc.minConvert)
+			assert.GreaterOrEqual(t, float64(agreed)/n, tc.minLab)
+		})
+	}
+}
+
+// TestLabelAgreesDetectsMismatch shows the label check can fail.
+func TestLabelAgreesDetectsMismatch(t *testing.T) {
+	c, err := ConvertQuery("PREFIX : <http://rdf.freebase.com/ns/> SELECT (COUNT(?x0) AS ?value) WHERE { VALUES ?x1 { :m.0abc } ?x1 :a.b.c ?x0 . }", nil)
+	require.NoError(t, err)
+	ok, checked := LabelAgrees(dataset.GrailQA, "none", c.Plan)
+	assert.True(t, checked)
+	assert.False(t, ok)
+	ok, _ = LabelAgrees(dataset.GrailQA, "count", c.Plan)
+	assert.True(t, ok)
+	ok, _ = LabelAgrees(dataset.CWQ, "superlative", c.Plan)
+	assert.False(t, ok)
+	_, checked = LabelAgrees(dataset.WebQSP, "", c.Plan)
+	assert.False(t, checked)
+}
+
+func TestConvertFailures(t *testing.T) {
+	tests := []struct{ name, query, reason string }{
+		{"not SPARQL", "SELEKT ?x", "parse"},
+		{"ask", "ASK { ?x <http://rdf.freebase.com/ns/a.b> ?y }", "unsupported: ASK query"},
+		{"disconnected", "PREFIX ns: <http://rdf.freebase.com/ns/> SELECT ?x WHERE { ns:m.01 ns:a.b ?x . ?z ns:c.d ns:m.02 . }", "shape: triple"},
+		{"arithmetic filter", "PREFIX ns: <http://rdf.freebase.com/ns/> SELECT ?x WHERE { ns:m.01 ns:a.b ?x . ?x ns:c.d ?n . FILTER(?n - 3 < 0) }", "unsupported: FILTER comparison without a variable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ConvertQuery(tc.query, nil)
+			require.Error(t, err)
+			assert.Equal(t, tc.reason, FailureReason(err))
+		})
+	}
+	_, err := Convert(dataset.Question{ID: "x"})
+	assert.Equal(t, "no-sparql", FailureReason(err))
+}
+
+// BenchmarkConvertSamples converts all 1,550 shared samples per iteration
+// (loading excluded).
+func BenchmarkConvertSamples(b *testing.B) {
+	var qs []dataset.Question
+	for _, f := range []struct {
+		p string
+		f dataset.Format
+	}{{sharedCWQ, dataset.CWQ}, {sharedGrailQA, dataset.GrailQA}} {
+		l, err := dataset.LoadFile(context.Background(), f.p, f.f)
+		require.NoError(b, err)
+		qs = append(qs, l.Questions...)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, q := range qs {
+			_, _ = Convert(q)
+		}
+	}
+	b.ReportMetric(float64(len(qs)), "questions/op")
+}
