@@ -180,3 +180,5 @@ func scripted(req openai.ChatCompletionRequest) llmtest.Reply {
 	}
 	return llmtest.Error(500, "scripted: unknown stage "+llmtest.StageOf(req))
 }
+
+func kgRel(id, dir string) kg.Relation { return kg.Relation{ID: id, Dir: kg.Direction(dir)} }
