@@ -200,6 +200,9 @@ func (s *store) twoHop(id string, rel Relation, row map[string]rterm) (Fact, boo
 	var r2 string
 	if s.d.v.expansion == expandQualifier {
 		r, ok := strings.CutPrefix(row["r"].value, WikidataQualifierNS)
+		if !ok {
+			r, ok = strings.CutPrefix(row["r"].value, WikidataStatementNS)
+		}
 		if !ok || !s.d.ValidRelation(r) {
 			return Fact{}, false
 		}
@@ -241,10 +244,12 @@ func (s *store) term(t, name rterm) (Term, bool) {
 
 func sortFacts(facts []Fact) {
 	slices.SortStableFunc(facts, func(a, b Fact) int {
+		// Facts through one mediator stay together, in relation order.
 		return cmp.Or(
 			cmp.Compare(len(a.Path), len(b.Path)),
-			strings.Compare(strings.Join(a.Path, " "), strings.Join(b.Path, " ")),
+			strings.Compare(a.Path[0], b.Path[0]),
 			strings.Compare(a.Mediator, b.Mediator),
+			strings.Compare(strings.Join(a.Path, " "), strings.Join(b.Path, " ")),
 			strings.Compare(a.Tail.Key(), b.Tail.Key()),
 		)
 	})

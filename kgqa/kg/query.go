@@ -30,6 +30,11 @@ func literal(s string) (string, error) {
 	if len(s) > maxSearchName {
 		return "", fmt.Errorf("kg: literal: longer than %d bytes", maxSearchName)
 	}
+	if strings.Contains(s, `\u`) || strings.Contains(s, `\U`) {
+		// SPARQL engines may decode \u escapes before lexing, even after an
+		// escaped backslash, which would turn the text into a quote.
+		return "", fmt.Errorf("kg: literal: \\u escape sequences are not accepted")
+	}
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
@@ -107,13 +112,14 @@ func mediatorQuery(v vocab, head string, mediators []string, limit int) string {
 		"} LIMIT " + strconv.Itoa(limit)
 }
 
-// qualifierQuery lists the qualifiers of id's statements about rel
-// (Wikidata p:/pq:), each read as a fact through the statement node.
+// qualifierQuery lists the main value and the qualifiers of id's statements
+// about rel (Wikidata p:/ps:/pq:), each read as a fact through the statement
+// node, so a value and its qualifiers share a mediator.
 func qualifierQuery(v vocab, id string, rel Relation, limit int) string {
 	return "SELECT DISTINCT ?m ?r ?t ?n WHERE {\n" +
 		"  " + v.entity(id) + " " + iri(WikidataClaimNS+rel.ID) + " ?m .\n" +
 		"  ?m ?r ?t .\n" +
-		"  FILTER(STRSTARTS(STR(?r), \"" + WikidataQualifierNS + "\"))\n" +
+		"  FILTER(STRSTARTS(STR(?r), \"" + WikidataQualifierNS + "\") || ?r = " + iri(WikidataStatementNS+rel.ID) + ")\n" +
 		"  " + v.optionalName("t", "n") + "\n" +
 		"} LIMIT " + strconv.Itoa(limit)
 }

@@ -1,0 +1,169 @@
+package kg
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tggo/goRDFlib/sparql"
+)
+
+// recorder keeps the query text a store sends, passing it on to a real
+// embedded store.
+type recorder struct {
+	executor
+	mu      sync.Mutex
+	queries []string
+}
+
+func (r *recorder) query(ctx context.Context, q string) (*table, error) {
+	r.mu.Lock()
+	r.queries = append(r.queries, q)
+	r.mu.Unlock()
+	return r.executor.query(ctx, q)
+}
+
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	q := r.queries
+	r.queries = nil
+	return q
+}
+
+// shape renders the structure of a parsed query: pattern and expression
+// kinds, projections, limits and which triple positions are variables, but
+// not the content of IRIs and literals. Two queries with the same shape
+// differ only in the constants a template fills in.
+func shape(v reflect.Value, b *strings.Builder, field string) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			b.WriteString("nil ")
+			return
+		}
+		shape(v.Elem(), b, field)
+	case reflect.Struct:
+		t := v.Type()
+		if t.PkgPath() != "github.com/tggo/goRDFlib/sparql" {
+			b.WriteString(t.Name() + " ") // an RDF term: its kind only
+			return
+		}
+		b.WriteString(t.Name() + "{")
+		for i := range v.NumField() {
+			if t.Field(i).IsExported() {
+				shape(v.Field(i), b, t.Field(i).Name)
+			}
+		}
+		b.WriteString("} ")
+	case reflect.Slice, reflect.Array:
+		if field == "Values" { // VALUES rows vary with the mediators found
+			b.WriteString("values ")
+			return
+		}
+		fmt.Fprintf(b, "[%d ", v.Len())
+		for i := range v.Len() {
+			shape(v.Index(i), b, field)
+		}
+		b.WriteString("] ")
+	case reflect.Map:
+		fmt.Fprintf(b, "map%d ", v.Len())
+	case reflect.String:
+		s := v.String()
+		switch {
+		case strings.HasPrefix(s, "?"):
+			b.WriteString(s + " ") // variable names are part of the template
+		case field == "Name" || field == "Op" || field == "Var":
+			b.WriteString(s + " ")
+		default:
+			b.WriteString("const ")
+		}
+	case reflect.Int:
+		if field == "Limit" && v.Int() >= 0 { // the caller picks the number, not whether there is one
+			b.WriteString("limit ")
+			return
+		}
+		fmt.Fprintf(b, "%d ", v.Int())
+	default:
+		fmt.Fprintf(b, "%v ", v.Interface())
+	}
+}
+
+func shapeOf(t testing.TB, q string) string {
+	t.Helper()
+	pq, err := sparql.Parse(q)
+	require.NoError(t, err, "built query must parse:\n%s", q)
+	var b strings.Builder
+	shape(reflect.ValueOf(pq), &b, "")
+	return b.String()
+}
+
+type fuzzTarget struct {
+	rec *recorder
+	s   *store
+	ok  map[string]bool // shapes the templates produce on benign input
+}
+
+func newFuzzTarget(t testing.TB, d Dialect) *fuzzTarget {
+	e, err := openEmbedded(context.Background(), "", []string{"testdata/fixture.nt"}, "", 0)
+	require.NoError(t, err)
+	rec := &recorder{executor: e}
+	s, err := newStore(d, rec, 50)
+	require.NoError(t, err)
+	ft := &fuzzTarget{rec: rec, s: s, ok: map[string]bool{}}
+	ctx := context.Background()
+	ids := map[string][3]string{"freebase": {france, "location.location.adjoin_s", "France"}, "wikidata": {"Q142", "P1082", "France"}}[d.Name()]
+	_, _ = s.Relations(ctx, ids[0])
+	_, _ = s.Name(ctx, ids[0])
+	_, _ = s.Search(ctx, "no such name", 5) // exact, then case-folded
+	_, _ = s.Neighbors(ctx, ids[0], Relation{ID: ids[1], Dir: Out}, 5)
+	_, _ = s.Neighbors(ctx, ids[0], Relation{ID: ids[1], Dir: In}, 5)
+	// A mediator query with a benign head, for the Freebase template.
+	_, _ = s.run(ctx, mediatorQuery(s.d.v, france, []string{"m.0cvt001"}, 5))
+	for _, q := range rec.take() {
+		ft.ok[shapeOf(t, q)] = true
+	}
+	return ft
+}
+
+func (ft *fuzzTarget) check(t *testing.T, id, rel, name string, limit int) {
+	ctx := context.Background()
+	_, _ = ft.s.Relations(ctx, id)
+	_, _ = ft.s.Name(ctx, id)
+	_, _ = ft.s.Search(ctx, name, limit)
+	_, _ = ft.s.Neighbors(ctx, id, Relation{ID: rel, Dir: Out}, limit)
+	_, _ = ft.s.Neighbors(ctx, id, Relation{ID: rel, Dir: In}, limit)
+	for _, q := range ft.rec.take() {
+		if sh := shapeOf(t, q); !ft.ok[sh] {
+			t.Fatalf("input changed the query's structure:\nid=%q rel=%q name=%q\n%s\nshape %s", id, rel, name, q, sh)
+		}
+	}
+}
+
+func FuzzQueryBuilders(f *testing.F) {
+	f.Add(france, "location.location.contains", "France", 5)
+	f.Add("Q142", "P47", "Frankreich", 0)
+	f.Add(`m.0f8l9c> ?p ?o } INSERT DATA { <a> <b> <c> } #`, `a.b.c> ?x`, `France" } UNION { ?e ?p ?o } #`, 3)
+	f.Add("m.0f8l9c", "location.location.contains", `\" ) } ; DROP ALL #`, 1)
+	f.Add("g.11b6", "base.x.y.z", `\u0022 } ?s ?p ?o {`, 7)
+	f.Add("m.x", "a.b.c", "line\nbreak\" . ?s ?p ?o", -1)
+	f.Add("m.x", "a.b.c", `''' """ \\\\" '`, 2)
+	targets := []*fuzzTarget{newFuzzTarget(f, Freebase(DialectOptions{})), newFuzzTarget(f, Wikidata(DialectOptions{Language: "fr"}))}
+	f.Fuzz(func(t *testing.T, id, rel, name string, limit int) {
+		for _, ft := range targets {
+			ft.check(t, id, rel, name, limit)
+		}
+	})
+}
+
+func TestLanguageTagCannotInject(t *testing.T) {
+	for _, tag := range []string{`en") } INSERT {`, "en\n", "toolongtag-x", ""} {
+		d := Freebase(DialectOptions{Language: tag}).(*dialect)
+		require.Equal(t, "en", d.v.lang, tag)
+	}
+	require.Equal(t, "pt-br", Freebase(DialectOptions{Language: "pt-BR"}).(*dialect).v.lang)
+}
