@@ -70,7 +70,14 @@ func (m *model) handler(req openai.ChatCompletionRequest) llmtest.Reply {
 	m.mu.Lock()
 	m.calls[stage]++
 	m.mu.Unlock()
-	user := llmtest.LastUser(req)
+	// The task is in the first user message; a repair turn only repeats it.
+	user := ""
+	for _, msg := range req.Messages {
+		if msg.Role == openai.ChatMessageRoleUser {
+			user = msg.Content
+			break
+		}
+	}
 	switch stage {
 	case "plan", "plan_fewshot":
 		return m.plan(user)
