@@ -40,6 +40,7 @@ type harness struct {
 	srv    *server.Server
 	http   *httptest.Server
 	client *api.Client
+	model  *llm.Client
 }
 
 type setup struct {
@@ -84,6 +85,7 @@ func newHarness(tb testing.TB, s setup) *harness {
 	client, err := llm.New(h.cfg.LLM, llm.WithObserver(m.ObserveLLM), llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = client.Close() })
+	h.model = client
 	opts = append(opts, server.WithEngine(kgqa.New(g, client, h.cfg.Engine)), server.WithLLMConfig(h.cfg.LLM),
 		server.WithBudgets(h.cfg.Engine), server.WithMetrics(m), server.WithLogger(discardLogger()))
 	h.srv, err = server.New(h.cfg.Server, g, opts...)
@@ -182,3 +184,18 @@ func scripted(req openai.ChatCompletionRequest) llmtest.Reply {
 }
 
 func kgRel(id, dir string) kg.Relation { return kg.Relation{ID: id, Dir: kg.Direction(dir)} }
+
+type openaiRequest = openai.ChatCompletionRequest
+
+// inFlight reads the server's in-flight request gauge.
+func inFlight(t testing.TB, h *harness) float64 {
+	mfs, err := h.srv.Metrics().Registry().Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() == "parog_http_in_flight_requests" {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatal("no in-flight gauge")
+	return 0
+}

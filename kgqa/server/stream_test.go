@@ -1,0 +1,219 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/llm/llmtest"
+)
+
+// streamLines posts a streamed ask and returns the raw lines, checking the
+// NDJSON framing: every line one JSON object, newline-terminated.
+func streamLines(t *testing.T, h *harness, req api.AskRequest) (int, http.Header, []api.Event) {
+	t.Helper()
+	req.Stream = true
+	resp, err := http.Post(h.http.URL+"/v1/ask", "application/json", bytes.NewReader(mustJSON(t, req)))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var evs []api.Event
+	rd := bufio.NewReader(resp.Body)
+	for {
+		line, err := rd.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			break
+		}
+		if resp.StatusCode != http.StatusOK {
+			continue
+		}
+		require.True(t, bytes.HasSuffix(line, []byte("\n")), "line not terminated: %q", line)
+		var ev api.Event
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		require.NoError(t, dec.Decode(&ev), "line: %s", line)
+		evs = append(evs, ev)
+	}
+	return resp.StatusCode, resp.Header, evs
+}
+
+func TestAskStreamOrder(t *testing.T) {
+	h := newHarness(t, setup{})
+	status, hdr, evs := streamLines(t, h, api.AskRequest{Question: capitalQ, TopicEntities: []string{france}})
+	require.Equal(t, 200, status)
+	assert.Equal(t, api.NDJSONContentType, hdr.Get("Content-Type"))
+	require.GreaterOrEqual(t, len(evs), 3)
+	var types []kgqa.EventType
+	for i, ev := range evs {
+		assert.Equal(t, i+1, ev.Seq, "events numbered in order")
+		types = append(types, ev.Type)
+	}
+	assert.Equal(t, kgqa.EventPlan, types[0], "types %v", types)
+	assert.Equal(t, kgqa.EventFinal, types[len(types)-1], "types %v", types)
+	pos := func(want kgqa.EventType) int {
+		for i, ty := range types {
+			if ty == want {
+				return i
+			}
+		}
+		return -1
+	}
+	for _, pair := range [][2]kgqa.EventType{
+		{kgqa.EventPlan, kgqa.EventSubgoalStarted}, {kgqa.EventSubgoalStarted, kgqa.EventTentative},
+		{kgqa.EventTentative, kgqa.EventExploration}, {kgqa.EventExploration, kgqa.EventRefinement},
+		{kgqa.EventRefinement, kgqa.EventSubgoalDone}, {kgqa.EventSubgoalDone, kgqa.EventFinal},
+	} {
+		require.NotEqual(t, -1, pos(pair[1]), "no %s event in %v", pair[1], types)
+		assert.Less(t, pos(pair[0]), pos(pair[1]), "%s before %s in %v", pair[0], pair[1], types)
+	}
+	final := evs[len(evs)-1].Answer
+	require.NotNil(t, final)
+	assert.Contains(t, final.Answer, "Paris")
+	assert.Equal(t, hdr.Get(api.RequestIDHeader), final.RequestID)
+
+	// The Go client reads the same stream.
+	var seen []kgqa.EventType
+	ans, err := h.client.AskStream(context.Background(), api.AskRequest{Question: capitalQ, TopicEntities: []string{france}},
+		func(ev api.Event) error { seen = append(seen, ev.Type); return nil })
+	require.NoError(t, err)
+	assert.Equal(t, types, seen)
+	assert.Contains(t, ans.Answer, "Paris")
+}
+
+func TestDeadline(t *testing.T) {
+	h := newHarness(t, setup{delay: 150 * time.Millisecond})
+	deadline := int64(400)
+	req := api.AskRequest{Question: capitalQ, TopicEntities: []string{france}, Options: &api.Options{DeadlineMS: &deadline}}
+
+	t.Run("json: 504 with the partial trace", func(t *testing.T) {
+		start := time.Now()
+		r := h.call(t, "POST", "/v1/ask", "application/json", mustJSON(t, req))
+		require.Equal(t, http.StatusGatewayTimeout, r.status, "%s", r.body)
+		assert.Less(t, time.Since(start), 2*time.Second)
+		e := r.errorBody(t)
+		require.NotNil(t, e.Partial)
+		require.NotNil(t, e.Partial.Plan, "the plan was made before the deadline")
+		assert.Equal(t, kgqa.StopDeadline, e.Partial.Trace.Stop)
+	})
+	t.Run("stream: error line after the first", func(t *testing.T) {
+		status, _, evs := streamLines(t, h, req)
+		require.Equal(t, 200, status)
+		require.GreaterOrEqual(t, len(evs), 2)
+		assert.Equal(t, kgqa.EventPlan, evs[0].Type)
+		last := evs[len(evs)-1]
+		require.Equal(t, api.EventError, last.Type)
+		require.NotNil(t, last.Error)
+		assert.Equal(t, http.StatusGatewayTimeout, last.Error.Status)
+		require.NotNil(t, last.Error.Partial)
+		assert.Equal(t, len(evs), last.Seq)
+	})
+	t.Run("client sees the partial answer", func(t *testing.T) {
+		_, err := h.client.Ask(context.Background(), req)
+		var ae *api.Error
+		require.ErrorAs(t, err, &ae)
+		assert.Equal(t, http.StatusGatewayTimeout, ae.Status)
+		require.NotNil(t, ae.Partial)
+	})
+}
+
+func TestLLMDown(t *testing.T) {
+	h := newHarness(t, setup{handler: func(req openaiRequest) llmtest.Reply { return llmtest.ServerError() }})
+	t.Run("json", func(t *testing.T) {
+		r := h.call(t, "POST", "/v1/ask", "application/json", mustJSON(t, api.AskRequest{Question: capitalQ, TopicEntities: []string{france}}))
+		require.Equal(t, http.StatusServiceUnavailable, r.status, "%s", r.body)
+		assert.Contains(t, r.errorBody(t).Error, "language model unavailable")
+		assert.NotContains(t, string(r.body), h.llm.URL(), "upstream URLs are not leaked")
+	})
+	t.Run("stream fails before the first byte with the real status", func(t *testing.T) {
+		status, _, evs := streamLines(t, h, api.AskRequest{Question: capitalQ})
+		assert.Equal(t, http.StatusServiceUnavailable, status)
+		assert.Empty(t, evs)
+	})
+	t.Run("readyz names the endpoint", func(t *testing.T) {
+		h.llm.Close()
+		r := h.call(t, "GET", "/readyz", "", nil)
+		require.Equal(t, http.StatusServiceUnavailable, r.status)
+		var b api.HealthResponse
+		r.json(t, &b)
+		assert.Equal(t, "ok", b.Checks[0].Status, "kg")
+		assert.Equal(t, "llm.reasoner", b.Checks[2].Name)
+		assert.Equal(t, "unavailable", b.Checks[2].Status)
+		assert.Contains(t, b.Checks[2].Detail, "GET /models")
+	})
+}
+
+func TestKGDown(t *testing.T) {
+	cfg := config.Default().KG
+	cfg.Backend, cfg.Endpoint, cfg.Retries, cfg.Timeout = "sparql", "http://127.0.0.1:1/sparql", 0, time.Second
+	g, err := kg.Open(context.Background(), cfg, "")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = g.Close() })
+	h := newHarness(t, setup{graph: g})
+	for _, tc := range []struct{ name, method, path, body, want string }{
+		{"entity", "GET", "/v1/entities/" + france, "", "knowledge graph unavailable"},
+		{"search", "GET", "/v1/entities?name=France", "", "knowledge graph unavailable"},
+		{"ask", "POST", "/v1/ask", `{"question": "What is the capital of France?", "topic_entities": ["m.0f8l9c"]}`, "knowledge graph unavailable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ct := ""
+			if tc.body != "" {
+				ct = "application/json"
+			}
+			r := h.call(t, tc.method, tc.path, ct, []byte(tc.body))
+			require.Equal(t, http.StatusServiceUnavailable, r.status, "%s", r.body)
+			assert.Contains(t, r.errorBody(t).Error, tc.want)
+			assert.NotContains(t, string(r.body), "127.0.0.1:1")
+		})
+	}
+	r := h.call(t, "GET", "/readyz", "", nil)
+	require.Equal(t, http.StatusServiceUnavailable, r.status)
+	var b api.HealthResponse
+	r.json(t, &b)
+	assert.Equal(t, "kg", b.Checks[0].Name)
+	assert.Equal(t, "unavailable", b.Checks[0].Status)
+	assert.Equal(t, "ok", b.Checks[2].Status)
+}
+
+// A client that disconnects mid-stream cancels the engine: the model stops
+// being called and no goroutine is left behind.
+func TestCanceledClientLeavesNoGoroutine(t *testing.T) {
+	h := newHarness(t, setup{delay: 100 * time.Millisecond})
+	tr := &http.Transport{}
+	hc := &http.Client{Transport: tr}
+	opts := []goleak.Option{goleak.IgnoreCurrent()}
+	ctx, cancel := context.WithCancel(context.Background())
+	body := mustJSON(t, api.AskRequest{Question: capitalQ, TopicEntities: []string{france}, Stream: true})
+	req, err := http.NewRequestWithContext(ctx, "POST", h.http.URL+"/v1/ask", bytes.NewReader(body))
+	require.NoError(t, err)
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(line, `"type":"plan"`), line)
+	cancel()
+	resp.Body.Close()
+	tr.CloseIdleConnections()
+
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && inFlight(t, h) > 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.Zero(t, inFlight(t, h), "the handler returned")
+	calls := h.llm.Count()
+	time.Sleep(300 * time.Millisecond)
+	assert.Equal(t, calls, h.llm.Count(), "no model call after the client left")
+	_ = h.model.Close()
+	goleak.VerifyNone(t, opts...)
+}
