@@ -17,7 +17,7 @@ func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Disca
 func TestAskAnswersFromTheKG(t *testing.T) {
 	h := newHarness(t, setup{})
 	for name, req := range map[string]api.AskRequest{
-		"given topic": {Question: capitalQ, TopicEntities: []string{france}},
+		"given topic":  {Question: capitalQ, TopicEntities: []string{france}},
 		"linked topic": {Question: capitalQ},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -108,7 +108,7 @@ func (h *harness) checkSpec(t testing.TB, req *http.Request, body []byte, r repl
 	}
 	out := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in, Status: r.status, Header: r.header,
-		Body: io.NopCloser(bytes.NewReader(r.body)),
+		Body:    io.NopCloser(bytes.NewReader(r.body)),
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, ExcludeResponseBody: !isJSON(r.header)},
 	}
 	require.NoError(t, openapi3filter.ValidateResponse(context.Background(), out), "%s %s -> %d %s", req.Method, req.URL.Path, r.status, truncate(r.body))
