@@ -45,7 +45,7 @@ func TestNoiseRelations(t *testing.T) {
 		"type.object.type": true, "type.object.name": true, "common.topic.description": true,
 		"freebase.valuenotation.is_reviewed": true, "kg.object_profile.prominent_type": true,
 		"base.schemastaging.context_name.official_name": true,
-		"location.location.contains": false, "base.biblioness.bibs_location.country": false,
+		"location.location.contains":                    false, "base.biblioness.bibs_location.country": false,
 		"people.person.sameas_link": true,
 	} {
 		assert.Equal(t, noise, fb.Noise(rel), rel)

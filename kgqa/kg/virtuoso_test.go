@@ -46,6 +46,12 @@ func TestMain(m *testing.M) {
 	if shared.dir != "" {
 		_ = os.RemoveAll(shared.dir)
 	}
+	if bench.virt != nil {
+		_ = bench.virt.Stop()
+	}
+	if bench.dir != "" {
+		_ = os.RemoveAll(bench.dir)
+	}
 	os.Exit(code)
 }
 
