@@ -16,13 +16,13 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
+	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	rdflibgo "github.com/tggo/goRDFlib"
 	"github.com/tggo/goRDFlib/nt"
 	"github.com/tggo/goRDFlib/sparql"
 	"github.com/tggo/goRDFlib/term"
-	openai "github.com/sashabaranov/go-openai"
 	"go.uber.org/goleak"
 )
 

@@ -221,10 +221,14 @@ func (m *model) relations(user string) llmtest.Reply {
 		cs = append(cs, cand{o[1], o[2], score(q, o[3])})
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].s > cs[j].s })
+	limit := 3
+	if n := find(maxLine, user); n != "" {
+		_ = json.Unmarshal([]byte(n), &limit)
+	}
 	var out []map[string]string
 	for i, c := range cs {
-		// Keep the best match, and any other relation that matches as well.
-		if i == 0 || (c.s > 0 && c.s == cs[0].s) {
+		// Keep the best match, and others nearly as good, up to the limit.
+		if len(out) < limit && (i == 0 || (c.s > 0 && 2*c.s >= cs[0].s+1)) {
 			out = append(out, map[string]string{"id": c.id, "dir": c.dir})
 		}
 	}
