@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa/llm/llmtest"
+)
+
+var offeredRelation = regexp.MustCompile(`(?m)^- (\S+) \((out|in)\): `)
+
+// plainModel is a scripted model that answers every stage validly and
+// simply: a one-subgoal plan, a wrong tentative answer, the first relation
+// offered, evidence judged misaligned. Accuracy is not the point here;
+// the harness is.
+func plainModel(req openai.ChatCompletionRequest) llmtest.Reply {
+	user := llmtest.LastUser(req)
+	switch llmtest.StageOf(req) {
+	case "plan", "plan_fewshot":
+		q := strings.TrimSpace(strings.TrimPrefix(user, "Question: "))
+		return llmtest.JSON(map[string]any{"version": 1, "subgoals": []map[string]any{{"id": "s1", "text": q, "op": "find"}}})
+	case "mentions":
+		return llmtest.JSON(map[string]any{"mentions": []string{}})
+	case "tentative":
+		return llmtest.JSON(map[string]any{"answer": "Atlantis", "entities": []string{"Atlantis"}})
+	case "relations":
+		out := []map[string]string{}
+		if m := offeredRelation.FindStringSubmatch(user); m != nil {
+			out = append(out, map[string]string{"id": m[1], "dir": m[2]})
+		}
+		return llmtest.JSON(map[string]any{"relations": out, "reason": "first"})
+	case "prune":
+		return llmtest.JSON(map[string]any{"keep": []int{1}})
+	case "refine":
+		return llmtest.JSON(map[string]any{"aligned": false, "answer": "Atlantis", "entities": []string{}, "used_facts": []int{},
+			"reason": "misaligned", "sufficient": false, "final_answer": "", "final_entities": []string{}})
+	case "sufficiency":
+		return llmtest.JSON(map[string]any{"sufficient": false, "answer": "", "entities": []string{}, "reason": "no"})
+	case "final":
+		return llmtest.JSON(map[string]any{"answer": "Atlantis", "entities": []string{}})
+	case "select":
+		return llmtest.JSON(map[string]any{"entities": []string{}, "reason": "none"})
+	}
+	return llmtest.Error(500, "unknown stage")
+}
+
+func evalEnv(url string) map[string]string {
+	return map[string]string{
+		"PAROG_LLM_REASONER_BASE_URL": url, "PAROG_LLM_REASONER_MODEL": "scripted",
+		"PAROG_LLM_REASONER_RETRIES": "0", "OPENAI_API_KEY": "test-key",
+	}
+}
+
+const demoConfig = "../../configs/demo.yaml"
+
+func TestEvalCLIRunAndReport(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithHandler(plainModel))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.jsonl")
+	code, stdout, stderr := runParog(t, evalEnv(srv.URL()), "eval", "--config", demoConfig, "--dataset", "demo",
+		"--out", out, "--limit", "6", "--seeds", "1,2", "--concurrency", "3", "--no-progress")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "ran 12, skipped 0")
+	// Resume: nothing left to do.
+	code, stdout, stderr = runParog(t, evalEnv(srv.URL()), "eval", "--config", demoConfig, "--dataset", "demo",
+		"--out", out, "--limit", "6", "--seeds", "1,2", "--no-progress")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "ran 0, skipped 12")
+
+	md, js := filepath.Join(dir, "r.md"), filepath.Join(dir, "r.json")
+	code, _, stderr = runParog(t, nil, "eval", "report", out, "--md", md, "--json", js)
+	require.Equal(t, 0, code, stderr)
+	mdText, err := os.ReadFile(md)
+	require.NoError(t, err)
+	assert.Contains(t, string(mdText), "| 1 | 6 |")
+	assert.Contains(t, string(mdText), "| 2 | 6 |")
+	var rep dataset.Report
+	data, err := os.ReadFile(js)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rep))
+	require.Len(t, rep.Runs, 1)
+	assert.Equal(t, 6, rep.Runs[0].Questions)
+	assert.Equal(t, 2, rep.Runs[0].Hits1.N)
+}
+
+func TestEvalCLIBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"not": "an array"}`), 0o644))
+	badAlias := filepath.Join(dir, "alias.json")
+	require.NoError(t, os.WriteFile(badAlias, []byte(`{"q": 3}`), 0o644))
+	notOurs := filepath.Join(dir, "notours.jsonl")
+	require.NoError(t, os.WriteFile(notOurs, []byte("[\n1,\n2]\n"), 0o644))
+	env := evalEnv("http://127.0.0.1:1/v1")
+	base := []string{"eval", "--config", demoConfig, "--no-progress"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no out", []string{"--dataset", "demo"}, 2, "--out FILE is required"},
+		{"unknown dataset", []string{"--dataset", "nope", "--out", filepath.Join(dir, "o")}, 2, `unknown format "nope"`},
+		{"bad shard", []string{"--dataset", "demo", "--out", filepath.Join(dir, "o"), "--shard", "5/4"}, 2, "want i/n"},
+		{"bad seeds", []string{"--dataset", "demo", "--out", filepath.Join(dir, "o"), "--seeds", "1,x"}, 2, "not an integer"},
+		{"input needed", []string{"--dataset", "cwq", "--out", filepath.Join(dir, "o")}, 2, "--input FILE is required"},
+		{"missing input", []string{"--dataset", "cwq", "--input", filepath.Join(dir, "none.json"), "--out", filepath.Join(dir, "o")}, 1, "no such file"},
+		{"malformed input", []string{"--dataset", "cwq", "--input", bad, "--out", filepath.Join(dir, "o")}, 1, "want a JSON array"},
+		{"malformed alias", []string{"--dataset", "demo", "--alias", badAlias, "--out", filepath.Join(dir, "o")}, 1, `bad alias file: key "q"`},
+		{"out is not a results file", []string{"--dataset", "demo", "--out", notOurs}, 1, "line 1: not a result line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runParog(t, env, append(append([]string{}, base...), tc.args...)...)
+			assert.Equal(t, tc.code, code, stderr)
+			assert.Contains(t, stderr, tc.want)
+			assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one-line error: %s", stderr)
+		})
+	}
+	after, err := os.ReadFile(notOurs)
+	require.NoError(t, err)
+	assert.Equal(t, "[\n1,\n2]\n", string(after), "a file that is not ours is left alone")
+
+	code, _, stderr := runParog(t, nil, "eval", "report", notOurs)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "not a result line")
+	code, _, stderr = runParog(t, nil, "eval", "report")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "at least one results file")
+}
+
+// TestEvalKill9 builds the real binary, kills it with SIGKILL in the middle
+// of a run, checks that every line of the results file reads, and that a
+// second run completes only the remainder.
+func TestEvalKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the parog binary; skipped with -short")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "parog")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run(), "go build ./cmd/parog")
+
+	srv := llmtest.New(t, llmtest.WithHandler(plainModel), llmtest.WithDelay(40*time.Millisecond))
+	out := filepath.Join(dir, "r.jsonl")
+	args := []string{"eval", "--config", demoConfig, "--dataset", "demo", "--out", out, "--concurrency", "2", "--seeds", "1,2", "--no-progress"}
+	environ := os.Environ()
+	for k, v := range evalEnv(srv.URL()) {
+		environ = append(environ, k+"="+v)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = environ
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
+	for countLines(t, out) < 5 {
+		select {
+		case err := <-exited:
+			t.Fatalf("parog eval exited early (%v): %s", err, stderr.String())
+		case <-deadline:
+			require.NoError(t, cmd.Process.Kill())
+			<-exited
+			t.Fatalf("no progress: %s", stderr.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	require.Error(t, <-exited, "the process was killed")
+	stderr.Reset()
+
+	rf, err := dataset.ReadResults(out)
+	require.NoError(t, err, "every line reads after kill -9")
+	first := len(rf.Latest())
+	total := 2 * 22
+	require.Greater(t, first, 0)
+	require.Less(t, first, total, "killed before the end")
+	t.Logf("killed after %d of %d (question, seed) pairs; torn line: %q", first, total, rf.Torn)
+
+	cmd = exec.Command(bin, args...)
+	cmd.Env = environ
+	var stdout2 bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout2, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	assert.Contains(t, stdout2.String(), fmt.Sprintf("ran %d, skipped %d", total-first, first))
+
+	rf, err = dataset.ReadResults(out)
+	require.NoError(t, err)
+	assert.Len(t, rf.Results, total, "no pair answered twice")
+	assert.Len(t, rf.Latest(), total)
+}
+
+func countLines(t *testing.T, path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		n++
+	}
+	return n
+}
