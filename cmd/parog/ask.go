@@ -20,17 +20,21 @@ func init() {
 }
 
 func runAsk(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "ask", `--config FILE [--topic ID ...] [--json] "QUESTION"`)
+	fs := newFlags(env, "ask", `--config FILE [--topic ID ...] [--json] [--server URL] "QUESTION"`)
 	cf := addConfigFlags(fs)
 	var topics multiFlag
 	fs.Var(&topics, "topic", "topic entity `ID` to start from (repeatable); without it entities are linked from the question")
 	asJSON := fs.Bool("json", false, "print the answer and its whole trace as JSON")
+	serverURL := fs.String("server", "", "ask a running parog serve at `URL` instead of a local engine (bearer key from PAROG_API_KEY)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
 		return usageError(`want exactly one question, quoted: parog ask --config FILE "What country borders France?"`)
+	}
+	if *serverURL != "" {
+		return askServer(ctx, env, *serverURL, pos[0], topics, *asJSON)
 	}
 	cfg, err := cf.load(env)
 	if err != nil {
