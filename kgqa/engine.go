@@ -178,6 +178,9 @@ func (e *Engine) Ask(ctx context.Context, req Request) (*Answer, error) {
 	ledger := llm.NewLedger()
 	stats := &kg.Stats{}
 	ctx = kg.WithStats(llm.WithLedger(ctx, ledger), stats)
+	if req.Seed != nil {
+		ctx = llm.WithSeed(ctx, *req.Seed)
+	}
 	ctx, cancel := context.WithTimeout(ctx, budgets.Deadline)
 	defer cancel()
 

@@ -186,6 +186,7 @@ func (c *Client) call(ctx context.Context, e *endpoint, req Request, msgs []Mess
 	}
 	defer cancel()
 	oreq := e.request(req, msgs, schema)
+	oreq.Seed = seedFrom(ctx, oreq.Seed)
 	resp, attempts, err := c.attempts(callCtx, e, req.Stage, oreq)
 	if err != nil {
 		err = c.finalError(ctx, callCtx, e, req.Stage, err)

@@ -112,3 +112,20 @@ func (u *Usage) add(c Call) {
 	s.add(c)
 	u.ByStage[c.Stage] = s
 }
+
+type seedKey struct{}
+
+// WithSeed makes every call made with ctx send seed as the sampling seed,
+// in place of the role's configured one, so one run of an evaluation can be
+// repeated per seed.
+func WithSeed(ctx context.Context, seed int) context.Context {
+	return context.WithValue(ctx, seedKey{}, seed)
+}
+
+// seedFrom returns the seed set by WithSeed, or fallback.
+func seedFrom(ctx context.Context, fallback *int) *int {
+	if s, ok := ctx.Value(seedKey{}).(int); ok {
+		return &s
+	}
+	return fallback
+}

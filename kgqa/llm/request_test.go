@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -204,4 +205,22 @@ func TestLedger(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, u, back)
 	assert.Contains(t, string(b), `"total_tokens":1680`)
+}
+
+func TestSeedFromContextOverridesConfig(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithHandler(func(openai.ChatCompletionRequest) llmtest.Reply { return llmtest.Text("ok") }))
+	seven := 7
+	c, err := New(config.LLM{Reasoner: config.Endpoint{BaseURL: srv.URL(), Model: "m", Seed: &seven, MaxTokens: 10, Concurrency: 1}})
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Chat(WithSeed(context.Background(), 3), Request{Role: Reasoner, Stage: "s", Messages: []Message{{Role: "user", Content: "q"}}})
+	require.NoError(t, err)
+	_, err = c.Chat(context.Background(), Request{Role: Reasoner, Stage: "s", Messages: []Message{{Role: "user", Content: "q"}}})
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	require.NotNil(t, reqs[0].Chat.Seed)
+	assert.Equal(t, 3, *reqs[0].Chat.Seed, "the context's seed wins")
+	require.NotNil(t, reqs[1].Chat.Seed)
+	assert.Equal(t, 7, *reqs[1].Chat.Seed, "without one, the role's seed is sent")
 }
