@@ -251,6 +251,9 @@ func (b *builder) node(k string) (string, error) {
 	if b.busy[k] {
 		return "", fmt.Errorf("%w: cycle through %s", ErrShape, k)
 	}
+	if len(k) > 1 && b.g.anchorSets[k[1:]] != nil {
+		return "", unsupported("VALUES set used beyond one hop")
+	}
 	b.busy[k] = true
 	defer delete(b.busy, k)
 	var contribs []string
@@ -267,6 +270,13 @@ func (b *builder) node(k string) (string, error) {
 		case kindLiteral:
 			lits = append(lits, literalCons{path: []Hop{hop}, value: w.value})
 		case kindVar:
+			if ids, ok, err := b.anchorSet(w); ok || err != nil {
+				if err != nil {
+					return "", err
+				}
+				contribs = append(contribs, b.add(Step{Op: kgqa.OpFind, Anchors: ids, Path: []Hop{hop}}))
+				continue
+			}
 			if vals := b.valuePaths(w, hop); vals != nil {
 				lits = append(lits, vals...)
 				continue
@@ -387,6 +397,21 @@ func attrName(rels []string) string {
 		return readable(rels[len(rels)-2])
 	}
 	return readable(last)
+}
+
+// anchorSet returns the entities of a VALUES variable with several rows.
+// Such a variable may only be the start of one hop: more triples or a type
+// on it would need a per-entity check the plan cannot state.
+func (b *builder) anchorSet(w term) ([]string, bool, error) {
+	ids := b.g.anchorSets[w.value]
+	if ids == nil {
+		return nil, false, nil
+	}
+	wk := w.key()
+	if len(b.incident(wk)) > 0 || len(b.g.types[wk]) > 0 || len(b.g.cons[wk]) > 0 || w.value == b.g.answer {
+		return nil, false, unsupported("VALUES set used beyond one hop")
+	}
+	return ids, true, nil
 }
 
 // valuePaths handles a variable that only leads to literals (a mediator

@@ -128,6 +128,12 @@ func (b *builder) crossMediator(w term, hop Hop, cont int, rest []int) (string, 
 	case kindLiteral:
 		return b.add(Step{Op: kgqa.OpFind, Literal: z.value, Path: path, Qualifiers: quals}), false, nil
 	}
+	if ids, ok, err := b.anchorSet(z); ok || err != nil {
+		if err != nil {
+			return "", false, err
+		}
+		return b.add(Step{Op: kgqa.OpFind, Anchors: ids, Path: path, Qualifiers: quals}), false, nil
+	}
 	from, err := b.node(z.key())
 	if err != nil {
 		return "", false, err

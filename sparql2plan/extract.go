@@ -27,6 +27,9 @@ type extractor struct {
 	prefixes map[string]string
 	g        *queryGraph
 	subst    map[string]term
+	// ignored are variables that only an ignored OPTIONAL part or a BIND
+	// binds, with what bound them ("OPTIONAL", "BIND").
+	ignored map[string]string
 }
 
 // extract walks a parsed query into a query graph.
@@ -34,11 +37,14 @@ func extract(pq *sparql.ParsedQuery) (*queryGraph, error) {
 	if pq.Type != "SELECT" {
 		return nil, unsupported("%s query", pq.Type)
 	}
-	x := &extractor{prefixes: pq.Prefixes, g: newGraph(), subst: map[string]term{}}
+	x := &extractor{prefixes: pq.Prefixes, g: newGraph(), subst: map[string]term{}, ignored: map[string]string{}}
 	if err := x.query(pq, true); err != nil {
 		return nil, err
 	}
 	x.applySubst()
+	if err := x.checkIgnored(); err != nil {
+		return nil, err
+	}
 	return x.g, nil
 }
 
@@ -120,10 +126,17 @@ func (x *extractor) pattern(p sparql.Pattern) error {
 		}
 		return x.filter(p.Expr)
 	case *sparql.OptionalPattern:
+		// OPTIONAL never removes a solution of its main pattern, so
+		// dropping it keeps the answer set; checkIgnored refuses queries
+		// whose answer or constraints need what only it binds.
 		x.g.notes = append(x.g.notes, "optional-ignored")
+		for _, v := range patternVars(p.Optional) {
+			x.ignored[v] = "OPTIONAL"
+		}
 		return x.pattern(p.Main)
 	case *sparql.BindPattern:
 		x.g.notes = append(x.g.notes, "bind-ignored")
+		x.ignored[strings.TrimLeft(p.Var, "?$")] = "BIND"
 		return x.pattern(p.Pattern)
 	case *sparql.ValuesPattern:
 		return x.values(p)
@@ -173,16 +186,109 @@ const (
 	notablePrefix = "notable:"
 )
 
+// values binds a VALUES variable. One row makes the variable that
+// constant. Several rows of entities make it a set of anchors, which the
+// builder starts one find from ("Find the films of A or B"); several
+// literal rows, or several variables, have no plan operation.
 func (x *extractor) values(v *sparql.ValuesPattern) error {
-	if len(v.Vars) != 1 || len(v.Values) != 1 || len(v.Values[0]) != 1 {
+	if len(v.Vars) != 1 || len(v.Values) == 0 {
 		return unsupported("VALUES with %d variables and %d rows", len(v.Vars), len(v.Values))
 	}
-	t, ok := rdfTerm(v.Values[0][0])
-	if !ok {
-		return unsupported("VALUES term")
+	name := strings.TrimLeft(v.Vars[0], "?$")
+	var ts []term
+	for _, row := range v.Values {
+		if len(row) != 1 || row[0] == nil {
+			return unsupported("VALUES row with an UNDEF or several terms")
+		}
+		t, ok := rdfTerm(row[0])
+		if !ok {
+			return unsupported("VALUES term")
+		}
+		ts = append(ts, t)
 	}
-	x.subst[strings.TrimLeft(v.Vars[0], "?$")] = t
+	if len(ts) == 1 {
+		x.subst[name] = ts[0]
+		return nil
+	}
+	ids := make([]string, len(ts))
+	for i, t := range ts {
+		if t.kind != kindEntity {
+			return unsupported("VALUES with several literal rows")
+		}
+		ids[i] = t.value
+	}
+	x.g.anchorSets[name] = dedupe(ids)
 	return nil
+}
+
+// checkIgnored refuses a query whose answer, compared or ordered values,
+// or triples use a variable that only an ignored OPTIONAL part or a BIND
+// binds: dropping those parts would then change the answer. A variable
+// of an OPTIONAL part that the main pattern also binds is fine (the main
+// pattern binds it anyway).
+func (x *extractor) checkIgnored() error {
+	if len(x.ignored) == 0 {
+		return nil
+	}
+	inTriples := map[string]bool{}
+	for _, e := range x.g.edges {
+		for _, t := range []term{e.s, e.o} {
+			if t.kind == kindVar {
+				inTriples[t.value] = true
+			}
+		}
+	}
+	for _, v := range sortedKeys(x.ignored) {
+		by := x.ignored[v]
+		if by == "OPTIONAL" && inTriples[v] {
+			continue
+		}
+		switch {
+		case v == x.g.answer:
+			return unsupported("answer bound only by %s", by)
+		case x.g.attrs[v] != nil:
+			return unsupported("constraint on a value bound only by %s", by)
+		case by == "BIND" && inTriples[v]:
+			return unsupported("BIND value joined in a triple")
+		}
+	}
+	return nil
+}
+
+// patternVars lists the variables of the triples in p.
+func patternVars(p sparql.Pattern) []string {
+	var out []string
+	add := func(s string) {
+		if s != "" && (s[0] == '?' || s[0] == '$') {
+			out = append(out, s[1:])
+		}
+	}
+	var walk func(p sparql.Pattern)
+	walk = func(p sparql.Pattern) {
+		switch p := p.(type) {
+		case *sparql.BGP:
+			for _, t := range p.Triples {
+				add(t.Subject)
+				add(t.Object)
+			}
+		case *sparql.JoinPattern:
+			walk(p.Left)
+			walk(p.Right)
+		case *sparql.FilterPattern:
+			walk(p.Pattern)
+		case *sparql.OptionalPattern:
+			walk(p.Main)
+			walk(p.Optional)
+		case *sparql.UnionPattern:
+			walk(p.Left)
+			walk(p.Right)
+		case *sparql.BindPattern:
+			walk(p.Pattern)
+			add(p.Var)
+		}
+	}
+	walk(p)
+	return out
 }
 
 func (x *extractor) union(u *sparql.UnionPattern) error {
@@ -199,7 +305,7 @@ func (x *extractor) union(u *sparql.UnionPattern) error {
 	flat(u)
 	var un union
 	for _, b := range branches {
-		sub := &extractor{prefixes: x.prefixes, g: newGraph(), subst: map[string]term{}}
+		sub := &extractor{prefixes: x.prefixes, g: newGraph(), subst: map[string]term{}, ignored: x.ignored}
 		sub.g.answer = x.g.answer
 		if err := sub.pattern(b); err != nil {
 			return err

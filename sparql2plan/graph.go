@@ -70,6 +70,9 @@ type queryGraph struct {
 	unions []union
 	// attrs are variables that hold compared or ordered values.
 	attrs map[string]*attrUse
+	// anchorSets are VALUES variables with several entity rows: the
+	// set of entities a find starts from.
+	anchorSets map[string][]string
 	// notes records recognised boilerplate and ignored parts, by kind.
 	notes []string
 }
@@ -91,7 +94,7 @@ type timeCmp struct {
 }
 
 func newGraph() *queryGraph {
-	return &queryGraph{types: map[string][]string{}, cons: map[string][]constraint{}, attrs: map[string]*attrUse{}}
+	return &queryGraph{types: map[string][]string{}, cons: map[string][]constraint{}, attrs: map[string]*attrUse{}, anchorSets: map[string][]string{}}
 }
 
 func (g *queryGraph) attr(v string) *attrUse {
