@@ -73,9 +73,11 @@ func TestEvalCLIRunAndReport(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.jsonl")
 	code, stdout, stderr := runParog(t, evalEnv(srv.URL()), "eval", "--config", demoConfig, "--dataset", "demo",
-		"--out", out, "--limit", "6", "--seeds", "1,2", "--concurrency", "3", "--no-progress")
+		"--out", out, "--limit", "6", "--seeds", "1,2", "--concurrency", "3")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "ran 12, skipped 0")
+	assert.Contains(t, stderr, "12/12", "the progress bar counts to the end")
+	assert.Contains(t, stderr, "Hits@1")
 	// Resume: nothing left to do.
 	code, stdout, stderr = runParog(t, evalEnv(srv.URL()), "eval", "--config", demoConfig, "--dataset", "demo",
 		"--out", out, "--limit", "6", "--seeds", "1,2", "--no-progress")
@@ -96,6 +98,14 @@ func TestEvalCLIRunAndReport(t *testing.T) {
 	require.Len(t, rep.Runs, 1)
 	assert.Equal(t, 6, rep.Runs[0].Questions)
 	assert.Equal(t, 2, rep.Runs[0].Hits1.N)
+
+	// Side by side with a PoG result file, scored against the demo input.
+	pog := filepath.Join(dir, "pog.jsonl")
+	require.NoError(t, os.WriteFile(pog, []byte(`{"question": "What country bordering France contains an airport that serves Nijmegen?", "results": "{Yes}. {Germany}", "reasoning_chains": [], "call_num": 7, "total_token": 3000, "input_token": 2800, "output_token": 200, "time": 12.5}`+"\n"), 0o644))
+	code, stdout, stderr = runParog(t, nil, "eval", "report", "--dataset", "demo", "--input", "../../kgqa/kg/demokg/questions.json", out, pog)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "## Side by side")
+	assert.Contains(t, stdout, "| pog.jsonl | pog | 1 | 4.5% |", "one PoG hit over the 22 expected demo questions")
 }
 
 func TestEvalCLIBadInput(t *testing.T) {
