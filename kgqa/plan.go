@@ -257,16 +257,17 @@ const (
 )
 
 // Kinds returns the kinds of operation the plan contains, in a fixed order.
-// A plan is a composition when a find subgoal starts from the result of
-// another find; a conjunction when it intersects sets or filters a set by a
-// stated constraint (a second condition on the same answer, which is how
-// ComplexWebQuestions labels "What language spoken in Cyprus has the code
-// acy?"); linear when it is one chain of a single find with no other kind.
+// A plan is a composition when a find starts from the result of any earlier
+// subgoal (a find, filter, intersect, union, compare or superlative: the
+// answer of a sub-question is followed further); a conjunction when it
+// intersects sets or filters a set by a stated constraint (a second
+// condition on the same answer, which is how ComplexWebQuestions labels
+// "What language spoken in Cyprus has the code acy?"); comparative,
+// superlative and count when it has such a subgoal; linear when it has none
+// of these, that is a single find. A plan may contain several kinds; one
+// primary type per question, comparable with published type shares, is a
+// separate decision left to the caller.
 func (p *Plan) Kinds() []Kind {
-	byID := make(map[string]Subgoal, len(p.Subgoals))
-	for _, s := range p.Subgoals {
-		byID[s.ID] = s
-	}
 	has := map[Kind]bool{}
 	for _, s := range p.Subgoals {
 		switch s.Op {
@@ -279,10 +280,8 @@ func (p *Plan) Kinds() []Kind {
 		case OpCount:
 			has[KindCount] = true
 		case OpFind:
-			for _, n := range s.Needs {
-				if byID[n].Op == OpFind || byID[n].Op == OpFilter {
-					has[KindComposition] = true
-				}
+			if len(s.Needs) > 0 {
+				has[KindComposition] = true
 			}
 		}
 	}

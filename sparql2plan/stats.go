@@ -36,8 +36,11 @@ type Stats struct {
 	// several).
 	Kinds map[kgqa.Kind]int `json:"kinds"`
 	// PrimaryKinds counts each plan once, by its primary type (see
-	// PrimaryKind), comparable with the paper's shares.
+	// PrimaryKind): the five types of PaperShares, comparable with them.
 	PrimaryKinds map[kgqa.Kind]int `json:"primary_kinds"`
+	// PrimaryByLabel cross-tabulates the dataset's own label (CWQ
+	// compositionality_type, GrailQA function) against the primary type.
+	PrimaryByLabel map[string]map[kgqa.Kind]int `json:"primary_by_label"`
 	// Subgoals is a histogram of subgoals per plan.
 	Subgoals map[int]int `json:"subgoals"`
 	// LabelChecked and LabelAgreed count label comparisons.
@@ -62,21 +65,7 @@ type Stats struct {
 // NewStats returns empty stats.
 func NewStats() *Stats {
 	return &Stats{Kinds: map[kgqa.Kind]int{}, PrimaryKinds: map[kgqa.Kind]int{}, Subgoals: map[int]int{},
-		LabelByType: map[string][2]int{}, Failures: map[string]int{}, Rules: map[Rule]int{}, Renderings: map[string]int{}}
-}
-
-// PrimaryKind picks one type per plan for a distribution comparable with
-// the paper's: the rarer operations win (superlative, comparative, count),
-// then conjunction, then composition, else linear.
-func PrimaryKind(kinds []kgqa.Kind) kgqa.Kind {
-	for _, k := range []kgqa.Kind{kgqa.KindSuperlative, kgqa.KindComparative, kgqa.KindCount, kgqa.KindConjunction, kgqa.KindComposition} {
-		for _, x := range kinds {
-			if x == k {
-				return k
-			}
-		}
-	}
-	return kgqa.KindLinear
+		PrimaryByLabel: map[string]map[kgqa.Kind]int{}, LabelByType: map[string][2]int{}, Failures: map[string]int{}, Rules: map[Rule]int{}, Renderings: map[string]int{}}
 }
 
 // AddConversion counts a converted question.
@@ -85,7 +74,14 @@ func (s *Stats) AddConversion(c *Conversion, label string, agree, checked bool) 
 	for _, k := range c.Kinds {
 		s.Kinds[k]++
 	}
-	s.PrimaryKinds[PrimaryKind(c.Kinds)]++
+	pk := PrimaryKind(c.Plan)
+	s.PrimaryKinds[pk]++
+	if label != "" {
+		if s.PrimaryByLabel[label] == nil {
+			s.PrimaryByLabel[label] = map[kgqa.Kind]int{}
+		}
+		s.PrimaryByLabel[label][pk]++
+	}
 	s.Subgoals[len(c.Plan.Subgoals)]++
 	for _, r := range c.Rules {
 		s.Rules[r]++
@@ -133,14 +129,7 @@ func (s *Stats) Markdown() string {
 	fmt.Fprintf(&b, "# sparql2plan report\n\n")
 	fmt.Fprintf(&b, "| | count |\n|---|---|\n| input questions | %d |\n| malformed records | %d |\n| converted | %d (%.2f%%) |\n| records written | %d |\n| resumed (already in output) | %d |\n| duplicates dropped | %d |\n\n",
 		s.Input, s.Malformed, s.Converted, 100*Rate(s.Converted, s.Input), s.Written, s.Resumed, s.Duplicates)
-	fmt.Fprintf(&b, "## Types\n\n| type | primary count | primary share | paper share | plans containing |\n|---|---|---|---|---|\n")
-	for _, k := range []kgqa.Kind{kgqa.KindComposition, kgqa.KindConjunction, kgqa.KindSuperlative, kgqa.KindComparative, kgqa.KindCount, kgqa.KindLinear} {
-		paper := "-"
-		if v, ok := PaperShares[k]; ok {
-			paper = fmt.Sprintf("%.2f%%", v)
-		}
-		fmt.Fprintf(&b, "| %s | %d | %.2f%% | %s | %d |\n", k, s.PrimaryKinds[k], 100*Rate(s.PrimaryKinds[k], s.Converted), paper, s.Kinds[k])
-	}
+	s.typesMarkdown(&b)
 	fmt.Fprintf(&b, "\n## Subgoals per question\n\n| subgoals | questions |\n|---|---|\n")
 	for _, n := range sortedInts(s.Subgoals) {
 		fmt.Fprintf(&b, "| %d | %d |\n", n, s.Subgoals[n])
@@ -160,6 +149,39 @@ func (s *Stats) Markdown() string {
 	}
 	fmt.Fprintf(&b, "- teacher failures (template kept): %d\n- mean back-translation consistency (token F1): %.3f\n", s.TeacherFailures, s.MeanConsistency)
 	return b.String()
+}
+
+// typesMarkdown writes the type tables: primary types next to the paper's
+// shares (like with like: one type per question, five types), then the
+// kinds plans contain (a plan counts for several; not comparable with the
+// paper), then dataset labels against primary types.
+func (s *Stats) typesMarkdown(b *strings.Builder) {
+	fmt.Fprintf(b, "## Question types\n\nOne primary type per question (see PrimaryKind: read from the operation that produces the answer; "+
+		"a multi-hop chain from one topic entity is linear; a count takes the type of what it counts), next to the paper's shares of its SFT data "+
+		"(WebQSP, CWQ and GrailQA training questions: other questions than these, so the mix may differ).\n\n")
+	fmt.Fprintf(b, "| type | questions | share | paper share |\n|---|---|---|---|\n")
+	for _, k := range PaperKinds {
+		fmt.Fprintf(b, "| %s | %d | %.2f%% | %.2f%% |\n", k, s.PrimaryKinds[k], 100*Rate(s.PrimaryKinds[k], s.Converted), PaperShares[k])
+	}
+	fmt.Fprintf(b, "\nOperation kinds the plans contain (a plan counts once per kind it contains; not comparable with the paper's shares):\n\n| kind | plans |\n|---|---|\n")
+	for _, k := range []kgqa.Kind{kgqa.KindComposition, kgqa.KindConjunction, kgqa.KindSuperlative, kgqa.KindComparative, kgqa.KindCount, kgqa.KindLinear} {
+		fmt.Fprintf(b, "| %s | %d |\n", k, s.Kinds[k])
+	}
+	if len(s.PrimaryByLabel) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nDataset label against primary type:\n\n| label |")
+	for _, k := range PaperKinds {
+		fmt.Fprintf(b, " %s |", k)
+	}
+	fmt.Fprintf(b, "\n|---|%s\n", strings.Repeat("---|", len(PaperKinds)))
+	for _, l := range sortedKeys(s.PrimaryByLabel) {
+		fmt.Fprintf(b, "| %s |", l)
+		for _, k := range PaperKinds {
+			fmt.Fprintf(b, " %d |", s.PrimaryByLabel[l][k])
+		}
+		b.WriteString("\n")
+	}
 }
 
 func sortedInts(m map[int]int) []int {
