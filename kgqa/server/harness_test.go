@@ -71,7 +71,7 @@ func newHarness(tb testing.TB, s setup) *harness {
 		}
 		h.llm = llmtest.New(tb, llmtest.WithHandler(handler), llmtest.WithDelay(s.delay))
 		h.cfg.LLM.Reasoner.BaseURL, h.cfg.LLM.Reasoner.Model = h.llm.URL(), "scripted"
-		h.cfg.LLM.Reasoner.Concurrency = 256
+		h.cfg.LLM.Reasoner.Concurrency = 1024
 		h.cfg.LLM.Reasoner.Retries = 1
 	}
 	if s.edit != nil {
