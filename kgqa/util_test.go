@@ -1,12 +1,10 @@
 package kgqa
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 )
 
-func jsonIndent(v any) ([]byte, error) { return json.MarshalIndent(v, "", "  ") }
 
 // brief renders a trace compactly for test logs.
 func brief(a *Answer) string {
