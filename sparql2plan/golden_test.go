@@ -61,9 +61,9 @@ func TestGoldenPlans(t *testing.T) {
 			// ?x. Two hops through a real entity => composition.
 			name: "cwq composition with superlative", qs: cwq, text: "Lou Seal is the mascot",
 			want: []string{
-				"s1 find [] Find the entities whose team mascot is Lou Seal.",
+				"s1 find [] Find the teams whose mascot is Lou Seal.",
 				"s2 find [s1] Find the championships of #1.",
-				"s3 superlative [s2] {start date max } Find the one of #2 with the latest start date.",
+				"s3 superlative [s2] {start date max } Which of #2 has the latest start date?",
 			},
 			kinds: "[composition superlative]",
 		},
@@ -73,9 +73,9 @@ func TestGoldenPlans(t *testing.T) {
 			// condition on ?x => two finds and an intersect.
 			name: "cwq conjunction through a mediator", qs: cwq, text: "Which residence of Lauren Conrad",
 			want: []string{
-				"s1 find [] Find the location of the places lived of Lauren Conrad.",
-				"s2 find [] Find the entities whose fictional characters born here is Hikaru Sulu.",
-				"s3 intersect [s1,s2] Find the entities in both #1 and #2.",
+				"s1 find [] Find the location in the places lived of Lauren Conrad.",
+				"s2 find [] Find the fictional settings whose characters born here include Hikaru Sulu.",
+				"s3 intersect [s1,s2] Which of #1 are also in #2?",
 			},
 			kinds: "[conjunction]",
 		},
@@ -84,7 +84,7 @@ func TestGoldenPlans(t *testing.T) {
 			// in), then FILTER(xsd:integer(?num) > 677) on calling code.
 			name: "cwq comparative", qs: cwq, text: "What countries with calling codes over 677",
 			want: []string{
-				"s1 find [] Find the contains of Oceania.",
+				"s1 find [] Find the countries that Oceania contains.",
 				"s2 compare [s1] {calling code > 677} Keep those of #1 whose calling code is greater than 677.",
 			},
 			kinds: "[comparative]",
@@ -95,8 +95,8 @@ func TestGoldenPlans(t *testing.T) {
 			// with LIMIT 1 is argmin.
 			name: "cwq superlative through a measurement mediator", qs: cwq, text: "What college Drew Brees attended",
 			want: []string{
-				"s1 find [] Find the institution of the education of Drew Brees.",
-				"s2 superlative [s1] {number of postgraduates min } Find the one of #1 with the smallest number of postgraduates.",
+				"s1 find [] Find the colleges among the institution in the education of Drew Brees.",
+				"s2 superlative [s1] {number of postgraduates min } Which of #1 has the smallest number of postgraduates?",
 			},
 			kinds: "[superlative]",
 		},
@@ -106,9 +106,9 @@ func TestGoldenPlans(t *testing.T) {
 			// from ESL ("Esl" in the dataset) by format_creator, then ?x0 by software.
 			name: "grailqa argmax", qs: grail, text: "which browser was most recently released",
 			want: []string{
-				"s1 find [] Find the format creator of Esl (software developer).",
-				"s2 find [s1] Find the software of #1 (web browser).",
-				"s3 superlative [s2] {first released max } Find the one of #2 with the latest first released.",
+				"s1 find [] Find the software developers among the creator of Esl.",
+				"s2 find [s1] Find the web browsers among the software of #1.",
+				"s3 superlative [s2] {first released max } Which of #2 has the latest first released?",
 			},
 			kinds: "[composition superlative]",
 		},
@@ -118,16 +118,18 @@ func TestGoldenPlans(t *testing.T) {
 			// hop back to the songs.
 			name: "grailqa comparative on an intermediate node", qs: grail, text: "after the date of 05/08/2008",
 			want: []string{
-				"s1 find [] Find the musical game song relationship whose game is Rock Band.",
-				"s2 compare [s1] {release date <= 2008-05-08-08:00} Keep those of #1 whose release date is at most 2008-05-08-08:00.",
-				"s3 find [s2] Find the musical game song whose games is #2.",
+				"s1 find [] Find the musical game song relationships whose game is Rock Band.",
+				"s2 compare [s1] {release date <= 2008-05-08-08:00} Keep those of #1 whose release date is at most 2008-05-08.",
+				"s3 find [s2] Find the musical game songs whose games include #2.",
 			},
-			kinds: "[comparative]",
+			// s3 follows a relation from the comparison's result, so the
+			// plan contains composition as well as comparative.
+			kinds: "[composition comparative]",
 		},
 		{
 			name: "grailqa count", qs: grail, text: "how many roseville pottery",
 			want: []string{
-				"s1 find [] Find the items in this category of Roseville pottery (collectable item).",
+				"s1 find [] Find the collectable items among the items in this category of Roseville pottery.",
 				"s2 count [s1] Count the members of #1.",
 			},
 			kinds: "[count]",
@@ -135,7 +137,7 @@ func TestGoldenPlans(t *testing.T) {
 		{
 			// One reverse hop with the answer's type as the noun.
 			name: "grailqa linear", qs: grail, text: "which play is produced by the illusion",
-			want:  []string{"s1 find [] Find the play whose productions is The Illusion."},
+			want:  []string{"s1 find [] Find the plays whose productions include The Illusion."},
 			kinds: "[linear]",
 		},
 		{
@@ -144,7 +146,10 @@ func TestGoldenPlans(t *testing.T) {
 			// one hop, not comparatives.
 			name: "webqsp mediator with time validity", qs: webqsp, text: "who is the governor of ohio 2011",
 			want: []string{
-				"s1 find [] Find the office holder of the governing officials of Ohio with basic title m.0fkvn with from at most 2011-12-31 with to at least 2011-01-01.",
+				// The title entity has no name in the record: a neutral
+				// phrase, never the MID. from <= 2011-12-31 and to >=
+				// 2011-01-01 together say "held in 2011".
+				"s1 find [] Find the office holder in the governing officials of Ohio with basic title a specific entity, in 2011.",
 			},
 			kinds: "[linear]",
 		},
