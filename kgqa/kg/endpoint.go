@@ -182,7 +182,10 @@ type srjTerm struct {
 	Lang     string `json:"xml:lang"`
 }
 
-const xsdString = "http://www.w3.org/2001/XMLSchema#string"
+const (
+	xsdNS     = "http://www.w3.org/2001/XMLSchema#"
+	xsdString = xsdNS + "string"
+)
 
 func parseResultsJSON(body []byte) (*table, error) {
 	trimmed := bytes.TrimSpace(body)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -218,7 +219,9 @@ func (s *store) twoHop(id string, rel Relation, row map[string]rterm) (Fact, boo
 		return Fact{}, false
 	}
 	tail, ok := s.term(row["t"], row["n"])
-	if !ok {
+	if !ok || tail.ID == id {
+		// The way back to the head (the query filters it too, but not
+		// every engine honours a FILTER next to a UNION).
 		return Fact{}, false
 	}
 	m := row["m"].value
@@ -237,9 +240,28 @@ func (s *store) term(t, name rterm) (Term, bool) {
 	case kindIRI:
 		return Term{ID: s.d.localID(t.value), Name: name.value}, true
 	case kindLiteral:
-		return Term{Name: t.value, Datatype: t.datatype, Lang: t.lang}, true
+		return literalTerm(t), true
 	}
 	return Term{}, false
+}
+
+// literalTerm maps a literal, writing floating-point numbers in one
+// canonical form: engines differ (Virtuoso answers "2850.0" for a stored
+// "2850"^^xsd:float), and the same fact must read the same from every
+// backend.
+func literalTerm(t rterm) Term {
+	v := t.value
+	switch t.datatype {
+	case xsdNS + "float", xsdNS + "double":
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			bits := 64
+			if t.datatype == xsdNS+"float" {
+				bits = 32
+			}
+			v = strconv.FormatFloat(f, 'g', -1, bits)
+		}
+	}
+	return Term{Name: v, Datatype: t.datatype, Lang: t.lang}
 }
 
 func sortFacts(facts []Fact) {
@@ -347,7 +369,7 @@ func (s *store) Select(ctx context.Context, query string) (*Results, error) {
 			case kindBlank:
 				m[k] = Term{ID: "_:" + v.value}
 			default:
-				m[k] = Term{Name: v.value, Datatype: v.datatype, Lang: v.lang}
+				m[k] = literalTerm(v)
 			}
 		}
 		res.Rows = append(res.Rows, m)

@@ -65,7 +65,9 @@ type Fact struct {
 	// Head is the anchor entity the fact was retrieved from.
 	Head Term `json:"head"`
 	// Path holds the relation ids from Head to Tail, in the direction Dir;
-	// two ids when the fact passes through Mediator.
+	// two ids when the fact passes through Mediator. The second relation
+	// always points out of the mediator (Freebase CVTs and Wikidata
+	// statements hold their edges as subject), whatever Dir is.
 	Path []string `json:"path"`
 	// Dir is the direction of the first relation relative to Head.
 	Dir Direction `json:"dir"`

@@ -97,16 +97,19 @@ func neighborsQuery(v vocab, id string, rel Relation, limit int) string {
 }
 
 // mediatorQuery lists the outgoing edges of nameless mediator nodes, except
-// those leading back to the head.
+// those leading back to the head. Each mediator is its own UNION branch with
+// a constant subject, so every engine answers it from its subject index
+// (a VALUES join made goRDFlib scan the whole graph).
 func mediatorQuery(v vocab, head string, mediators []string, limit int) string {
-	var values strings.Builder
-	for _, m := range mediators {
-		values.WriteString(v.entity(m))
-		values.WriteByte(' ')
+	var b strings.Builder
+	for i, m := range mediators {
+		if i > 0 {
+			b.WriteString("\n  UNION\n")
+		}
+		b.WriteString("  { " + v.entity(m) + " ?r ?t . BIND(" + v.entity(m) + " AS ?m) }")
 	}
 	return "SELECT DISTINCT ?m ?r ?t ?n WHERE {\n" +
-		"  VALUES ?m { " + values.String() + "}\n" +
-		"  ?m ?r ?t .\n" +
+		"  {\n" + b.String() + "\n  }\n" +
 		"  FILTER(?t != " + v.entity(head) + ")\n" +
 		"  " + v.optionalName("t", "n") + "\n" +
 		"} LIMIT " + strconv.Itoa(limit)

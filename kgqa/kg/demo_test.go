@@ -1,0 +1,67 @@
+package kg
+
+import (
+	"context"
+	"testing"
+
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg/demokg"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDemoBackendsAgree runs every primitive on the shipped demo graph in
+// the embedded store and in Virtuoso, from each demo question's topic
+// entities and answers, and requires the same answers from both.
+func TestDemoBackendsAgree(t *testing.T) {
+	srv := virtuoso(t)
+	cfg := config.Default().KG
+	cfg.Files = []string{BuiltinDemoFreebase}
+	cfg.CacheSize = 0
+	emb := openFixture(t, cfg)
+	virt := openFixture(t, func() config.KG { c := endpointConfig(srv.GraphURL(demoGraph)); c.CacheSize = 0; return c }())
+	ctx := context.Background()
+
+	ids := map[string]string{}
+	for _, q := range demokg.FreebaseQuestions() {
+		for _, e := range q.TopicEntities {
+			ids[e.ID] = e.Name
+		}
+		for _, a := range q.Answers {
+			if a.ID != "" {
+				ids[a.ID] = a.Name
+			}
+		}
+	}
+	require.NotEmpty(t, ids)
+	facts := 0
+	for id, name := range ids {
+		en, err := emb.Name(ctx, id)
+		require.NoError(t, err)
+		vn, err := virt.Name(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, en, vn, "name of %s", id)
+
+		es, err := emb.Search(ctx, name, 10)
+		require.NoError(t, err)
+		vs, err := virt.Search(ctx, name, 10)
+		require.NoError(t, err)
+		assert.Equal(t, es, vs, "search %q", name)
+
+		er, err := emb.Relations(ctx, id)
+		require.NoError(t, err)
+		vr, err := virt.Relations(ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, er, vr, "relations of %s", id)
+		for _, rel := range er {
+			ef, err := emb.Neighbors(ctx, id, rel, 0)
+			require.NoError(t, err)
+			vf, err := virt.Neighbors(ctx, id, rel, 0)
+			require.NoError(t, err)
+			assert.Equal(t, ef, vf, "neighbors of %s via %v", id, rel)
+			facts += len(ef)
+		}
+	}
+	t.Logf("compared %d entities and %d facts", len(ids), facts)
+	assert.Greater(t, facts, 100)
+}
