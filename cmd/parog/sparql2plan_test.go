@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/kgqa"
+)
+
+// cwqFixture holds two convertible questions, one whose query has no plan
+// operation (ASK), and one malformed record (question is a number).
+const cwqFixture = `[
+{"ID": "q1", "question": "Lou Seal is the mascot for the team that last won the World Series when?", "compositionality_type": "composition",
+ "sparql": "PREFIX ns: <http://rdf.freebase.com/ns/>\nSELECT DISTINCT ?x WHERE { ?c ns:sports.sports_team.team_mascot ns:m.03_dwn . ?c ns:sports.sports_team.championships ?x . ?x ns:time.event.start_date ?d . } ORDER BY DESC(xsd:datetime(?d)) LIMIT 1",
+ "topic_entity": {"m.03_dwn": "Lou Seal"}, "answer": "2014 World Series"},
+{"ID": "q2", "question": "What countries with calling codes over 677 are in Oceania?", "compositionality_type": "comparative",
+ "sparql": "PREFIX ns: <http://rdf.freebase.com/ns/>\nSELECT DISTINCT ?x WHERE { ns:m.05nrg ns:location.location.contains ?x . ?x ns:common.topic.notable_types ns:m.01mp . ?x ns:location.country.calling_code ?n . FILTER (xsd:integer(?n) > 677) }",
+ "topic_entity": {"m.05nrg": "Oceania"}, "answer": "Fiji"},
+{"ID": "q3", "question": "Is it an ask?", "compositionality_type": "conjunction",
+ "sparql": "ASK { ?x <http://rdf.freebase.com/ns/a.b.c> ?y }", "topic_entity": {}},
+{"ID": "q4", "question": 5, "compositionality_type": "conjunction", "sparql": "", "topic_entity": {}}
+]`
+
+func readRecords(t *testing.T, path string) []map[string]json.RawMessage {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []map[string]json.RawMessage
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), sc.Text())
+		out = append(out, r)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+func TestSPARQL2PlanCLI(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "cwq.json")
+	require.NoError(t, os.WriteFile(in, []byte(cwqFixture), 0o644))
+	out := filepath.Join(dir, "sft.jsonl")
+	report := filepath.Join(dir, "report.json")
+
+	code, stdout, stderr := runParog(t, nil, "sparql2plan", "--format", "cwq", "--input", in, "--out", out, "--report", report)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "converted 2 of 3 questions")
+	assert.Contains(t, stdout, "wrote 2 records")
+	assert.Contains(t, stdout, "malformed 1")
+	assert.Contains(t, stderr, "q4", "the malformed record is reported")
+
+	recs := readRecords(t, out)
+	require.Len(t, recs, 2)
+	for _, r := range recs {
+		var msgs []struct{ Role, Content string }
+		require.NoError(t, json.Unmarshal(r["messages"], &msgs))
+		require.Len(t, msgs, 3)
+		assert.Equal(t, []string{"system", "user", "assistant"}, []string{msgs[0].Role, msgs[1].Role, msgs[2].Role})
+		p, err := kgqa.ParsePlan([]byte(msgs[2].Content))
+		require.NoError(t, err, "the assistant target is a valid plan")
+		for _, s := range p.Subgoals {
+			assert.NotRegexp(t, `\bm\.0`, s.Text, "no bare MID in %q", s.Text)
+		}
+		assert.JSONEq(t, `true`, string(r["label_agrees"]))
+	}
+	// The Oceania question: the notable type names the countries.
+	var q2 struct{ Plan kgqa.Plan }
+	require.NoError(t, json.Unmarshal(mustJSON(t, recs[1]), &q2))
+	assert.Equal(t, "Find the countries that Oceania contains.", q2.Plan.Subgoals[0].Text)
+
+	var st struct {
+		Input, Converted, Written, Malformed int
+		Failures                             map[string]int
+		PrimaryKinds                         map[string]int `json:"primary_kinds"`
+	}
+	b, err := os.ReadFile(report)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &st))
+	assert.Equal(t, 3, st.Input)
+	assert.Equal(t, 2, st.Converted)
+	assert.Equal(t, 1, st.Malformed)
+	assert.Equal(t, map[string]int{"unsupported: ASK query": 1}, st.Failures)
+	assert.Equal(t, map[string]int{"superlative": 1, "comparative": 1}, st.PrimaryKinds)
+	md, err := os.ReadFile(strings.TrimSuffix(report, ".json") + ".md")
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| comparative | 1 | 50.00% | 4.49% |")
+
+	// Resume: a second run writes nothing new and says so.
+	code, stdout, stderr = runParog(t, nil, "sparql2plan", "--format", "cwq", "--input", in, "--out", out)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "wrote 0 records, resumed 2")
+	assert.Len(t, readRecords(t, out), 2)
+
+	// A torn last line (a crash mid-write) is cut, and the lost record is
+	// written again.
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(data), "\n")
+	require.NoError(t, os.WriteFile(out, []byte(lines[0]+lines[1][:20]), 0o644))
+	code, stdout, stderr = runParog(t, nil, "sparql2plan", "--format", "cwq", "--input", in, "--out", out)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "wrote 1 records, resumed 1")
+	assert.Len(t, readRecords(t, out), 2)
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
+
+func TestSPARQL2PlanCLIBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sft.jsonl")
+	notJSON := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(notJSON, []byte("{not json"), 0o644))
+	notRecords := filepath.Join(dir, "notrecords.jsonl")
+	require.NoError(t, os.WriteFile(notRecords, []byte("hello\n"), 0o644))
+	cases := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"missing flags", []string{"sparql2plan", "--format", "cwq"}, 2, "--input FILE and --out FILE.jsonl are required"},
+		{"bad format", []string{"sparql2plan", "--format", "qald", "--input", notJSON, "--out", out}, 2, "--format"},
+		{"bad concurrency", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out, "--concurrency", "0"}, 2, "--concurrency must be >= 1"},
+		{"missing input", []string{"sparql2plan", "--format", "cwq", "--input", filepath.Join(dir, "nope.json"), "--out", out}, 1, "no such file"},
+		{"input not JSON", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out}, 1, "want a JSON array of questions"},
+		{"output not records", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", notRecords}, 1, "refusing to append"},
+		{"teacher without config", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out, "--teacher"}, 2, "--config FILE is required"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runParog(t, nil, tc.args...)
+			assert.Equal(t, tc.code, code, errOut)
+			lines := strings.Split(strings.TrimSpace(errOut), "\n")
+			assert.Contains(t, lines[len(lines)-1], tc.msg, "the error is the last line")
+		})
+	}
+}
