@@ -16,22 +16,18 @@ var PaperKinds = []kgqa.Kind{kgqa.KindComposition, kgqa.KindConjunction, kgqa.Ki
 //     "how many films did X direct" is a linear question that counts);
 //   - a superlative is superlative, a compare comparative;
 //   - an intersect, or a filter by a stated value, is conjunction;
-//   - a find (or a union of finds) is linear when it ends a single relation
-//     chain: every subgoal before it is a find needing only the one before,
-//     back to a find from the topic entity (one entity, or one set of them),
-//     whatever the number of hops; a hop through a mediator node, with its
-//     qualifiers, is one fact of that chain;
-//   - a find is composition when the chain starts from the answer of a
-//     sub-question that is not itself a chain: an intersection, a filtered
-//     set, a comparison or a superlative whose result is followed further
-//     ("the capital of the country with the largest population in Europe").
+//   - a find (or a union of finds) is linear when it is a single relation
+//     step from the topic entities: one hop, or one hop through a mediator
+//     node with its qualifiers (the WebQSP-style one-fact question);
+//   - any other find is composition: it starts from the answer of an
+//     earlier sub-question, be it another find ("the championships of the
+//     team whose mascot is Lou Seal"), an intersection, a filtered set, a
+//     comparison or a superlative whose result is followed further.
 //
-// So a multi-hop chain ("the championships of the team whose mascot is Lou
-// Seal") is linear here although Plan.Kinds lists composition for it (a find
-// that starts from an earlier find), and ComplexWebQuestions labels it
-// composition (its question was built by replacing a topic entity with a
-// description). The report cross-tabulates dataset labels against this
-// type so the difference stays visible.
+// This matches ComplexWebQuestions, whose composition questions replace a
+// topic entity by a description that must be resolved first; the report
+// cross-tabulates dataset labels against this type so any difference stays
+// visible.
 func PrimaryKind(p *kgqa.Plan) kgqa.Kind {
 	byID := make(map[string]kgqa.Subgoal, len(p.Subgoals))
 	for _, s := range p.Subgoals {
@@ -52,32 +48,22 @@ func PrimaryKind(p *kgqa.Plan) kgqa.Kind {
 	case kgqa.OpIntersect, kgqa.OpFilter:
 		return kgqa.KindConjunction
 	}
-	if isChain(byID, s, len(p.Subgoals)) {
+	if isSingleStep(byID, s) {
 		return kgqa.KindLinear
 	}
 	return kgqa.KindComposition
 }
 
-// isChain reports whether s is a find (or a union of finds) reached from
-// the topic entity by finds alone, each needing only the one before. depth
-// bounds the walk (plans are acyclic once validated; this guards the rest).
-func isChain(byID map[string]kgqa.Subgoal, s kgqa.Subgoal, depth int) bool {
-	if depth < 0 {
-		return false
-	}
+// isSingleStep reports whether s is a find from the topic entities, or a
+// union of such finds.
+func isSingleStep(byID map[string]kgqa.Subgoal, s kgqa.Subgoal) bool {
 	switch s.Op {
 	case kgqa.OpFind:
-		switch len(s.Needs) {
-		case 0:
-			return true
-		case 1:
-			n, ok := byID[s.Needs[0]]
-			return ok && isChain(byID, n, depth-1)
-		}
+		return len(s.Needs) == 0
 	case kgqa.OpUnion:
 		for _, id := range s.Needs {
 			n, ok := byID[id]
-			if !ok || !isChain(byID, n, depth-1) {
+			if !ok || n.Op != kgqa.OpFind || len(n.Needs) != 0 {
 				return false
 			}
 		}

@@ -191,10 +191,12 @@ func TestPrimaryKind(t *testing.T) {
 	}{
 		// One hop from the topic entity.
 		{"one hop", []kgqa.Subgoal{find("s1")}, kgqa.KindLinear},
-		// Lou Seal -> team -> championships: one chain, however long.
-		{"multi-hop chain", []kgqa.Subgoal{find("s1"), find("s2", "s1")}, kgqa.KindLinear},
-		// Counting a chain asks nothing but the chain.
-		{"count of a chain", []kgqa.Subgoal{find("s1"), op("s2", kgqa.OpCount, "s1")}, kgqa.KindLinear},
+		// Lou Seal -> team -> championships: the team must be found
+		// before its championships, so the question composes two.
+		{"multi-hop chain", []kgqa.Subgoal{find("s1"), find("s2", "s1")}, kgqa.KindComposition},
+		// Counting a one-hop set asks nothing but that hop.
+		{"count of one hop", []kgqa.Subgoal{find("s1"), op("s2", kgqa.OpCount, "s1")}, kgqa.KindLinear},
+		{"union of one-hop finds", []kgqa.Subgoal{find("s1"), find("s2"), op("s3", kgqa.OpUnion, "s1", "s2")}, kgqa.KindLinear},
 		{"intersection", []kgqa.Subgoal{find("s1"), find("s2"), op("s3", kgqa.OpIntersect, "s1", "s2")}, kgqa.KindConjunction},
 		// A find from a superlative's result: the nested sub-question
 		// is followed further.
