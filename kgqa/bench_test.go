@@ -8,6 +8,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
+	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
 
@@ -28,7 +29,7 @@ func BenchmarkDemoQuestions(b *testing.B) {
 			b.Run(mode.name+"/"+q.ID, func(b *testing.B) {
 				cfg := config.Default().Engine
 				cfg.Parallelism = mode.parallel
-				h := newHarness(b, newModel(), cfg, llmtest.WithDelay(delay))
+				h := newHarness(b, kgqatest.NewDemoModel(), cfg, llmtest.WithDelay(delay))
 				var last *Answer
 				var wall time.Duration
 				for b.Loop() {

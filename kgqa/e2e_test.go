@@ -6,6 +6,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,7 +53,7 @@ func termNames(ts []kg.Term) []string {
 // Germany out.
 func TestConjunctionPlanKeepsWhatLinearTopKLoses(t *testing.T) {
 	q := demoQuestion(t, "demo-01")
-	h := newHarness(t, newModel(), config.Default().Engine)
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	assert.Equal(t, []string{"m.0345h"}, entityIDs(ans.Entities))
 	assert.Equal(t, "Germany", ans.Text)
@@ -69,7 +70,7 @@ func TestConjunctionPlanKeepsWhatLinearTopKLoses(t *testing.T) {
 		{ID: "s1", Text: "Find the countries that border France.", Op: OpFind},
 		{ID: "s2", Text: "Find which of #1 contains an airport that serves Nijmegen.", Needs: []string{"s1"}, Op: OpFilter},
 	}}
-	pog := newHarness(t, newModel(), config.Engine{Width: 3})
+	pog := newHarness(t, kgqatest.NewDemoModel(), config.Engine{Width: 3})
 	pog.engine = New(pog.g, pog.client, config.Engine{Width: 3}, WithResultTruncation())
 	lin := ask(t, pog, Request{Question: q.Question, TopicEntities: []string{"m.0f8l9c"}, Plan: linear})
 	tr := record(t, lin, "s1").Truncation
@@ -82,7 +83,7 @@ func TestConjunctionPlanKeepsWhatLinearTopKLoses(t *testing.T) {
 
 func TestSuperlativeChosenByDates(t *testing.T) {
 	q := demoQuestion(t, "demo-02")
-	h := newHarness(t, newModel(), config.Default().Engine)
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	assert.Equal(t, []string{"m.0dznkz"}, entityIDs(ans.Entities))
 	assert.Equal(t, "2014 World Series", ans.Text)
@@ -107,7 +108,7 @@ func TestComparativeAndCount(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.id, func(t *testing.T) {
 			q := demoQuestion(t, c.id)
-			h := newHarness(t, newModel(), config.Default().Engine)
+			h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
 			ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 			assert.Equal(t, c.want, termNames(ans.Entities))
 			for _, s := range ans.Subgoals {
@@ -124,8 +125,7 @@ func TestComparativeAndCount(t *testing.T) {
 // Dutch border); the KG says Germany, and refinement corrects it.
 func TestRefinementFixesWrongTentativeAnswer(t *testing.T) {
 	q := demoQuestion(t, "demo-06")
-	m := newModel()
-	m.beliefs["country that contains Weeze Airport"] = []string{"Netherlands"}
+	m := kgqatest.NewDemoModel(kgqatest.Believe("country that contains Weeze Airport", "Netherlands"))
 	h := newHarness(t, m, config.Default().Engine)
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	s1 := record(t, ans, "s1")
@@ -143,8 +143,7 @@ func TestRefinementFixesWrongTentativeAnswer(t *testing.T) {
 // about other things, the model says so, and its right tentative answer
 // stands.
 func TestMisalignedEvidenceKeepsTentativeAnswer(t *testing.T) {
-	m := newModel()
-	m.beliefs["year weeze airport opened"] = []string{"2003"}
+	m := kgqatest.NewDemoModel(kgqatest.Believe("year weeze airport opened", "2003"))
 	h := newHarness(t, m, config.Default().Engine)
 	plan := &Plan{Version: 1, Subgoals: []Subgoal{{ID: "s1", Text: "Find the year Weeze Airport opened to civil traffic.", Op: OpFind}}}
 	ans := ask(t, h, Request{Question: "In which year did Weeze Airport open to civil traffic?", TopicEntities: []string{"m.01785m"}, Plan: plan})
@@ -165,8 +164,7 @@ func TestEarlyStop(t *testing.T) {
 	q := demoQuestion(t, "demo-02")
 	for _, fuse := range []bool{true, false} {
 		t.Run(map[bool]string{true: "fused", false: "separate"}[fuse], func(t *testing.T) {
-			m := newModel()
-			m.answers[q.Question] = []string{"2014 World Series"}
+			m := kgqatest.NewDemoModel(kgqatest.Recognise(q.Question, "2014 World Series"))
 			cfg := config.Default().Engine
 			cfg.FuseSufficiency = fuse
 			h := newHarness(t, m, cfg)
@@ -177,9 +175,9 @@ func TestEarlyStop(t *testing.T) {
 			assert.Equal(t, "s2", ans.Final.After)
 			assert.Equal(t, statusSkipped, record(t, ans, "s3").Status)
 			if fuse {
-				assert.Zero(t, m.count("sufficiency"))
+				assert.Zero(t, m.Calls("sufficiency"))
 			} else {
-				assert.Equal(t, 2, m.count("sufficiency"), "asked after s1 and s2")
+				assert.Equal(t, 2, m.Calls("sufficiency"), "asked after s1 and s2")
 			}
 		})
 	}
@@ -189,7 +187,7 @@ func TestEarlyStop(t *testing.T) {
 // and topic entities are linked from the question.
 func TestFewShotPlanningAndLinking(t *testing.T) {
 	q := demoQuestion(t, "demo-03")
-	h := newHarness(t, newModel(), config.Default().Engine)
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
 	cfg := llmConfig(h.server.URL(), false)
 	c, err := llmNew(cfg)
 	require.NoError(t, err)
@@ -197,7 +195,7 @@ func TestFewShotPlanningAndLinking(t *testing.T) {
 	ans := ask(t, h, Request{Question: q.Question})
 	assert.Equal(t, PlanSourceFewShot, ans.PlanInfo.Source)
 	assert.Contains(t, ans.PlanInfo.Note, "no planner")
-	assert.Equal(t, 1, h.model.count("plan_fewshot"))
+	assert.Equal(t, 1, h.model.Calls("plan_fewshot"))
 	require.Len(t, ans.Mentions, 2)
 	for _, m := range ans.Mentions {
 		assert.Equal(t, "resolved", m.Status)

@@ -10,6 +10,7 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
+	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/stretchr/testify/require"
@@ -45,16 +46,16 @@ func llmConfig(url string, planner bool) config.LLM {
 // HTTP through the real client.
 type harness struct {
 	g      kg.Graph
-	model  *model
+	model  *kgqatest.Model
 	server *llmtest.Server
 	client *llm.Client
 	engine *Engine
 }
 
-func newHarness(tb testing.TB, m *model, cfg config.Engine, opts ...llmtest.Option) *harness {
+func newHarness(tb testing.TB, m *kgqatest.Model, cfg config.Engine, opts ...llmtest.Option) *harness {
 	tb.Helper()
 	h := &harness{g: demoGraph(tb), model: m}
-	h.server = llmtest.New(tb, append([]llmtest.Option{llmtest.WithHandler(m.handler)}, opts...)...)
+	h.server = llmtest.New(tb, append([]llmtest.Option{llmtest.WithHandler(m.Handle)}, opts...)...)
 	c, err := llm.New(llmConfig(h.server.URL(), true), llm.WithBackoff(time.Millisecond, 10*time.Millisecond))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = c.Close() })
@@ -95,7 +96,7 @@ func entityIDs(ts []kg.Term) []string {
 }
 
 func TestSmoke(t *testing.T) {
-	h := newHarness(t, newModel(), config.Default().Engine)
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
 	q := demoQuestion(t, "demo-01")
 	ans, err := h.engine.Ask(context.Background(), Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	require.NoError(t, err)

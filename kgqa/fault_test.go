@@ -14,6 +14,7 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
+	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	openai "github.com/sashabaranov/go-openai"
@@ -30,14 +31,14 @@ import (
 // names nothing else, it goes back to the model once for repair.
 func TestHallucinatedRelationRejected(t *testing.T) {
 	q := demoQuestion(t, "demo-06")
-	m := newModel()
+	m := kgqatest.NewDemoModel()
 	var first atomic.Bool
 	h := newHarness(t, m, config.Default().Engine)
 	h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
 		if llmtest.StageOf(req) == "relations" && first.CompareAndSwap(false, true) {
 			return llmtest.JSON(map[string]any{"relations": []map[string]string{{"id": "location.location.country_of_airport", "dir": "out"}}})
 		}
-		return m.handler(req)
+		return m.Handle(req)
 	})
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	assert.Equal(t, []string{"Berlin"}, termNames(ans.Entities))
@@ -61,7 +62,7 @@ func TestHallucinatedRelationRejected(t *testing.T) {
 
 func TestRateLimitedCallIsRetried(t *testing.T) {
 	q := demoQuestion(t, "demo-17")
-	h := newHarness(t, newModel(), config.Default().Engine, llmtest.WithReplies(llmtest.RetryAfterSeconds(1)))
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine, llmtest.WithReplies(llmtest.RetryAfterSeconds(1)))
 	start := time.Now()
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	assert.Equal(t, []string{"10"}, termNames(ans.Entities))
@@ -70,7 +71,7 @@ func TestRateLimitedCallIsRetried(t *testing.T) {
 }
 
 func TestLLMOutageIsATypedError(t *testing.T) {
-	h := newHarness(t, newModel(), config.Default().Engine)
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
 	h.server.SetHandler(func(openai.ChatCompletionRequest) llmtest.Reply { return llmtest.ServerError() })
 	q := demoQuestion(t, "demo-01")
 	ans, err := h.engine.Ask(context.Background(), Request{Question: q.Question, TopicEntities: topicIDs(q)})
@@ -89,13 +90,13 @@ func TestSchemaBreakingReply(t *testing.T) {
 	q := demoQuestion(t, "demo-17")
 	bad := llmtest.Text(`{"subgoals": [{"id": "s1", "text": "x", "op": "teleport"}]}`)
 	t.Run("repaired once", func(t *testing.T) {
-		h := newHarness(t, newModel(), config.Default().Engine, llmtest.WithReplies(bad))
+		h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine, llmtest.WithReplies(bad))
 		ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 		assert.Equal(t, []string{"10"}, termNames(ans.Entities))
 		assert.Equal(t, 2, planRequests(h), "plan asked twice: the reply and its repair")
 	})
 	t.Run("then fails cleanly", func(t *testing.T) {
-		h := newHarness(t, newModel(), config.Default().Engine, llmtest.WithReplies(bad, bad))
+		h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine, llmtest.WithReplies(bad, bad))
 		ans, err := h.engine.Ask(context.Background(), Request{Question: q.Question, TopicEntities: topicIDs(q)})
 		var schema *llm.SchemaError
 		require.ErrorAs(t, err, &schema)
@@ -158,8 +159,8 @@ func TestKGOutageMidQuestion(t *testing.T) {
 	g, err := kg.Open(context.Background(), cfg, "")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = g.Close() })
-	m := newModel()
-	s := llmtest.New(t, llmtest.WithHandler(m.handler))
+	m := kgqatest.NewDemoModel()
+	s := llmtest.New(t, llmtest.WithHandler(m.Handle))
 	c, err := llmNew(llmConfig(s.URL(), true))
 	require.NoError(t, err)
 	q := demoQuestion(t, "demo-01")
@@ -185,14 +186,14 @@ func TestKGOutageMidQuestion(t *testing.T) {
 // leaves no goroutine of the engine behind.
 func TestCancellationStopsAllGoroutines(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	h := newHarness(t, newModel(), config.Default().Engine)
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
 	var hung atomic.Int32
 	h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
 		if llmtest.StageOf(req) == "refine" {
 			hung.Add(1)
 			return llmtest.Hang()
 		}
-		return h.model.handler(req)
+		return h.model.Handle(req)
 	})
 	q := demoQuestion(t, "demo-01")
 	ctx, cancel := context.WithCancel(context.Background())

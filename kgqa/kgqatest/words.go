@@ -1,156 +1,23 @@
-package kgqa
-
-// The scripted reasoner and planner used by the engine tests. It answers
-// every stage by reading the prompt it is sent, the way a competent model
-// would: it picks relations from the ones offered, answers a subgoal from
-// the facts listed, and says "not aligned" when the facts are about
-// something else. What it "knows" (its parametric knowledge) is explicit
-// per test, so a test can give it a wrong belief and see refinement fix it.
+package kgqatest
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
-	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/parog/parog-go/refine"
-	openai "github.com/sashabaranov/go-openai"
 )
 
-// model is the scripted model's knowledge and habits.
-type model struct {
-	// plans are the plans it gives, by question (the demo questions' gold
-	// plans are added by newModel: a well-trained planner).
-	plans map[string]*Plan
-	// beliefs are its tentative answers, by a phrase of the subgoal text.
-	beliefs map[string][]string
-	// answers are final answers it recognises when the evidence shows
-	// them, by question; only then does it judge a question answerable
-	// early.
-	answers map[string][]string
-	// mentions are names it recognises as entity mentions.
-	mentions []string
-	// countries are the names it knows to be countries.
-	countries map[string]bool
-
-	mu    sync.Mutex
-	calls map[string]int // calls per stage
-}
-
-func newModel() *model {
-	m := &model{plans: map[string]*Plan{}, beliefs: map[string][]string{}, answers: map[string][]string{}, calls: map[string]int{}, countries: map[string]bool{}}
-	for _, c := range strings.Split("Germany,Netherlands,France,Italy,Spain,Luxembourg,Suriname,Switzerland,Andorra,Monaco,Belgium,Brazil,Austria,Liechtenstein,Poland,Denmark,Czech Republic,Portugal,Slovenia,San Marino,Vatican City", ",") {
-		m.countries[c] = true
-	}
-	for _, q := range demokg.FreebaseQuestions() {
-		p, err := ParsePlan(q.Plan)
-		if err != nil {
-			panic(err)
-		}
-		m.plans[q.Question] = p
-		for _, t := range q.TopicEntities {
-			m.mentions = append(m.mentions, t.Name)
-		}
-	}
-	return m
-}
-
-func (m *model) count(stage string) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.calls[stage]
-}
-
-// handler answers a chat completion by stage.
-func (m *model) handler(req openai.ChatCompletionRequest) llmtest.Reply {
-	stage := llmtest.StageOf(req)
-	m.mu.Lock()
-	m.calls[stage]++
-	m.mu.Unlock()
-	// The task is in the first user message; a repair turn only repeats it.
-	user := ""
-	for _, msg := range req.Messages {
-		if msg.Role == openai.ChatMessageRoleUser {
-			user = msg.Content
-			break
-		}
-	}
-	switch stage {
-	case "plan", "plan_fewshot":
-		return m.plan(user)
-	case "mentions":
-		return m.mention(user)
-	case "tentative":
-		return m.tentative(user)
-	case "relations":
-		return m.relations(user)
-	case "prune":
-		return m.prune(user)
-	case "refine":
-		return m.refine(user, strings.Contains(req.Messages[0].Content, "Also judge whether the whole question"))
-	case "sufficiency":
-		ok, ans, ents := m.recognise(user)
-		return llmtest.JSON(map[string]any{"sufficient": ok, "answer": ans, "entities": ents, "reason": "scripted"})
-	case "final":
-		_, ans, ents := m.recognise(user)
-		if ans == "" {
-			ans = "unknown"
-		}
-		return llmtest.JSON(map[string]any{"answer": ans, "entities": ents})
-	case "select":
-		return llmtest.JSON(map[string]any{"entities": []string{}, "reason": "no fact settles it"})
-	}
-	return llmtest.Error(500, "scripted model: unknown stage "+stage)
-}
-
-var (
-	questionLine = regexp.MustCompile(`(?m)^Question: (.*)$`)
-	subgoalLine  = regexp.MustCompile(`(?m)^Current subgoal: (.*)$`)
-	tentLine     = regexp.MustCompile(`(?m)^Tentative answer: (.*)$`)
-	offeredLine  = regexp.MustCompile(`(?m)^- (\S+) \((out|in)\): (.*) \[.*\]$`)
-	maxLine      = regexp.MustCompile(`(?m)^Keep at most (\d+)`)
-	attrLine     = regexp.MustCompile(`(?m)by the attribute "([^"]*)"`)
-	factLine     = regexp.MustCompile(`(?m)^[FC](\d+)\. (.*) -\[(.*)\]-> (.*)$`)
-	idRef        = regexp.MustCompile(`\[([a-z]\.[A-Za-z0-9_]+)\]$`)
-)
-
-func find(re *regexp.Regexp, s string) string {
-	if m := re.FindStringSubmatch(s); m != nil {
-		return strings.TrimSpace(m[1])
-	}
-	return ""
-}
-
-func (m *model) plan(user string) llmtest.Reply {
-	q := strings.TrimSpace(strings.TrimPrefix(user, "Question: "))
-	if p := m.plans[q]; p != nil {
-		return llmtest.JSON(p)
-	}
-	return llmtest.JSON(Plan{Version: 1, Subgoals: []Subgoal{{ID: "s1", Text: q, Op: OpFind}}})
-}
-
-func (m *model) mention(user string) llmtest.Reply {
-	q := strings.ToLower(user)
-	found := []string{}
-	for _, n := range m.mentions {
-		if i := strings.Index(q, strings.ToLower(n)); i >= 0 {
-			found = append(found, user[i:i+len(n)])
-		}
-	}
-	return llmtest.JSON(map[string]any{"mentions": dedupe(found)})
-}
-
-func (m *model) tentative(user string) llmtest.Reply {
-	sub := strings.ToLower(find(subgoalLine, user))
-	for phrase, names := range m.beliefs {
-		if strings.Contains(sub, strings.ToLower(phrase)) {
-			return llmtest.JSON(map[string]any{"answer": strings.Join(names, ", "), "entities": names})
-		}
-	}
-	return llmtest.JSON(map[string]any{"answer": "I am not sure.", "entities": []string{}})
+// stopwords are the words that say nothing about a relation (the engine's
+// own list).
+var stopwords = map[string]bool{
+	"a": true, "an": true, "the": true, "of": true, "in": true, "on": true, "to": true, "for": true,
+	"and": true, "or": true, "is": true, "are": true, "was": true, "were": true, "be": true, "by": true,
+	"what": true, "which": true, "who": true, "whom": true, "when": true, "where": true, "how": true,
+	"that": true, "this": true, "with": true, "as": true, "at": true, "from": true, "it": true,
+	"find": true, "does": true, "did": true, "do": true, "has": true, "have": true, "type": true,
+	"both": true, "all": true, "their": true, "its": true, "s": true,
 }
 
 // synonyms bridge the words of questions and of Freebase relation names,
@@ -200,9 +67,7 @@ func strip(sub string, names []string) string {
 	return sub
 }
 
-var anchorsLine = regexp.MustCompile(`(?m)^Anchor entities: (.*)$`)
-
-func (m *model) relations(user string) llmtest.Reply {
+func (m *Model) relations(user string) llmtest.Reply {
 	var anchors []string
 	for _, a := range strings.Split(find(anchorsLine, user), "; ") {
 		anchors = append(anchors, termName(a))
@@ -235,7 +100,7 @@ func (m *model) relations(user string) llmtest.Reply {
 	return llmtest.JSON(map[string]any{"relations": out, "reason": "scripted"})
 }
 
-func (m *model) prune(user string) llmtest.Reply {
+func (m *Model) prune(user string) llmtest.Reply {
 	k := 3
 	if n := find(maxLine, user); n != "" {
 		_ = json.Unmarshal([]byte(n), &k)
@@ -258,7 +123,7 @@ func (m *model) prune(user string) llmtest.Reply {
 
 // refine answers the subgoal from the facts whose relation fits it best;
 // with none fitting, the evidence is misaligned.
-func (m *model) refine(user string, fused bool) llmtest.Reply {
+func (m *Model) refine(user string, fused bool) llmtest.Reply {
 	sub := find(subgoalLine, user)
 	facts := factLine.FindAllStringSubmatch(user, -1)
 	var named []string
@@ -306,7 +171,7 @@ func (m *model) refine(user string, fused bool) llmtest.Reply {
 
 // recognise reports whether the prompt's facts show an answer the model
 // knows for the question.
-func (m *model) recognise(user string) (bool, string, []string) {
+func (m *Model) recognise(user string) (bool, string, []string) {
 	want := m.answers[find(questionLine, user)]
 	for _, f := range factLine.FindAllStringSubmatch(user, -1) {
 		for _, side := range []string{f[2], f[4]} {
