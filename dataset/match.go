@@ -42,12 +42,21 @@ import (
 
 // NormalizeName is the name normalisation of rule 2: Unicode compatibility
 // decomposition with combining marks removed ("Zürich" -> "zurich", "ﬁ" ->
-// "fi"), lower case, every character that is not a letter or digit turned
-// into a space, the English articles a/an/the dropped as whole words, and
-// runs of spaces collapsed. "The Beatles!" and "beatles" normalise alike;
-// "Theater" keeps its "the".
+// "fi"), dotted initialisms written as one word, lower case, every
+// character that is not a letter or digit turned into a space, a leading
+// English article (a, an, the) dropped, and runs of spaces collapsed.
+//
+// Articles go only as the first of two or more words: "The Beatles!" and
+// "beatles" normalise alike, "A Tale of Two Cities" is "tale of two
+// cities", but "Alexander the Great" keeps its "the", "The" alone stays
+// "the", and "Theater" is one word. A dotted initialism is two or more
+// single letters each joined to the next by a period, standing alone as a
+// word: "U.S.A." -> "usa", "Washington, D.C." -> "washington dc",
+// "J.R.R. Tolkien" -> "jrr tolkien". So "U.S.A." matches "USA" (but not
+// "U.S.", which is "us"); spaced initials ("J. R. R.") stay separate
+// letters.
 func NormalizeName(s string) string {
-	s = foldMarks(s)
+	s = joinInitialisms(foldMarks(s))
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
@@ -61,14 +70,41 @@ func NormalizeName(s string) string {
 		}
 	}
 	words := strings.Fields(b.String())
-	out := words[:0]
-	for _, w := range words {
-		if w == "a" || w == "an" || w == "the" {
+	if len(words) > 1 && (words[0] == "a" || words[0] == "an" || words[0] == "the") {
+		words = words[1:]
+	}
+	return strings.Join(words, " ")
+}
+
+// joinInitialisms removes the periods of dotted initialisms ("U.S.A." ->
+// "USA", "D.C." -> "DC"): runs of two or more single letters joined by
+// periods, with no letter or digit right before or after the run.
+func joinInitialisms(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	rs := []rune(s)
+	alnum := func(i int) bool {
+		return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i]))
+	}
+	single := func(i int) bool { return i < len(rs) && unicode.IsLetter(rs[i]) && !alnum(i-1) && !alnum(i+1) }
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(rs); i++ {
+		j := i
+		for single(j) && j+2 < len(rs) && rs[j+1] == '.' && single(j+2) {
+			j += 2
+		}
+		if j == i {
+			b.WriteRune(rs[i])
 			continue
 		}
-		out = append(out, w)
+		for k := i; k <= j; k += 2 {
+			b.WriteRune(rs[k])
+		}
+		i = j
 	}
-	return strings.Join(out, " ")
+	return b.String()
 }
 
 // foldMarks applies NFKD and drops nonspacing marks.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -39,8 +40,8 @@ func BenchmarkEval1000(b *testing.B) {
 		qs[i] = demo[i%len(demo)]
 		qs[i].ID = fmt.Sprintf("%s-%04d", qs[i].ID, i)
 	}
-	m := newEvalModel()
-	srv := llmtest.New(b, llmtest.WithHandler(m.handler), llmtest.WithDelay(delay))
+	m := kgqatest.NewDemoModel(kgqatest.BelieveAlways("Atlantis"))
+	srv := llmtest.New(b, llmtest.WithHandler(m.Handle), llmtest.WithDelay(delay))
 	cfg := demoConfig(b, srv.URL())
 	cfg.LLM.Planner.Concurrency, cfg.LLM.Reasoner.Concurrency = concurrency, concurrency
 	cfg.Engine.Deadline = 5 * time.Minute
@@ -49,7 +50,7 @@ func BenchmarkEval1000(b *testing.B) {
 	defer ans.Close()
 
 	for b.Loop() {
-		m.calls.Store(0)
+		m.Reset()
 		path := filepath.Join(b.TempDir(), "r.jsonl")
 		w, err := CreateResultWriter(path, true)
 		require.NoError(b, err)
@@ -64,7 +65,7 @@ func BenchmarkEval1000(b *testing.B) {
 		require.NoError(b, err)
 		require.NoError(b, w.Close())
 		require.Equal(b, n, sum.Ran)
-		calls := m.calls.Load()
+		calls := m.Total()
 		ideal := time.Duration(calls) * delay / concurrency
 		info, _ := os.Stat(path)
 		b.ReportMetric(wall.Seconds(), "wall_s")

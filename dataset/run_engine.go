@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -14,33 +13,25 @@ import (
 )
 
 // EngineAnswerer answers benchmark questions with the PARoG engine over
-// one KG. The engine sends each role's configured sampling seed, so a seed
-// given to Answer gets an engine of its own whose LLM client has that seed
-// set on every role (built on first use, sharing the KG). Safe for
+// one KG and one LLM client. A seed given to Answer goes to the engine as
+// kgqa.Request.Seed, which sends it as the sampling seed of every LLM call
+// of that question in place of the role's configured one. Safe for
 // concurrent use.
 type EngineAnswerer struct {
-	cfg     config.Config
-	graph   kg.Graph
-	ownsKG  bool
-	llmOpts []llm.Option
-
-	mu      sync.Mutex
-	engines map[int]*seededEngine
-}
-
-type seededEngine struct {
-	eng    *kgqa.Engine
+	graph  kg.Graph
+	ownsKG bool
 	client *llm.Client
+	eng    *kgqa.Engine
 }
 
 var _ Answerer = (*EngineAnswerer)(nil)
 
-// NewEngineAnswerer opens the KG of cfg and prepares engines; llmOpts go to
-// every LLM client (an HTTP client with a rate limit, for instance). When
-// g is not nil it is used instead of opening cfg.KG, and Close leaves it
-// open.
+// NewEngineAnswerer opens the KG of cfg and builds the LLM client and the
+// engine; llmOpts go to the LLM client (an HTTP client with a rate limit,
+// for instance). When g is not nil it is used instead of opening cfg.KG,
+// and Close leaves it open.
 func NewEngineAnswerer(ctx context.Context, cfg config.Config, g kg.Graph, llmOpts ...llm.Option) (*EngineAnswerer, error) {
-	a := &EngineAnswerer{cfg: cfg, graph: g, llmOpts: llmOpts, engines: map[int]*seededEngine{}}
+	a := &EngineAnswerer{graph: g}
 	if g == nil {
 		var err error
 		if a.graph, err = kg.Open(ctx, cfg.KG, ""); err != nil {
@@ -48,50 +39,23 @@ func NewEngineAnswerer(ctx context.Context, cfg config.Config, g kg.Graph, llmOp
 		}
 		a.ownsKG = true
 	}
-	if _, err := a.engine(nil); err != nil {
+	client, err := llm.New(cfg.LLM, llmOpts...)
+	if err != nil {
 		_ = a.Close()
-		return nil, err
+		return nil, fmt.Errorf("dataset: engine: %w", err)
 	}
+	a.client, a.eng = client, kgqa.New(a.graph, client, cfg.Engine)
 	return a, nil
 }
 
-func (a *EngineAnswerer) engine(seed *int) (*seededEngine, error) {
-	k := NoSeed
-	if seed != nil {
-		k = *seed
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if e, ok := a.engines[k]; ok {
-		return e, nil
-	}
-	lc := a.cfg.LLM
-	if seed != nil {
-		for _, ep := range []*config.Endpoint{&lc.Planner, &lc.Reasoner} {
-			s := *seed
-			ep.Seed = &s
-		}
-	}
-	client, err := llm.New(lc, a.llmOpts...)
-	if err != nil {
-		return nil, fmt.Errorf("dataset: engine: %w", err)
-	}
-	e := &seededEngine{eng: kgqa.New(a.graph, client, a.cfg.Engine), client: client}
-	a.engines[k] = e
-	return e, nil
-}
-
-// Answer asks the engine q's question with q's topic entities.
+// Answer asks the engine q's question with q's topic entities, sampling
+// with seed when it is not nil.
 func (a *EngineAnswerer) Answer(ctx context.Context, q Question, seed *int) (Prediction, error) {
-	e, err := a.engine(seed)
-	if err != nil {
-		return Prediction{}, err
-	}
 	req := kgqa.Request{Question: q.Text, Seed: seed}
 	for _, t := range q.TopicEntities {
 		req.TopicEntities = append(req.TopicEntities, t.ID)
 	}
-	ans, err := e.eng.Ask(ctx, req)
+	ans, err := a.eng.Ask(ctx, req)
 	if ans == nil {
 		if err == nil {
 			err = errors.New("dataset: engine returned no answer")
@@ -101,13 +65,11 @@ func (a *EngineAnswerer) Answer(ctx context.Context, q Question, seed *int) (Pre
 	return PredictionFromAnswer(ans), err
 }
 
-// Close closes the LLM clients and, when it opened it, the KG.
+// Close closes the LLM client and, when it opened it, the KG.
 func (a *EngineAnswerer) Close() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	var errs []error
-	for _, e := range a.engines {
-		errs = append(errs, e.client.Close())
+	if a.client != nil {
+		errs = append(errs, a.client.Close())
 	}
 	if a.ownsKG && a.graph != nil {
 		errs = append(errs, a.graph.Close())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
+	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -53,9 +54,11 @@ func demoConfig(t testing.TB, url string) config.Config {
 // answered, the gold entity ids, the failure the model caused.
 func TestEvalDemoEndToEnd(t *testing.T) {
 	qs := demoQuestions(t)
-	m := newEvalModel()
-	m.failOn = qs[len(qs)-1].Text
-	srv := llmtest.New(t, llmtest.WithHandler(m.handler))
+	// The model's parametric knowledge is deliberately wrong (every
+	// tentative answer is "Atlantis"), so every right final answer is one
+	// refinement fixed; the last question's plan request is refused.
+	m := kgqatest.NewDemoModel(kgqatest.BelieveAlways("Atlantis"), kgqatest.RefusePlan(qs[len(qs)-1].Text))
+	srv := llmtest.New(t, llmtest.WithHandler(m.Handle))
 	cfg := demoConfig(t, srv.URL())
 	ans, err := NewEngineAnswerer(context.Background(), cfg, nil, llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
 	require.NoError(t, err)
@@ -105,7 +108,7 @@ func TestEvalDemoEndToEnd(t *testing.T) {
 		}
 	}
 	assert.Positive(t, sparql)
-	assert.Equal(t, int(m.calls.Load()), calls, "call_num adds up to the calls the server answered")
+	assert.Equal(t, m.Total(), calls, "call_num adds up to the calls the server answered")
 	t.Logf("%d of %d demo questions answered with exactly the gold set", right/2, len(qs))
 	assert.GreaterOrEqual(t, right, len(qs), "the engine answers at least half the demo questions (both seeds)")
 
@@ -127,6 +130,48 @@ func TestEvalDemoEndToEnd(t *testing.T) {
 	var md bytes.Buffer
 	require.NoError(t, rep.WriteMarkdown(&md))
 	t.Log("\n" + md.String())
+}
+
+// TestEngineAnswererSendsSeed checks on the wire that every LLM call of a
+// question answered with a seed carries that seed, and that a question
+// answered without one sends the configured seed, all through one client.
+func TestEngineAnswererSendsSeed(t *testing.T) {
+	q := demoQuestions(t)[0]
+	srv := llmtest.New(t, llmtest.WithHandler(kgqatest.DemoModel()))
+	cfg := demoConfig(t, srv.URL())
+	configured := 7
+	cfg.LLM.Planner.Seed, cfg.LLM.Reasoner.Seed = &configured, &configured
+	ans, err := NewEngineAnswerer(context.Background(), cfg, nil, llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
+	require.NoError(t, err)
+	defer ans.Close()
+
+	seed := func(n int) *int { return &n }
+	for _, tc := range []struct {
+		name string
+		seed *int
+		want float64
+	}{
+		{"seed 3", seed(3), 3},
+		{"seed 8", seed(8), 8},
+		{"no seed sends the configured one", nil, 7},
+		{"seed 0", seed(0), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := srv.Count()
+			_, err := ans.Answer(context.Background(), q, tc.seed)
+			require.NoError(t, err)
+			reqs := srv.Requests()[before:]
+			require.NotEmpty(t, reqs)
+			stages := map[string]bool{}
+			for _, r := range reqs {
+				var body map[string]any
+				require.NoError(t, json.Unmarshal(r.Body, &body))
+				assert.Equal(t, tc.want, body["seed"], "stage %s", r.Stage)
+				stages[r.Stage] = true
+			}
+			assert.True(t, stages["plan"] && stages["refine"], "planner and reasoner calls both seen: %v", stages)
+		})
+	}
 }
 
 func exactlyGold(q Question, pred []PredEntity) bool {
