@@ -2,9 +2,8 @@ package server_test
 
 // The harness runs the real server wiring (kg.Open on the embedded demo KG,
 // llm.New against the scripted OpenAI-compatible server, kgqa.New, the Gin
-// handler) behind httptest. The scripted model answers by reading its
-// prompts: it keeps the offered relations that share a word with the
-// subgoal and answers from the facts they bring.
+// handler) behind httptest. The model is kgqatest's scripted demo model,
+// which answers by reading its prompts.
 
 import (
 	"context"
@@ -12,8 +11,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,6 +22,7 @@ import (
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/parog/parog-go/kgqa/server"
@@ -67,7 +65,7 @@ func newHarness(tb testing.TB, s setup) *harness {
 	if !s.noLLM {
 		handler := s.handler
 		if handler == nil {
-			handler = scripted
+			handler = kgqatest.DemoModel()
 		}
 		h.llm = llmtest.New(tb, llmtest.WithHandler(handler), llmtest.WithDelay(s.delay))
 		h.cfg.LLM.Reasoner.BaseURL, h.cfg.LLM.Reasoner.Model = h.llm.URL(), "scripted"
@@ -99,92 +97,6 @@ func newHarness(tb testing.TB, s setup) *harness {
 	h.client, err = api.NewClient(h.http.URL)
 	require.NoError(tb, err)
 	return h
-}
-
-var (
-	subgoalLine = regexp.MustCompile(`(?m)^Current subgoal: (.*)$`)
-	offeredLine = regexp.MustCompile(`(?m)^- (\S+) \((out|in)\): (.*) \[.*\]$`)
-	factLine    = regexp.MustCompile(`(?m)^[FC](\d+)\. (.*) -\[(.*)\]-> (.*)$`)
-	idRef       = regexp.MustCompile(`\[([a-z]\.[A-Za-z0-9_]+)\]$`)
-)
-
-func find(re *regexp.Regexp, s string) string {
-	if m := re.FindStringSubmatch(s); m != nil {
-		return strings.TrimSpace(m[1])
-	}
-	return ""
-}
-
-// overlap counts the words of at least four letters that a and b share.
-func overlap(a, b string) int {
-	split := func(s string) []string {
-		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !(r >= 'a' && r <= 'z') })
-	}
-	have := map[string]bool{}
-	for _, w := range split(a) {
-		if len(w) >= 4 {
-			have[w] = true
-		}
-	}
-	n := 0
-	for _, w := range split(b) {
-		if have[w] {
-			n++
-			have[w] = false
-		}
-	}
-	return n
-}
-
-// scripted is the model: one-subgoal plans, relations and facts chosen by
-// shared words, the question judged answerable once facts answer it.
-func scripted(req openai.ChatCompletionRequest) llmtest.Reply {
-	user := llmtest.LastUser(req)
-	sub := find(subgoalLine, user)
-	switch llmtest.StageOf(req) {
-	case "plan", "plan_fewshot":
-		q := strings.TrimSpace(strings.TrimPrefix(user, "Question: "))
-		if i := strings.IndexByte(q, '\n'); i >= 0 {
-			q = q[:i]
-		}
-		return llmtest.JSON(kgqa.Plan{Version: 1, Subgoals: []kgqa.Subgoal{{ID: "s1", Text: "Find " + strings.TrimSuffix(q, "?") + ".", Op: kgqa.OpFind}}})
-	case "mentions":
-		if strings.Contains(user, "France") {
-			return llmtest.JSON(map[string]any{"mentions": []string{"France"}})
-		}
-		return llmtest.JSON(map[string]any{"mentions": []string{}})
-	case "tentative":
-		return llmtest.JSON(map[string]any{"answer": "I am not sure.", "entities": []string{}})
-	case "relations":
-		var out []map[string]string
-		for _, o := range offeredLine.FindAllStringSubmatch(user, -1) {
-			if overlap(sub, o[3]) > 0 && len(out) < 1 {
-				out = append(out, map[string]string{"id": o[1], "dir": o[2]})
-			}
-		}
-		return llmtest.JSON(map[string]any{"relations": out, "reason": "scripted"})
-	case "prune":
-		return llmtest.JSON(map[string]any{"keep": []int{1}})
-	case "refine", "sufficiency", "final":
-		var ents, names []string
-		var used []int
-		for i, f := range factLine.FindAllStringSubmatch(user, -1) {
-			if overlap(sub+" "+user[:min(len(user), 200)], f[3]) > 0 {
-				ents = append(ents, find(idRef, f[4]))
-				names = append(names, strings.TrimSpace(strings.Split(f[4], " [")[0]))
-				used = append(used, i+1)
-			}
-		}
-		ok := len(ents) > 0
-		answer := strings.Join(names, ", ")
-		return llmtest.JSON(map[string]any{
-			"aligned": ok, "answer": answer, "entities": ents, "used_facts": used, "reason": "scripted",
-			"sufficient": ok, "final_answer": answer, "final_entities": ents,
-		})
-	case "select":
-		return llmtest.JSON(map[string]any{"entities": []string{}, "reason": "scripted"})
-	}
-	return llmtest.Error(500, "scripted: unknown stage "+llmtest.StageOf(req))
 }
 
 func kgRel(id, dir string) kg.Relation { return kg.Relation{ID: id, Dir: kg.Direction(dir)} }
