@@ -6,44 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 
+	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
-	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-var (
-	askOffered = regexp.MustCompile(`(?m)^- (\S+) \((out|in)\): [^\n]*team mascot`)
-	askFact    = regexp.MustCompile(`(?m)^F(\d+)\. .*team mascot\]-> .*\[(m\.[^\]]+)\]$`)
-)
-
-// askModel reads each prompt: it plans one step, keeps the offered mascot
-// relation and answers from the fact that names the mascot.
-func askModel(req openai.ChatCompletionRequest) llmtest.Reply {
-	user := req.Messages[1].Content
-	switch llmtest.StageOf(req) {
-	case "plan":
-		return llmtest.Text(`{"version":1,"subgoals":[{"id":"s1","text":"Find the mascot of the San Francisco Giants.","op":"find"}]}`)
-	case "tentative":
-		return llmtest.JSON(map[string]any{"answer": "Lou Seal", "entities": []string{"Lou Seal"}})
-	case "relations":
-		m := askOffered.FindStringSubmatch(user)
-		if m == nil {
-			return llmtest.JSON(map[string]any{"relations": []any{}})
-		}
-		return llmtest.JSON(map[string]any{"relations": []map[string]string{{"id": m[1], "dir": m[2]}}})
-	case "refine":
-		m := askFact.FindStringSubmatch(user)
-		if m == nil {
-			return llmtest.JSON(map[string]any{"aligned": false, "answer": "", "entities": []string{}, "used_facts": []int{}})
-		}
-		return llmtest.Text(`{"aligned":true,"answer":"Lou Seal","entities":["` + m[2] + `"],"used_facts":[` + m[1] + `]}`)
-	}
-	return llmtest.Error(500, "unexpected stage")
-}
 
 func writeAskConfig(t *testing.T, url string) string {
 	t.Helper()
@@ -54,7 +23,7 @@ func writeAskConfig(t *testing.T, url string) string {
 }
 
 func TestAsk(t *testing.T) {
-	srv := llmtest.New(t, llmtest.WithHandler(askModel))
+	srv := llmtest.New(t, llmtest.WithHandler(kgqatest.DemoModel(kgqatest.Believe("mascot", "Lou Seal"))))
 	cfgPath := writeAskConfig(t, srv.URL())
 	env := func() (*Env, *bytes.Buffer, *bytes.Buffer) {
 		var out, errb bytes.Buffer

@@ -8,56 +8,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
 
-var offeredRelation = regexp.MustCompile(`(?m)^- (\S+) \((out|in)\): `)
-
-// plainModel is a scripted model that answers every stage validly and
-// simply: a one-subgoal plan, a wrong tentative answer, the first relation
-// offered, evidence judged misaligned. Accuracy is not the point here;
-// the harness is.
-func plainModel(req openai.ChatCompletionRequest) llmtest.Reply {
-	user := llmtest.LastUser(req)
-	switch llmtest.StageOf(req) {
-	case "plan", "plan_fewshot":
-		q := strings.TrimSpace(strings.TrimPrefix(user, "Question: "))
-		return llmtest.JSON(map[string]any{"version": 1, "subgoals": []map[string]any{{"id": "s1", "text": q, "op": "find"}}})
-	case "mentions":
-		return llmtest.JSON(map[string]any{"mentions": []string{}})
-	case "tentative":
-		return llmtest.JSON(map[string]any{"answer": "Atlantis", "entities": []string{"Atlantis"}})
-	case "relations":
-		out := []map[string]string{}
-		if m := offeredRelation.FindStringSubmatch(user); m != nil {
-			out = append(out, map[string]string{"id": m[1], "dir": m[2]})
-		}
-		return llmtest.JSON(map[string]any{"relations": out, "reason": "first"})
-	case "prune":
-		return llmtest.JSON(map[string]any{"keep": []int{1}})
-	case "refine":
-		return llmtest.JSON(map[string]any{"aligned": false, "answer": "Atlantis", "entities": []string{}, "used_facts": []int{},
-			"reason": "misaligned", "sufficient": false, "final_answer": "", "final_entities": []string{}})
-	case "sufficiency":
-		return llmtest.JSON(map[string]any{"sufficient": false, "answer": "", "entities": []string{}, "reason": "no"})
-	case "final":
-		return llmtest.JSON(map[string]any{"answer": "Atlantis", "entities": []string{}})
-	case "select":
-		return llmtest.JSON(map[string]any{"entities": []string{}, "reason": "none"})
-	}
-	return llmtest.Error(500, "unknown stage")
-}
+// evalModel is the scripted demo model with a wrong belief about every
+// subgoal ("Atlantis"). Accuracy is not the point here; the harness is.
+func evalModel() llmtest.Handler { return kgqatest.DemoModel(kgqatest.BelieveAlways("Atlantis")) }
 
 func evalEnv(url string) map[string]string {
 	return map[string]string{
@@ -69,7 +35,7 @@ func evalEnv(url string) map[string]string {
 const demoConfig = "../../configs/demo.yaml"
 
 func TestEvalCLIRunAndReport(t *testing.T) {
-	srv := llmtest.New(t, llmtest.WithHandler(plainModel))
+	srv := llmtest.New(t, llmtest.WithHandler(evalModel()))
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.jsonl")
 	code, stdout, stderr := runParog(t, evalEnv(srv.URL()), "eval", "--config", demoConfig, "--dataset", "demo",
@@ -166,7 +132,7 @@ func TestEvalKill9(t *testing.T) {
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run(), "go build ./cmd/parog")
 
-	srv := llmtest.New(t, llmtest.WithHandler(plainModel), llmtest.WithDelay(40*time.Millisecond))
+	srv := llmtest.New(t, llmtest.WithHandler(evalModel()), llmtest.WithDelay(40*time.Millisecond))
 	out := filepath.Join(dir, "r.jsonl")
 	args := []string{"eval", "--config", demoConfig, "--dataset", "demo", "--out", out, "--concurrency", "2", "--seeds", "1,2", "--no-progress"}
 	environ := os.Environ()
