@@ -68,9 +68,9 @@ func TestServeEndToEnd(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	status, body := get("/healthz")
+	status, _ := get("/healthz")
 	assert.Equal(t, 200, status)
-	status, body = get("/v1/entities/m.0f8l9c")
+	status, body := get("/v1/entities/m.0f8l9c")
 	assert.Equal(t, 200, status)
 	assert.Contains(t, body, `"name":"France"`)
 	resp, err := http.Post(base+"/v1/ask", "application/json", strings.NewReader(`{"question":"What is the capital of France?"}`))
