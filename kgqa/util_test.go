@@ -5,7 +5,6 @@ import (
 	"strings"
 )
 
-
 // brief renders a trace compactly for test logs.
 func brief(a *Answer) string {
 	var b strings.Builder

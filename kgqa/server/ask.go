@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -211,9 +210,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
-}
-
-// isGone reports whether err only says that the client went away.
-func isGone(ctx context.Context, err error) bool {
-	return errors.Is(err, context.Canceled) && ctx.Err() != nil
 }
