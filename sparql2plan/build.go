@@ -93,7 +93,6 @@ type builder struct {
 	used  map[int]bool
 	done  map[string]string
 	busy  map[string]bool
-	names func(id string) string
 	// unions consumed, by index into g.unions.
 	unionUsed map[int]bool
 }

@@ -89,8 +89,8 @@ type attrUse struct {
 }
 
 type timeCmp struct {
-	cmp, value string
-	other      string // other variable of a var-var comparison
+	cmp   string
+	other string // other variable of a var-var comparison
 }
 
 func newGraph() *queryGraph {
@@ -156,13 +156,6 @@ func literalTerm(s string, prefixes map[string]string) term {
 	}
 	return t
 }
-
-// relName maps a predicate term to a Freebase relation id.
-func relName(t term) string { return t.value }
-
-// isEntity reports whether t is a Freebase entity (m./g. id) rather than a
-// schema term.
-func (t term) isMID() bool { return t.kind == kindEntity && midLike.MatchString(t.value) }
 
 // exprConst returns the constant an expression operand holds: a
 // literal's lexical form or an entity id.
