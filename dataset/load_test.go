@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const sharedData = "/work/shared/data"
+// sharedData holds the benchmark samples, kept beside the repository.
+const sharedData = "../../shared/data"
 
 func TestNormalizeMID(t *testing.T) {
 	tests := []struct {

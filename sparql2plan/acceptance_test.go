@@ -14,8 +14,8 @@ import (
 )
 
 const (
-	sharedCWQ     = "/work/shared/data/cwq_sample.json"
-	sharedGrailQA = "/work/shared/data/grailqa_sample.json"
+	sharedCWQ     = "../../shared/data/cwq_sample.json"
+	sharedGrailQA = "../../shared/data/grailqa_sample.json"
 )
 
 func planSchema(t testing.TB) *jsonschema.Schema {
