@@ -132,19 +132,29 @@ func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit in
 	}
 	head := Term{ID: id}
 	var facts []Fact
-	var mediators []string
 	seen := make(map[string]bool)
 	for _, row := range t.rows {
-		tail, ok := s.term(row["t"], row["n"])
+		tail, ok := s.term(row["t"])
 		if !ok || seen[tail.Key()] {
 			continue
 		}
 		seen[tail.Key()] = true
-		if s.d.v.expansion == expandMediator && tail.Name == "" && s.d.ValidEntity(tail.ID) {
-			mediators = append(mediators, tail.ID)
-			continue
-		}
 		facts = append(facts, Fact{Head: head, Path: []string{rel.ID}, Dir: rel.Dir, Tail: tail})
+	}
+	if err := s.fillNames(ctx, facts); err != nil {
+		return nil, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
+	}
+	var mediators []string
+	if s.d.v.expansion == expandMediator {
+		kept := facts[:0]
+		for _, f := range facts {
+			if f.Tail.Name == "" && s.d.ValidEntity(f.Tail.ID) {
+				mediators = append(mediators, f.Tail.ID)
+				continue
+			}
+			kept = append(kept, f)
+		}
+		facts = kept
 	}
 	more, err := s.expand(ctx, id, rel, mediators, limit)
 	if err != nil {
@@ -156,6 +166,38 @@ func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit in
 		facts = facts[:limit]
 	}
 	return facts, nil
+}
+
+// fillNames sets the names of the entity tails of facts, in chunks of
+// mediatorsPerCall subjects per query.
+func (s *store) fillNames(ctx context.Context, facts []Fact) error {
+	var ids []string
+	seen := make(map[string]bool)
+	for _, f := range facts {
+		if s.d.ValidEntity(f.Tail.ID) && !seen[f.Tail.ID] {
+			seen[f.Tail.ID] = true
+			ids = append(ids, f.Tail.ID)
+		}
+	}
+	names := make(map[string]string, len(ids))
+	for chunk := range slices.Chunk(ids, mediatorsPerCall) {
+		t, err := s.run(ctx, namesQuery(s.d.v, chunk))
+		if err != nil {
+			return fmt.Errorf("names: %w", err)
+		}
+		for _, row := range t.rows {
+			id := s.d.localID(row["t"].value)
+			if n := row["n"].value; names[id] == "" || n < names[id] {
+				names[id] = n // the least name, so every backend picks the same
+			}
+		}
+	}
+	for i := range facts {
+		if n, ok := names[facts[i].Tail.ID]; ok {
+			facts[i].Tail.Name = n
+		}
+	}
+	return nil
 }
 
 // expand reads two-hop facts: through Freebase mediators, or through
@@ -194,6 +236,9 @@ func (s *store) expand(ctx context.Context, id string, rel Relation, mediators [
 			}
 		}
 	}
+	if err := s.fillNames(ctx, facts); err != nil {
+		return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
+	}
 	return facts, nil
 }
 
@@ -218,7 +263,7 @@ func (s *store) twoHop(id string, rel Relation, row map[string]rterm) (Fact, boo
 	if s.d.Noise(r2) {
 		return Fact{}, false
 	}
-	tail, ok := s.term(row["t"], row["n"])
+	tail, ok := s.term(row["t"])
 	if !ok || tail.ID == id {
 		// The way back to the head (the query filters it too, but not
 		// every engine honours a FILTER next to a UNION).
@@ -233,35 +278,16 @@ func (s *store) twoHop(id string, rel Relation, row map[string]rterm) (Fact, boo
 	return Fact{Head: Term{ID: id}, Path: []string{rel.ID, r2}, Dir: rel.Dir, Mediator: m, Tail: tail}, true
 }
 
-// term maps a result term and its optional name to a Term; blank nodes are
+// term maps a result term to a Term without its name; blank nodes are
 // dropped (they have no stable id to ask about later).
-func (s *store) term(t, name rterm) (Term, bool) {
+func (s *store) term(t rterm) (Term, bool) {
 	switch t.kind {
 	case kindIRI:
-		return Term{ID: s.d.localID(t.value), Name: name.value}, true
+		return Term{ID: s.d.localID(t.value)}, true
 	case kindLiteral:
 		return literalTerm(t), true
 	}
 	return Term{}, false
-}
-
-// literalTerm maps a literal, writing floating-point numbers in one
-// canonical form: engines differ (Virtuoso answers "2850.0" for a stored
-// "2850"^^xsd:float), and the same fact must read the same from every
-// backend.
-func literalTerm(t rterm) Term {
-	v := t.value
-	switch t.datatype {
-	case xsdNS + "float", xsdNS + "double":
-		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-			bits := 64
-			if t.datatype == xsdNS+"float" {
-				bits = 32
-			}
-			v = strconv.FormatFloat(f, 'g', -1, bits)
-		}
-	}
-	return Term{Name: v, Datatype: t.datatype, Lang: t.lang}
 }
 
 func sortFacts(facts []Fact) {
@@ -375,4 +401,23 @@ func (s *store) Select(ctx context.Context, query string) (*Results, error) {
 		res.Rows = append(res.Rows, m)
 	}
 	return res, nil
+}
+
+// literalTerm maps a literal, writing floating-point numbers in one
+// canonical form: engines differ (Virtuoso answers "2850.0" for a stored
+// "2850"^^xsd:float), and the same fact must read the same from every
+// backend.
+func literalTerm(t rterm) Term {
+	v := t.value
+	switch t.datatype {
+	case xsdNS + "float", xsdNS + "double":
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			bits := 64
+			if t.datatype == xsdNS+"float" {
+				bits = 32
+			}
+			v = strconv.FormatFloat(f, 'g', -1, bits)
+		}
+	}
+	return Term{Name: v, Datatype: t.datatype, Lang: t.lang}
 }

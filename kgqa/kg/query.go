@@ -69,9 +69,10 @@ func (v vocab) langFilter(varName string) string {
 	return `FILTER(LANG(?` + varName + `) = "` + v.lang + `")`
 }
 
-func (v vocab) optionalName(subject, name string) string {
-	return "OPTIONAL { ?" + subject + " " + iri(v.namePred) + " ?" + name + " . " + v.langFilter(name) + " }"
-}
+// Templates never put an OPTIONAL around a name lookup: goRDFlib evaluates a
+// filtered OPTIONAL body over the whole graph, and an OPTIONAL triple whose
+// subject is bound to a literal matches every name. Names are fetched by a
+// separate query with constant subjects instead.
 
 // relationsQuery lists the distinct predicates around id with their
 // direction.
@@ -84,34 +85,46 @@ func relationsQuery(v vocab, id string) string {
 		"} LIMIT " + strconv.Itoa(maxRelationRows)
 }
 
-// neighborsQuery lists the terms one hop from id along rel, with their names.
+// neighborsQuery lists the terms one hop from id along rel.
 func neighborsQuery(v vocab, id string, rel Relation, limit int) string {
 	pattern := v.entity(id) + " " + v.relation(rel.ID) + " ?t ."
 	if rel.Dir == In {
 		pattern = "?t " + v.relation(rel.ID) + " " + v.entity(id) + " ."
 	}
-	return "SELECT DISTINCT ?t ?n WHERE {\n" +
+	return "SELECT DISTINCT ?t WHERE {\n" +
 		"  " + pattern + "\n" +
-		"  " + v.optionalName("t", "n") + "\n" +
 		"} LIMIT " + strconv.Itoa(limit)
 }
 
-// mediatorQuery lists the outgoing edges of nameless mediator nodes, except
-// those leading back to the head. Each mediator is its own UNION branch with
-// a constant subject, so every engine answers it from its subject index
-// (a VALUES join made goRDFlib scan the whole graph).
-func mediatorQuery(v vocab, head string, mediators []string, limit int) string {
+// bySubject renders one UNION branch per subject, binding ?s to it, so that
+// every engine answers from its subject index (a VALUES join made goRDFlib
+// scan the whole graph).
+func bySubject(v vocab, ids []string, pattern, as string) string {
 	var b strings.Builder
-	for i, m := range mediators {
+	for i, id := range ids {
 		if i > 0 {
 			b.WriteString("\n  UNION\n")
 		}
-		b.WriteString("  { " + v.entity(m) + " ?r ?t . BIND(" + v.entity(m) + " AS ?m) }")
+		e := v.entity(id)
+		b.WriteString("  { " + e + " " + pattern + " . BIND(" + e + " AS ?" + as + ") }")
 	}
-	return "SELECT DISTINCT ?m ?r ?t ?n WHERE {\n" +
-		"  {\n" + b.String() + "\n  }\n" +
+	return "  {\n" + b.String() + "\n  }\n"
+}
+
+// namesQuery returns the names of ids in the dialect's language.
+func namesQuery(v vocab, ids []string) string {
+	return "SELECT DISTINCT ?t ?n WHERE {\n" +
+		bySubject(v, ids, iri(v.namePred)+" ?n", "t") +
+		"  " + v.langFilter("n") + "\n" +
+		"}"
+}
+
+// mediatorQuery lists the outgoing edges of nameless mediator nodes, except
+// those leading back to the head.
+func mediatorQuery(v vocab, head string, mediators []string, limit int) string {
+	return "SELECT DISTINCT ?m ?r ?t WHERE {\n" +
+		bySubject(v, mediators, "?r ?t", "m") +
 		"  FILTER(?t != " + v.entity(head) + ")\n" +
-		"  " + v.optionalName("t", "n") + "\n" +
 		"} LIMIT " + strconv.Itoa(limit)
 }
 
@@ -119,11 +132,10 @@ func mediatorQuery(v vocab, head string, mediators []string, limit int) string {
 // about rel (Wikidata p:/ps:/pq:), each read as a fact through the statement
 // node, so a value and its qualifiers share a mediator.
 func qualifierQuery(v vocab, id string, rel Relation, limit int) string {
-	return "SELECT DISTINCT ?m ?r ?t ?n WHERE {\n" +
+	return "SELECT DISTINCT ?m ?r ?t WHERE {\n" +
 		"  " + v.entity(id) + " " + iri(WikidataClaimNS+rel.ID) + " ?m .\n" +
 		"  ?m ?r ?t .\n" +
 		"  FILTER(STRSTARTS(STR(?r), \"" + WikidataQualifierNS + "\") || ?r = " + iri(WikidataStatementNS+rel.ID) + ")\n" +
-		"  " + v.optionalName("t", "n") + "\n" +
 		"} LIMIT " + strconv.Itoa(limit)
 }
 

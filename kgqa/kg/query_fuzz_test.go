@@ -125,11 +125,12 @@ func newFuzzTarget(t testing.TB, d Dialect) *fuzzTarget {
 	for _, q := range rec.take() {
 		ft.ok[shapeOf(t, q)] = true
 	}
-	// The mediator template has one UNION branch per mediator.
+	// The mediator and names templates have one UNION branch per subject.
 	var ms []string
 	for i := range mediatorsPerCall {
 		ms = append(ms, fmt.Sprintf("m.0cvt%03d", i))
 		ft.ok[shapeOf(t, mediatorQuery(s.d.v, france, ms, 5))] = true
+		ft.ok[shapeOf(t, namesQuery(s.d.v, ms))] = true
 	}
 	return ft
 }
