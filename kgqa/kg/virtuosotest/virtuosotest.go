@@ -128,7 +128,9 @@ func Start(ctx context.Context, dir string, files ...string) (*Server, error) {
 	s.cmd = exec.Command(ServerBinary, "+foreground", "+configfile", ini)
 	s.cmd.Dir = dir
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, so Stop reaches every process it forks; and
+	// killed with the test binary should that die first (a test timeout).
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
 		_ = logf.Close()
 		return nil, fmt.Errorf("virtuosotest: start %s: %w", ServerBinary, err)
