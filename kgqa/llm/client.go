@@ -262,7 +262,7 @@ func (e *endpoint) request(req Request, msgs []Message, schema bool) openai.Chat
 		o.ResponseFormat = &openai.ChatCompletionResponseFormat{
 			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
-				Name: schemaName(req.SchemaName), Schema: req.Schema, Strict: true,
+				Name: schemaName(req.SchemaName), Schema: req.Schema, Strict: StrictCompatible(req.Schema),
 			},
 		}
 	}

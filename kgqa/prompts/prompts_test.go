@@ -1,0 +1,109 @@
+package prompts
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func samplePlan() PlanView {
+	return PlanView{
+		Question: "What country bordering France contains an airport that serves Nijmegen?",
+		Subgoals: []SubgoalLine{
+			{ID: "s1", Text: "Find the countries that border France.", Op: "find"},
+			{ID: "s2", Text: "Find the airports that serve Nijmegen.", Op: "find"},
+			{ID: "s3", Text: "Find the countries that contain #2.", Op: "find", Needs: "s2"},
+			{ID: "s4", Text: "Which of #1 are also in #3?", Op: "intersect", Needs: "s1, s3"},
+		},
+		Current: "s3",
+		Known:   []string{"s2: Weeze Airport; Eindhoven Airport"},
+	}
+}
+
+// sampleData gives each stage data that exercises every field its
+// template reads.
+func sampleData() map[string]any {
+	plan := samplePlan()
+	facts := []string{"Weeze Airport [m.01] -[aviation: serves]-> Nijmegen [m.0yql28]"}
+	return map[string]any{
+		Plan:        PlanData{Question: plan.Question, Ops: []string{"find", "intersect"}},
+		PlanFewShot: PlanData{Question: plan.Question, Ops: []string{"find", "intersect"}},
+		Mentions:    MentionsData{Question: plan.Question},
+		Tentative:   SubgoalData{Plan: plan, Subgoal: "Find the countries that contain Weeze Airport."},
+		Relations: RelationsData{Plan: plan, Subgoal: "Find the countries that contain Weeze Airport.",
+			Anchors: []string{"Weeze Airport [m.01]"}, Max: 3, Attribute: "",
+			Offered: []OfferedRelation{{ID: "location.location.containedby", Dir: "out", Readable: "location: contained by", Anchors: "Weeze Airport"}}},
+		Prune:       PruneData{Plan: plan, Subgoal: "Find the countries.", Candidates: facts, Keep: 2},
+		Refine:      RefineData{Plan: plan, Subgoal: "Find the countries.", Tentative: "Netherlands", Facts: facts, Fused: true},
+		Sufficiency: SufficiencyData{Plan: plan, Facts: facts},
+		Final:       SufficiencyData{Plan: plan, Facts: facts},
+		Select:      SelectData{Plan: plan, Subgoal: "Which of #1 is largest?", Members: []string{"Germany [m.0345h]"}, Facts: facts},
+	}
+}
+
+func TestEveryStageRendersWithItsSchema(t *testing.T) {
+	data := sampleData()
+	for _, stage := range Names {
+		t.Run(stage, func(t *testing.T) {
+			d, ok := data[stage]
+			require.True(t, ok, "the test has sample data for every stage")
+			req, err := Request("reasoner", stage, d)
+			require.NoError(t, err)
+			require.Len(t, req.Messages, 2)
+			assert.Equal(t, "system", req.Messages[0].Role)
+			assert.Equal(t, "user", req.Messages[1].Role)
+			for _, m := range req.Messages {
+				assert.NotEmpty(t, m.Content)
+				assert.NotContains(t, m.Content, "<no value>", "a template reads a field the data lacks")
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(req.Schema))
+			require.NoError(t, err)
+			c := jsonschema.NewCompiler()
+			require.NoError(t, c.AddResource(stage+".json", doc))
+			_, err = c.Compile(stage + ".json")
+			require.NoError(t, err, "the reply schema compiles")
+		})
+	}
+}
+
+func TestStageSeesTheWholePlan(t *testing.T) {
+	// The relation filter must see every subgoal, not only the current
+	// one: that is what lets it keep relations later steps need.
+	msgs, err := Render(Relations, sampleData()[Relations])
+	require.NoError(t, err)
+	all := msgs[0].Content + msgs[1].Content
+	for _, s := range samplePlan().Subgoals {
+		assert.Contains(t, all, s.Text)
+	}
+	assert.Contains(t, all, "location.location.containedby")
+}
+
+func TestRenderUnknownStage(t *testing.T) {
+	_, err := Render("nope", nil)
+	require.Error(t, err)
+}
+
+func TestFactReadsMediatorAsOneFact(t *testing.T) {
+	d := kg.Freebase(kg.DialectOptions{Language: "en"})
+	f := kg.Fact{
+		Head:     kg.Term{ID: "m.0f8l9c", Name: "France"},
+		Path:     []string{"location.location.adjoin_s", "location.adjoining_relationship.adjoins"},
+		Dir:      kg.Out,
+		Mediator: "m.0cvt",
+		Tail:     kg.Term{ID: "m.0345h", Name: "Germany"},
+	}
+	line := Fact(d, f)
+	assert.True(t, strings.HasPrefix(line, "France [m.0f8l9c] -["), line)
+	assert.True(t, strings.HasSuffix(line, "]-> Germany [m.0345h]"), line)
+	assert.NotContains(t, line, "m.0cvt", "the mediator node is not shown")
+
+	in := kg.Fact{Head: kg.Term{ID: "m.0yql28", Name: "Nijmegen"}, Path: []string{"aviation.airport.serves"}, Dir: kg.In,
+		Tail: kg.Term{ID: "m.01", Name: "Weeze Airport"}}
+	assert.Equal(t, "Weeze Airport [m.01] -["+d.Readable("aviation.airport.serves")+"]-> Nijmegen [m.0yql28]", Fact(d, in))
+	assert.Equal(t, `"2014-10-29" (date)`, Term(kg.Term{Name: "2014-10-29", Datatype: "http://www.w3.org/2001/XMLSchema#date"}))
+}
