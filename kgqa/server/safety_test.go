@@ -116,6 +116,14 @@ func TestRateLimit(t *testing.T) {
 	assert.Equal(t, 200, h.call(t, "GET", "/healthz", "", nil).status, "health checks are not limited")
 }
 
+func TestForwardingHeadersDoNotEvadeTheRateLimit(t *testing.T) {
+	h := newHarness(t, setup{edit: func(c *config.Config) { c.Server.RateLimit, c.Server.RateBurst = 0.5, 1 }})
+	first := h.call(t, "GET", "/v1/entities/"+france, "", nil, "X-Forwarded-For", "10.0.0.1")
+	second := h.call(t, "GET", "/v1/entities/"+france, "", nil, "X-Forwarded-For", "10.0.0.2", "X-Real-Ip", "10.0.0.3")
+	assert.Equal(t, 200, first.status)
+	assert.Equal(t, 429, second.status, "a new forwarded address is the same client")
+}
+
 func TestPanicIsRecovered(t *testing.T) {
 	g := newHarness(t, setup{noLLM: true}).graph
 	var logs bytes.Buffer

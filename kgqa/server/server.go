@@ -123,6 +123,9 @@ func (s *Server) Metrics() *Metrics { return s.metrics }
 // routes registers every route; it is the one route table of the API.
 func (s *Server) routes() *gin.Engine {
 	r := gin.New()
+	// No proxy is trusted: the rate limit keys anonymous clients by their
+	// connection's address, which a forwarding header cannot change.
+	_ = r.SetTrustedProxies(nil)
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
 	r.Use(s.requestID, s.observe, s.recovery)
