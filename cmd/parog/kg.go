@@ -140,7 +140,11 @@ func kgNeighbors(ctx context.Context, g kg.Graph, w io.Writer, args []string, o 
 	for _, f := range facts {
 		path := strings.Join(f.Path, " / ")
 		if f.Mediator != "" {
-			path = f.Path[0] + " / [" + f.Mediator + "] / " + strings.Join(f.Path[1:], " / ")
+			second := strings.Join(f.Path[1:], " / ")
+			if f.SecondDir() == kg.In {
+				second = "^" + second // the mediator is its object, as in a SPARQL inverse path
+			}
+			path = f.Path[0] + " / [" + f.Mediator + "] / " + second
 		}
 		text := termText(f.Tail)
 		if f.Tail.ID != "" {

@@ -27,6 +27,10 @@ func TestKGCommands(t *testing.T) {
 			"out\tlocation.location.adjoin_s\tlocation: adjoin s\nout\tlocation.location.area\tlocation: area\nout\tlocation.location.contains\tlocation: contains\nout\tlocation.statistical_region.gdp_nominal\tstatistical region: gdp nominal\nin\tlocation.adjoining_relationship.adjoins\tadjoining relationship: adjoins\nin\tlocation.location.containedby\tlocation: containedby\n", ""},
 		{"neighbors incoming, flag after args", []string{"neighbors", "--config", cfg, "m.05l5n", "aviation.airport.serves", "--incoming"}, 0,
 			"in  aviation.airport.serves  m.0gn2g3  Weeze Airport\n", ""},
+		{"neighbors through a mediator pointing in", []string{"neighbors", "--config", cfg, "m.0345h", "location.adjoining_relationship.adjoins", "--incoming"}, 0,
+			"in  location.adjoining_relationship.adjoins / [m.0cvt001] / ^location.location.adjoin_s  m.0f8l9c  France\n" +
+				"in  location.adjoining_relationship.adjoins / [m.0cvt008] / ^location.location.adjoin_s  m.059j2   Netherlands\n" +
+				"in  location.adjoining_relationship.adjoins / [m.0cvt010] / ^location.location.adjoin_s  m.0154j   Belgium\n", ""},
 		{"name", []string{"name", "--config", cfg, "m.0f8l9c"}, 0, "France\n", ""},
 		{"search ignores case", []string{"search", "--config", cfg, "lou seal"}, 0, "m.0wzbt\tLou Seal\n", ""},
 		{"query", []string{"query", "--config", cfg, "SELECT ?d WHERE { <http://rdf.freebase.com/ns/m.0ds8qct> <http://rdf.freebase.com/ns/time.event.end_date> ?d }"}, 0,

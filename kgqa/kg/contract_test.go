@@ -73,7 +73,24 @@ func runContract(t *testing.T, g Graph) {
 		assert.ElementsMatch(t, []string{"Germany", "Spain", "Belgium"}, tailNames(facts))
 		for _, f := range facts {
 			assert.Equal(t, []string{"location.location.adjoin_s", "location.adjoining_relationship.adjoins"}, f.Path)
+			assert.Equal(t, Out, f.Dir2)
 			assert.Regexp(t, `^m\.0cvt\d{3}$`, f.Mediator)
+		}
+	})
+	// France is the object of adjoins on the border nodes of Germany, Spain
+	// and Belgium (lines 36-50 of the fixture); the only other edge of each
+	// node is the neighbour's adjoin_s pointing in.
+	t.Run("mediator expanded over its incoming edges", func(t *testing.T) {
+		facts, err := g.Neighbors(ctx, france, Relation{"location.adjoining_relationship.adjoins", In}, 0)
+		require.NoError(t, err)
+		assert.ElementsMatch(t, []string{"Germany", "Spain", "Belgium"}, tailNames(facts))
+		want := map[string]string{germany: "m.0cvt002", "m.06mkj": "m.0cvt004", "m.0154j": "m.0cvt006"}
+		for _, f := range facts {
+			assert.Equal(t, []string{"location.adjoining_relationship.adjoins", "location.location.adjoin_s"}, f.Path)
+			assert.Equal(t, In, f.Dir)
+			assert.Equal(t, In, f.Dir2)
+			assert.Equal(t, want[f.Tail.ID], f.Mediator, f.Tail.Name)
+			assert.Equal(t, france, f.Head.ID)
 		}
 	})
 	t.Run("mediator with literal tails", func(t *testing.T) {
@@ -84,6 +101,9 @@ func runContract(t *testing.T, g Graph) {
 		assert.Equal(t, "measurement_unit.dated_money_value.valid_date", facts[1].Path[1])
 		assert.Equal(t, "http://www.w3.org/2001/XMLSchema#gYear", facts[1].Tail.Datatype)
 		assert.Equal(t, "2018", facts[1].Tail.Name)
+		for _, f := range facts {
+			assert.Equal(t, Out, f.Dir2, "the incoming edge from Germany is the one followed")
+		}
 	})
 	t.Run("literal neighbour keeps its datatype", func(t *testing.T) {
 		facts, err := g.Neighbors(ctx, ws2014, Relation{"time.event.end_date", Out}, 0)

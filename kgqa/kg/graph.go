@@ -218,24 +218,18 @@ func (s *store) expand(ctx context.Context, id string, rel Relation, mediators [
 		}
 	}
 	var facts []Fact
-	seen := make(map[string]bool)
 	for _, q := range queries {
 		t, err := s.run(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 		}
 		for _, row := range t.rows {
-			f, ok := s.twoHop(id, rel, row)
-			if !ok {
-				continue
-			}
-			k := f.Mediator + "|" + f.Path[1] + "|" + f.Tail.Key()
-			if !seen[k] {
-				seen[k] = true
+			if f, ok := s.twoHop(id, rel, row); ok {
 				facts = append(facts, f)
 			}
 		}
 	}
+	facts = dedupeTwoHop(facts)
 	if err := s.fillNames(ctx, facts); err != nil {
 		return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 	}
@@ -275,7 +269,39 @@ func (s *store) twoHop(id string, rel Relation, row map[string]rterm) (Fact, boo
 	} else {
 		m = s.d.localID(m)
 	}
-	return Fact{Head: Term{ID: id}, Path: []string{rel.ID, r2}, Dir: rel.Dir, Mediator: m, Tail: tail}, true
+	dir2 := Out
+	if row["d"].value == string(In) {
+		dir2 = In
+	}
+	return Fact{Head: Term{ID: id}, Path: []string{rel.ID, r2}, Dir: rel.Dir, Dir2: dir2, Mediator: m, Tail: tail}, true
+}
+
+// dedupeTwoHop keeps one fact per mediator, relation, direction and tail,
+// and drops a fact along an incoming edge when an outgoing edge of the same
+// mediator reaches the same tail. Freebase stores most mediator roles
+// twice, as the CVT's property and as its reverse on the participant
+// (film.performance.film and film.film.starring); the CVT's own property
+// is the schema's reading, and the reverse adds only noise.
+func dedupeTwoHop(facts []Fact) []Fact {
+	byOut := make(map[string]bool)
+	for _, f := range facts {
+		if f.Dir2 != In {
+			byOut[f.Mediator+"|"+f.Tail.Key()] = true
+		}
+	}
+	seen := make(map[string]bool)
+	out := facts[:0]
+	for _, f := range facts {
+		if f.Dir2 == In && byOut[f.Mediator+"|"+f.Tail.Key()] {
+			continue
+		}
+		k := f.Mediator + "|" + string(f.Dir2) + "|" + f.Path[1] + "|" + f.Tail.Key()
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // term maps a result term to a Term without its name; blank nodes are
@@ -298,6 +324,7 @@ func sortFacts(facts []Fact) {
 			strings.Compare(a.Path[0], b.Path[0]),
 			strings.Compare(a.Mediator, b.Mediator),
 			strings.Compare(strings.Join(a.Path, " "), strings.Join(b.Path, " ")),
+			strings.Compare(string(a.Dir2), string(b.Dir2)),
 			strings.Compare(a.Tail.Key(), b.Tail.Key()),
 		)
 	})

@@ -119,11 +119,21 @@ func namesQuery(v vocab, ids []string) string {
 		"}"
 }
 
-// mediatorQuery lists the outgoing edges of nameless mediator nodes, except
-// those leading back to the head.
+// mediatorQuery lists the edges of nameless mediator nodes in both
+// directions (?d is "out" when the mediator is the subject), except those
+// leading back to the head: the edge the head reached the mediator by is
+// one of them, and any other would make a fact from the head to itself.
 func mediatorQuery(v vocab, head string, mediators []string, limit int) string {
-	return "SELECT DISTINCT ?m ?r ?t WHERE {\n" +
-		bySubject(v, mediators, "?r ?t", "m") +
+	var b strings.Builder
+	for i, id := range mediators {
+		if i > 0 {
+			b.WriteString("\n  UNION\n")
+		}
+		e := v.entity(id)
+		b.WriteString("  { " + e + " ?r ?t . BIND(" + e + " AS ?m) BIND(\"out\" AS ?d) }\n  UNION\n")
+		b.WriteString("  { ?t ?r " + e + " . BIND(" + e + " AS ?m) BIND(\"in\" AS ?d) }")
+	}
+	return "SELECT DISTINCT ?m ?r ?t ?d WHERE {\n  {\n" + b.String() + "\n  }\n" +
 		"  FILTER(?t != " + v.entity(head) + ")\n" +
 		"} LIMIT " + strconv.Itoa(limit)
 }

@@ -104,7 +104,12 @@ func shortType(dt string) string {
 
 // Fact renders a fact as one line, with relation names in readable form and
 // a path through a mediator node as one fact:
-// "France -[location: adjoins]-> Germany [m.0345h]".
+// "France -[location: adjoins]-> Germany [m.0345h]". A mediator whose
+// second edge points into it (kg.Fact.Dir2) reads as a chain from the tail
+// when both edges point towards the head ("France -[location: adjoin s /
+// adjoining relationship: adjoins]-> Germany" for Germany's incoming
+// border node), and otherwise names the reversed relation: "A -[r1 /
+// reverse of r2]-> B".
 func Fact(d kg.Dialect, f kg.Fact) string {
 	names := make([]string, len(f.Path))
 	for i, r := range f.Path {
@@ -112,6 +117,12 @@ func Fact(d kg.Dialect, f kg.Fact) string {
 		if d != nil {
 			names[i] = d.Readable(r)
 		}
+	}
+	if f.SecondDir() == kg.In {
+		if f.Dir == kg.In {
+			return Term(f.Tail) + " -[" + names[1] + " / " + names[0] + "]-> " + Term(f.Head)
+		}
+		return Term(f.Head) + " -[" + names[0] + " / reverse of " + names[1] + "]-> " + Term(f.Tail)
 	}
 	rel := strings.Join(names, " / ")
 	if f.Dir == kg.In {

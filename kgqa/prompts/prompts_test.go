@@ -107,3 +107,36 @@ func TestFactReadsMediatorAsOneFact(t *testing.T) {
 	assert.Equal(t, "Weeze Airport [m.01] -["+d.Readable("aviation.airport.serves")+"]-> Nijmegen [m.0yql28]", Fact(d, in))
 	assert.Equal(t, `"2014-10-29" (date)`, Term(kg.Term{Name: "2014-10-29", Datatype: "http://www.w3.org/2001/XMLSchema#date"}))
 }
+
+// A mediator reached against its incoming edge reads in the direction the
+// edges point: Germany's border node is adjoined by France, so the fact
+// reads from France to Germany, with the relations in that order.
+func TestFactReadsSecondHopDirection(t *testing.T) {
+	d := kg.Freebase(kg.DialectOptions{Language: "en"})
+	germany := kg.Term{ID: "m.0345h", Name: "Germany"}
+	france := kg.Term{ID: "m.0f8l9c", Name: "France"}
+	adjoins, adjoinS := "location.adjoining_relationship.adjoins", "location.location.adjoin_s"
+	cases := []struct {
+		name string
+		f    kg.Fact
+		want string
+	}{
+		{"in then in is a chain from the tail",
+			kg.Fact{Head: germany, Path: []string{adjoins, adjoinS}, Dir: kg.In, Dir2: kg.In, Mediator: "m.0cvt", Tail: france},
+			"France [m.0f8l9c] -[location: adjoin s / adjoining relationship: adjoins]-> Germany [m.0345h]"},
+		{"out then in names the reversed relation",
+			kg.Fact{Head: france, Path: []string{adjoinS, adjoinS}, Dir: kg.Out, Dir2: kg.In, Mediator: "m.0cvt", Tail: germany},
+			"France [m.0f8l9c] -[location: adjoin s / reverse of location: adjoin s]-> Germany [m.0345h]"},
+		{"out then out is unchanged",
+			kg.Fact{Head: france, Path: []string{adjoinS, adjoins}, Dir: kg.Out, Dir2: kg.Out, Mediator: "m.0cvt", Tail: germany},
+			"France [m.0f8l9c] -[location: adjoin s / adjoining relationship: adjoins]-> Germany [m.0345h]"},
+		{"an unset second direction reads as out",
+			kg.Fact{Head: france, Path: []string{adjoinS, adjoins}, Dir: kg.Out, Mediator: "m.0cvt", Tail: germany},
+			"France [m.0f8l9c] -[location: adjoin s / adjoining relationship: adjoins]-> Germany [m.0345h]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, Fact(d, c.f))
+		})
+	}
+}
