@@ -15,9 +15,10 @@ import (
 const maxMembers = 64
 
 // constrain runs compare, superlative and filter subgoals on the needed
-// set. Values are compared exactly when they parse as numbers or dates;
-// otherwise, and for filters stated only in words, the model selects the
-// members from the facts about them.
+// set. Values are compared exactly when they parse as numbers or dates
+// (through a dated mediator, the value of the date the subgoal names; see
+// qualify); otherwise, and for filters stated only in words, the model
+// selects the members from the facts about them.
 func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 	members := sg.neededEntities()
 	if len(members) > maxMembers {
@@ -46,8 +47,11 @@ func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 		}
 		sg.addFacts(facts)
 	}
-	if out, ok := exactConstraint(members, facts, args, rec); ok {
-		rec.Method = "exact"
+	// Dated mediators: only the value of the date the subgoal names (its
+	// own text, not the member names #1 expands to) is compared.
+	values, note := qualify(facts, statedTimes(args, sg.s.Text), args)
+	if out, ok := exactConstraint(members, values, args, rec); ok {
+		rec.Method, rec.Note = "exact", note
 		out = nonNil(out)
 		return Result{Text: names(out), Entities: out, Source: "exact"}, end, nil
 	}

@@ -2,6 +2,7 @@ package kgqa
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/parog/parog-go/kgqa/config"
@@ -201,4 +202,93 @@ func TestFewShotPlanningAndLinking(t *testing.T) {
 		assert.Equal(t, "resolved", m.Status)
 	}
 	assert.Equal(t, []string{"France"}, termNames(ans.Entities))
+}
+
+// Germany's border nodes point at it (cvt -adjoins-> Germany) and are
+// reached from the neighbour (Spain -adjoin_s-> cvt): the relation offered
+// as "adjoins (in)" must yield the neighbours, so that each "border" find
+// subgoal needs one relation choice, not a wasted one and a retry.
+func TestConjunctionThroughIncomingMediators(t *testing.T) {
+	q := demoQuestion(t, "demo-03")
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, []string{"m.0f8l9c"}, entityIDs(ans.Entities))
+	assert.LessOrEqual(t, ans.Usage.LLM.Calls, 8)
+	assert.Equal(t, 2, h.model.Calls("relations"), "one relation choice per find subgoal")
+	for _, id := range []string{"s1", "s2"} {
+		s := record(t, ans, id)
+		require.Len(t, s.Rounds, 1, id)
+		rd := s.Rounds[0]
+		assert.Equal(t, []kg.Relation{{ID: "location.adjoining_relationship.adjoins", Dir: kg.In}}, rd.Chosen, id)
+		require.NotEmpty(t, rd.Facts, id)
+		for _, f := range rd.Facts {
+			assert.Equal(t, kg.In, f.Dir2, "%s: %+v", id, f)
+			assert.Equal(t, "location.location.adjoin_s", f.Path[1], id)
+		}
+	}
+	assert.Len(t, record(t, ans, "s1").Result.Entities, 9, "Germany has nine neighbours")
+	assert.Equal(t, []string{"Andorra", "France", "Portugal"}, sortedNames(record(t, ans, "s2").Result.Entities))
+}
+
+func sortedNames(ts []kg.Term) []string {
+	out := termNames(ts)
+	slices.Sort(out)
+	return out
+}
+
+// Population is stored per year on a mediator (number, year, source). A
+// comparison "in 2019" compares the 2019 values only: Poland had more than
+// 38 million people in 2010 (38,042,794) but not in 2019 (37,970,874), and
+// France had more in both years.
+func TestComparativeHonoursDateQualifier(t *testing.T) {
+	q := demoQuestion(t, "demo-10")
+	t.Run("demo-10 gold answer", func(t *testing.T) {
+		h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+		ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+		var gold []string
+		for _, a := range q.Answers {
+			gold = append(gold, a.ID)
+		}
+		assert.Equal(t, gold, entityIDs(ans.Entities))
+		s2 := record(t, ans, "s2")
+		require.NotNil(t, s2.SetOp)
+		assert.Equal(t, "exact", s2.SetOp.Method)
+		assert.Equal(t, "6.7059887e+07", s2.SetOp.Values["m.0f8l9c"], "France's 2019 population, not 2010's 65,027,507")
+		assert.Equal(t, "3.7970874e+07", s2.SetOp.Values["m.069l_5"], "Poland's 2019 population")
+		assert.Contains(t, s2.SetOp.Note, "2019")
+	})
+	cases := []struct {
+		year string
+		want []string
+	}{
+		{"2010", []string{"France", "Poland"}},
+		{"2019", []string{"France"}},
+	}
+	for _, c := range cases {
+		t.Run("more than 38 million in "+c.year, func(t *testing.T) {
+			plan := &Plan{Version: 1, Subgoals: []Subgoal{
+				{ID: "s1", Text: "Find the countries that border Germany.", Op: OpFind},
+				{ID: "s2", Text: "Find which of #1 had a population of more than 38 million in " + c.year + ".", Needs: []string{"s1"}, Op: OpCompare,
+					Args: &Args{Attribute: "population in " + c.year, Cmp: ">", Value: "38000000"}},
+			}}
+			h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+			ans := ask(t, h, Request{Question: "Which country bordering Germany had more than 38 million people in " + c.year + "?", TopicEntities: []string{"m.0345h"}, Plan: plan})
+			assert.Equal(t, c.want, sortedNames(ans.Entities))
+			assert.Equal(t, "exact", record(t, ans, "s2").SetOp.Method)
+		})
+	}
+}
+
+// The superlative twin of demo-10: with every year's value in play, the
+// years themselves (dates) were mixed with the counts and exact ordering
+// gave up.
+func TestSuperlativeHonoursDateQualifier(t *testing.T) {
+	q := demoQuestion(t, "demo-14")
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, []string{"m.0kfnyg"}, entityIDs(ans.Entities))
+	s2 := record(t, ans, "s2")
+	require.NotNil(t, s2.SetOp)
+	assert.Equal(t, "exact", s2.SetOp.Method)
+	assert.Equal(t, "38019", s2.SetOp.Values["m.0kfnyg"], "Liechtenstein's 2019 population")
 }
