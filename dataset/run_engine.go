@@ -44,7 +44,7 @@ func NewEngineAnswerer(ctx context.Context, cfg config.Config, g kg.Graph, llmOp
 		_ = a.Close()
 		return nil, fmt.Errorf("dataset: engine: %w", err)
 	}
-	a.client, a.eng = client, kgqa.New(a.graph, client, cfg.Engine)
+	a.client, a.eng = client, kgqa.New(a.graph, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit))
 	return a, nil
 }
 

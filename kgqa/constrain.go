@@ -3,6 +3,7 @@ package kgqa
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa/kg"
@@ -11,26 +12,26 @@ import (
 	"github.com/parog/parog-go/refine"
 )
 
-// maxMembers bounds the members of a set whose attributes are fetched.
-const maxMembers = 64
-
 // constrain runs compare, superlative and filter subgoals on the needed
 // set. Values are compared exactly when they parse as numbers or dates
 // (through a dated mediator, the value of the date the subgoal names; see
 // qualify); otherwise, and for filters stated only in words, the model
 // selects the members from the facts about them.
 func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
-	members := sg.neededEntities()
-	if len(members) > maxMembers {
-		members = members[:maxMembers]
+	members, capped := sg.neededEntities(), sg.neededCapped()
+	rec := &SetOpRecord{Inputs: []int{len(members)}}
+	sg.rec.SetOp = rec
+	// Each member costs KG queries: as many as one neighbour query may
+	// return, the same bound as every other set.
+	if len(members) > sg.e.kgLimit {
+		members, capped = members[:sg.e.kgLimit], true
+		rec.Note = fmt.Sprintf("only the first %d of %d members were examined (the KG's neighbour limit)", sg.e.kgLimit, rec.Inputs[0])
 	}
 	sg.rec.Anchors = members
 	sg.emit.send(Event{Type: EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(members)})
-	rec := &SetOpRecord{Inputs: []int{len(members)}}
-	sg.rec.SetOp = rec
 	if len(members) == 0 {
 		rec.Method, rec.Note = "exact", "the needed set is empty"
-		return Result{Entities: []kg.Term{}, Source: "exact"}, sg.d0, nil
+		return Result{Entities: []kg.Term{}, Source: "exact", Capped: capped}, sg.d0, nil
 	}
 	args := sg.args()
 	text := sg.text()
@@ -46,21 +47,22 @@ func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 			return Result{}, end, err
 		}
 		sg.addFacts(facts)
+		capped = capped || cappedFrom(sg.rec.Rounds, members)
 	}
 	// Dated mediators: only the value of the date the subgoal names (its
 	// own text, not the member names #1 expands to) is compared.
 	values, note := qualify(facts, statedTimes(args, sg.s.Text), args)
 	if out, ok := exactConstraint(members, values, args, rec); ok {
-		rec.Method, rec.Note = "exact", note
+		rec.Method, rec.Note = "exact", joinNotes(rec.Note, note)
 		out = nonNil(out)
-		return Result{Text: names(out), Entities: out, Source: "exact"}, end, nil
+		return Result{Text: names(out), Entities: out, Source: "exact", Capped: capped}, end, nil
 	}
 	rec.Method = "llm"
 	out, err := sg.selectMembers(ctx, text, members, facts)
 	if err != nil {
 		return Result{}, end, err
 	}
-	return Result{Text: names(out), Entities: nonNil(out), Source: "llm"}, end + 1, nil
+	return Result{Text: names(out), Entities: nonNil(out), Source: "llm", Capped: capped}, end + 1, nil
 }
 
 // args returns the subgoal's structured constraint, completed from its
@@ -131,7 +133,7 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members [
 		a := rd.Chosen[0]
 		sg.rec.SetOp.Attribute = &a
 	}
-	rd.Facts, err = x.neighbors(ctx, rd.Chosen, has)
+	rd.Facts, err = x.neighbors(ctx, rd, rd.Chosen, has)
 	return rd.Facts, d, err
 }
 
@@ -193,21 +195,46 @@ func exactConstraint(members []kg.Term, facts []kg.Fact, a Args, rec *SetOpRecor
 	if a.Order != "" {
 		return argBest(members, vals, a.Order == "max")
 	}
-	ref, ok := parseText(a.Value)
+	ref, ok := parseRef(a.Value, vals)
 	if !ok {
 		return nil, false
 	}
 	var out []kg.Term
+	compared := false
 	for _, m := range members {
 		for _, v := range vals[m.Key()] {
 			c, ok := v.cmp(ref)
+			compared = compared || ok
 			if ok && holds(c, a.Cmp) {
 				out = append(out, m)
 				break
 			}
 		}
 	}
-	return out, true
+	// No value was of the reference's kind: exact logic cannot decide.
+	return out, compared
+}
+
+// parseRef reads a comparison's reference value in the kind of the
+// members' values: "4600" is a year against dates but a number against
+// elevations (parseText alone reads a bare four-digit number as a year).
+func parseRef(s string, vals map[string][]value) (value, bool) {
+	times, nums := 0, 0
+	for _, vs := range vals {
+		for _, v := range vs {
+			if v.isTime {
+				times++
+			} else {
+				nums++
+			}
+		}
+	}
+	if nums > times {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(strings.ReplaceAll(s, ",", "")), 64); err == nil {
+			return value{num: f}, true
+		}
+	}
+	return parseText(s)
 }
 
 // argBest keeps the member(s) with the largest (or smallest) value; a
@@ -270,7 +297,7 @@ type selectReply struct {
 // only name members.
 func (sg *subgoalRun) selectMembers(ctx context.Context, text string, members []kg.Term, facts []kg.Fact) ([]kg.Term, error) {
 	d := sg.e.g.Dialect()
-	facts = rankFacts(d, text, facts, sg.e.maxFacts)
+	facts = promptFacts(d, text, facts, sg.b.MaxEntitiesPerRelation, sg.e.maxFacts)
 	data := prompts.SelectData{Plan: sg.view(), Subgoal: text}
 	for _, m := range members {
 		data.Members = append(data.Members, prompts.Term(m))
@@ -304,6 +331,6 @@ func (sg *subgoalRun) selectMembers(ctx context.Context, text string, members []
 	if _, err := sg.e.chat.JSON(ctx, req, &rep, check); err != nil {
 		return nil, stepErr("set_op", sg.s.ID, err)
 	}
-	sg.rec.SetOp.Note = strings.TrimSpace(rep.Reason)
+	sg.rec.SetOp.Note = joinNotes(sg.rec.SetOp.Note, strings.TrimSpace(rep.Reason))
 	return out, nil
 }

@@ -292,3 +292,69 @@ func TestSuperlativeHonoursDateQualifier(t *testing.T) {
 	assert.Equal(t, "exact", s2.SetOp.Method)
 	assert.Equal(t, "38019", s2.SetOp.Values["m.0kfnyg"], "Liechtenstein's 2019 population")
 }
+
+// The Yankees won 27 World Series. A prompt shows at most 20 facts of one
+// (entity, relation) pair, and the count used to be taken over those 20.
+// Now the model sees 20, names all of them (it chose the relation), the
+// seven it had no room to see join the set, and the count is exact.
+func TestCountIsNotTruncatedByThePromptBudget(t *testing.T) {
+	q := demoQuestion(t, "demo-20")
+	cfg := config.Default().Engine
+	require.Equal(t, 20, cfg.MaxEntitiesPerRelation)
+	h := newHarness(t, kgqatest.NewDemoModel(), cfg)
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, []string{"27"}, termNames(ans.Entities))
+	s1 := record(t, ans, "s1")
+	require.NotNil(t, s1.Verdict)
+	assert.Equal(t, 20, s1.Verdict.FactsShown, "the prompt budget still holds")
+	require.Len(t, s1.Rounds, 1)
+	assert.Len(t, s1.Rounds[0].Facts, 27, "the round keeps every fact")
+	assert.Empty(t, s1.Rounds[0].Capped, "27 facts are far below the KG's neighbour limit")
+	require.NotNil(t, s1.Expansion)
+	assert.Equal(t, 7, s1.Expansion.Added)
+	assert.Equal(t, []string{"sports.sports_championship_event.champion (in)"}, s1.Expansion.Relations)
+	assert.Len(t, s1.Result.Entities, 27)
+	assert.False(t, s1.Result.Capped)
+	s2 := record(t, ans, "s2")
+	require.NotNil(t, s2.SetOp)
+	assert.Equal(t, []int{27}, s2.SetOp.Inputs)
+	assert.False(t, s2.Result.Capped)
+}
+
+// When the KG's own neighbour limit cuts a set, the count cannot be exact;
+// the trace says so, from the query that hit the limit to the count.
+func TestKGLimitIsRecordedAsCapped(t *testing.T) {
+	q := demoQuestion(t, "demo-20")
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+	h.engine = New(h.g, h.client, config.Default().Engine, WithNeighborLimit(10))
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, []string{"10"}, termNames(ans.Entities), "a count over what the KG returned")
+	s1 := record(t, ans, "s1")
+	require.Len(t, s1.Rounds, 1)
+	assert.Equal(t, []CappedPair{{Entity: "m.0wmd1c", Relation: kg.Relation{ID: "sports.sports_championship_event.champion", Dir: kg.In}, Limit: 10}}, s1.Rounds[0].Capped)
+	assert.True(t, s1.Result.Capped)
+	s2 := record(t, ans, "s2")
+	assert.True(t, s2.Result.Capped)
+	require.NotNil(t, s2.SetOp)
+	assert.Contains(t, s2.SetOp.Note, "lower bound")
+}
+
+// The plan compares elevations with "4600". Read alone, a bare
+// four-digit number is a year, and no elevation compares with a year: the
+// comparison kept nothing and the final answer was "unknown". The
+// reference is now read in the kind of the values it is compared with.
+func TestComparativeReadsReferenceAsTheValuesKind(t *testing.T) {
+	q := demoQuestion(t, "demo-13")
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, []string{"m.06db_x"}, entityIDs(ans.Entities))
+	assert.Equal(t, "Dufourspitze", ans.Text)
+	assert.Nil(t, ans.Final, "answered by the compare subgoal, not a final-answer call")
+	s2 := record(t, ans, "s2")
+	require.NotNil(t, s2.SetOp)
+	assert.Equal(t, "exact", s2.SetOp.Method)
+	require.NotNil(t, s2.SetOp.Attribute)
+	assert.Equal(t, "geography.mountain.elevation", s2.SetOp.Attribute.ID)
+	assert.Equal(t, "4634", s2.SetOp.Values["m.06db_x"], "Dufourspitze")
+	assert.Equal(t, "4545", s2.SetOp.Values["m.08y8k1"], "a 45xx m mountain stays below 4,600")
+}

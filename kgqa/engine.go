@@ -27,6 +27,7 @@ type Engine struct {
 	searchLimit int
 	kgParallel  int
 	truncate    bool
+	kgLimit     int
 }
 
 // Option configures an Engine.
@@ -62,17 +63,34 @@ func WithKGParallelism(n int) Option {
 	}
 }
 
+// WithNeighborLimit tells the engine the KG's neighbour limit (config
+// kg.neighbor_limit): result sets are computed from every fact a
+// neighbour query returns up to it, and a query that returns that many is
+// recorded as capped in the trace. n <= 0 keeps the default,
+// config.Default().KG.NeighborLimit, which is also the Graph's default.
+func WithNeighborLimit(n int) Option {
+	return func(e *Engine) {
+		if n > 0 {
+			e.kgLimit = n
+		}
+	}
+}
+
 // WithResultTruncation makes every find subgoal keep at most Width
 // entities of its result, chosen like the exploration frontier. This is
 // the top-k pruning of linear-path methods such as PoG, kept as an option
 // for ablations of search-space truncation; the engine's default keeps the
-// whole result set and lets exact set logic narrow it.
+// whole result set and lets exact set logic narrow it. As before the
+// option existed on its own, each neighbour query then also keeps at most
+// MaxEntitiesPerRelation facts, and a find result holds only what the
+// model named from the facts it was shown.
 func WithResultTruncation() Option { return func(e *Engine) { e.truncate = true } }
 
 // New returns an engine over g that asks chat, with cfg as its default
 // budgets (zero fields take config.Default's values).
 func New(g kg.Graph, chat llm.Chatter, cfg config.Engine, opts ...Option) *Engine {
-	e := &Engine{g: g, chat: chat, cfg: withDefaults(cfg, config.Default().Engine), maxFacts: refine.DefaultMaxFacts, searchLimit: 3, kgParallel: 8}
+	e := &Engine{g: g, chat: chat, cfg: withDefaults(cfg, config.Default().Engine), maxFacts: refine.DefaultMaxFacts, searchLimit: 3, kgParallel: 8,
+		kgLimit: config.Default().KG.NeighborLimit}
 	for _, o := range opts {
 		o(e)
 	}

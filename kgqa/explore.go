@@ -206,14 +206,18 @@ func (x *explorer) round(ctx context.Context, anchors []kg.Term, depth, d int) (
 	for _, r := range rd.Chosen {
 		x.tried[r] = true
 	}
-	facts, err := x.neighbors(ctx, rd.Chosen, has)
+	facts, err := x.neighbors(ctx, rd, rd.Chosen, has)
 	rd.Facts = facts
 	return rd, d, err
 }
 
 // neighbors fetches the facts of each (anchor, chosen relation) pair,
-// concurrently, keeping a deterministic order.
-func (x *explorer) neighbors(ctx context.Context, chosen []kg.Relation, has map[kg.Relation][]kg.Term) ([]kg.Fact, error) {
+// concurrently, keeping a deterministic order, and records in rd the
+// pairs whose query returned as many facts as the limit. The limit is the
+// KG's neighbour limit: prompts cap what they show (see promptFacts), the
+// sets are computed from everything. With WithResultTruncation it is
+// MaxEntitiesPerRelation, as in PoG.
+func (x *explorer) neighbors(ctx context.Context, rd *Round, chosen []kg.Relation, has map[kg.Relation][]kg.Term) ([]kg.Fact, error) {
 	type job struct {
 		a kg.Term
 		r kg.Relation
@@ -224,17 +228,21 @@ func (x *explorer) neighbors(ctx context.Context, chosen []kg.Relation, has map[
 			jobs = append(jobs, job{a, r})
 		}
 	}
+	limit := x.sg.e.kgLimit
+	if x.sg.e.truncate {
+		limit = x.sg.b.MaxEntitiesPerRelation
+	}
 	out := make([][]kg.Fact, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(x.sg.e.kgParallel)
 	for i, j := range jobs {
 		g.Go(func() error {
-			fs, err := x.sg.e.g.Neighbors(gctx, j.a.ID, j.r, x.sg.b.MaxEntitiesPerRelation)
+			fs, err := x.sg.e.g.Neighbors(gctx, j.a.ID, j.r, limit)
 			if err != nil {
 				return stepErr("explore", x.sg.s.ID, err)
 			}
-			if len(fs) > x.sg.b.MaxEntitiesPerRelation {
-				fs = fs[:x.sg.b.MaxEntitiesPerRelation]
+			if len(fs) > limit {
+				fs = fs[:limit]
 			}
 			for k := range fs {
 				if fs[k].Head.Name == "" {
@@ -249,8 +257,11 @@ func (x *explorer) neighbors(ctx context.Context, chosen []kg.Relation, has map[
 		return nil, err
 	}
 	facts := []kg.Fact{}
-	for _, fs := range out {
+	for i, fs := range out {
 		facts = append(facts, fs...)
+		if len(fs) >= limit {
+			rd.Capped = append(rd.Capped, CappedPair{Entity: jobs[i].a.ID, Relation: jobs[i].r, Limit: limit})
+		}
 	}
 	return facts, nil
 }

@@ -54,7 +54,7 @@ func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
 		all = append(all, rd.Facts...)
 		sg.addFacts(rd.Facts)
 
-		facts := rankFacts(sg.e.g.Dialect(), text, all, sg.e.maxFacts)
+		facts := promptFacts(sg.e.g.Dialect(), text, all, sg.b.MaxEntitiesPerRelation, sg.e.maxFacts)
 		v, err := sg.e.refiner.Refine(ctx, refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts, Fuse: sg.fuse()})
 		if err != nil {
 			return Result{}, end, stepErr("refine", sg.s.ID, err)
@@ -74,6 +74,10 @@ func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
 				res.Text = names(res.Entities)
 			}
 			sg.rec.Corrected = corrected(tent, res)
+			if !sg.e.truncate {
+				res, sg.rec.Expansion = expand(res, all, facts)
+			}
+			res.Capped = cappedFrom(sg.rec.Rounds, res.Entities)
 			return sg.truncate(ctx, x, res, facts, end)
 		}
 		if round >= sg.b.MaxRounds {

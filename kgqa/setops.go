@@ -3,6 +3,7 @@ package kgqa
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/refine"
@@ -24,6 +25,7 @@ func (sg *subgoalRun) exactSet() (Result, int, error) {
 		sets = append(sets, ts)
 	}
 	sg.mu.Unlock()
+	capped := sg.neededCapped()
 	rec := &SetOpRecord{Method: "exact"}
 	for _, s := range sets {
 		rec.Inputs = append(rec.Inputs, len(s))
@@ -38,12 +40,38 @@ func (sg *subgoalRun) exactSet() (Result, int, error) {
 	case OpCount:
 		n := len(union(sets))
 		c := kg.Term{Name: strconv.Itoa(n), Datatype: xsd + "integer"}
-		return Result{Text: c.Name, Entities: []kg.Term{c}, Source: "exact"}, sg.d0, nil
+		if capped {
+			rec.Note = "a lower bound: a counted set was capped by the KG's neighbour limit"
+		}
+		return Result{Text: c.Name, Entities: []kg.Term{c}, Source: "exact", Capped: capped}, sg.d0, nil
 	default:
 		return Result{}, sg.d0, stepErr("set_op", sg.s.ID, fmt.Errorf("op %q is not a set operation", sg.s.Op))
 	}
 	out = nonNil(out)
-	return Result{Text: names(out), Entities: out, Source: "exact"}, sg.d0, nil
+	return Result{Text: names(out), Entities: out, Source: "exact", Capped: capped}, sg.d0, nil
+}
+
+// neededCapped reports whether a result s needs is capped.
+func (sg *subgoalRun) neededCapped() bool {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	for _, n := range sg.s.Needs {
+		if res := sg.results[n]; res != nil && res.Capped {
+			return true
+		}
+	}
+	return false
+}
+
+// joinNotes joins the non-empty notes with "; ".
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // intersect keeps the members of the first set found in every other set,

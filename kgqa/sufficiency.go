@@ -32,7 +32,7 @@ func (r *run) evidence() ([]kg.Fact, []string) {
 	}
 	r.mu.Unlock()
 	d := r.e.g.Dialect()
-	facts := rankFacts(d, r.ans.Question, all, r.e.maxFacts)
+	facts := promptFacts(d, r.ans.Question, all, r.b.MaxEntitiesPerRelation, r.e.maxFacts)
 	lines := make([]string, len(facts))
 	for i, f := range facts {
 		lines[i] = prompts.Fact(d, f)

@@ -116,6 +116,9 @@ type SubgoalRecord struct {
 	// Truncation records the top-k cut of the result (only with
 	// WithResultTruncation).
 	Truncation *Pruning `json:"truncation,omitempty"`
+	// Expansion records the members a find result gained from facts the
+	// prompt had no room for (see Expansion).
+	Expansion *Expansion `json:"expansion,omitempty"`
 	// Result is the subgoal's answer.
 	Result Result `json:"result"`
 	// Corrected is true when refinement changed the tentative answer.
@@ -144,6 +147,11 @@ type Result struct {
 	// resolved from the parametric answer), "exact" (set logic) or "llm"
 	// (set logic fell back to the model).
 	Source string `json:"source"`
+	// Capped is true when the set may be incomplete: a neighbour query it
+	// was computed from returned as many facts as the KG's neighbour
+	// limit (see Round.Capped), or a set it was computed from is capped.
+	// A count is then a lower bound.
+	Capped bool `json:"capped,omitempty"`
 }
 
 // Round is one exploration round of a subgoal.
@@ -163,10 +171,41 @@ type Round struct {
 	// Rejected are relations the model named that were not offered
 	// (hallucinated) or over the budget.
 	Rejected []RejectedRelation `json:"rejected,omitempty"`
-	// Facts retrieved by the chosen relations (after capping).
+	// Facts retrieved by the chosen relations: every fact up to the KG's
+	// neighbour limit per (anchor, relation) pair, whatever the prompts
+	// had room for (with WithResultTruncation, at most
+	// MaxEntitiesPerRelation per pair).
 	Facts []kg.Fact `json:"facts"`
+	// Capped lists the (anchor, relation) pairs whose neighbour query
+	// returned as many facts as the limit: the KG may hold more.
+	Capped []CappedPair `json:"capped,omitempty"`
 	// Pruning says how the next round's frontier was chosen.
 	Pruning *Pruning `json:"pruning,omitempty"`
+}
+
+// CappedPair is a neighbour query that returned as many facts as its
+// limit.
+type CappedPair struct {
+	// Entity is the anchor's id.
+	Entity string `json:"entity"`
+	// Relation is the relation followed.
+	Relation kg.Relation `json:"relation"`
+	// Limit is the limit the query hit.
+	Limit int `json:"limit"`
+}
+
+// Expansion records how a find result was completed beyond the facts the
+// model was shown. A prompt shows at most MaxEntitiesPerRelation facts
+// per (anchor, relation) pair and at most WithMaxFacts in all; when the
+// model's answer holds every neighbour it was shown along a relation, it
+// chose that relation's neighbours as the answer, and the ones it was not
+// shown join the result, so that counts, intersections and orderings see
+// the whole set.
+type Expansion struct {
+	// Relations are the relations completed, as "path (dir)".
+	Relations []string `json:"relations"`
+	// Added is the number of members added.
+	Added int `json:"added"`
 }
 
 // RejectedRelation is a relation a model named and the engine refused.

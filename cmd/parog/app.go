@@ -45,7 +45,7 @@ func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...llm.Optio
 	}
 	return &app{
 		Config: cfg, Graph: g, LLM: client, Metrics: m,
-		Engine: kgqa.New(g, client, cfg.Engine),
+		Engine: kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit)),
 	}, nil
 }
 

@@ -53,7 +53,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer func() { _ = g.Close() }()
-	eng := kgqa.New(g, client, cfg.Engine)
+	eng := kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit))
 	ans, askErr := eng.Ask(ctx, kgqa.Request{Question: pos[0], TopicEntities: topics})
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)

@@ -1,0 +1,140 @@
+package kgqa
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kgqatest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pairFacts returns n facts head -rel (dir)-> tail0..tailn-1.
+func pairFacts(head, rel string, dir kg.Direction, n int) []kg.Fact {
+	out := make([]kg.Fact, n)
+	for i := range out {
+		id := fmt.Sprintf("m.%s%s%02d", head[2:], rel, i)
+		out[i] = kg.Fact{Head: kg.Term{ID: head, Name: head}, Path: []string{"x." + rel}, Dir: dir, Tail: kg.Term{ID: id, Name: id}}
+	}
+	return out
+}
+
+func TestPromptFactsCapsEachPair(t *testing.T) {
+	d := demoGraph(t).Dialect()
+	a := pairFacts("m.a", "won", kg.In, 27)
+	b := pairFacts("m.a", "lost", kg.Out, 3)
+	c := pairFacts("m.b", "won", kg.In, 5)
+	all := append(append(append([]kg.Fact{}, a...), b...), c...)
+	got := promptFacts(d, "", all, 20, 60)
+	assert.Len(t, got, 28, "20 of the 27, and all of the small pairs")
+	assert.Equal(t, a[:20], got[:20], "the first of each pair, in order")
+	assert.Len(t, promptFacts(d, "", all, 20, 10), 10, "then the total budget")
+	assert.Len(t, promptFacts(d, "", all, 0, 60), 35, "no pair budget")
+}
+
+func TestExpand(t *testing.T) {
+	won := pairFacts("m.y", "won", kg.In, 27)
+	lost := pairFacts("m.y", "lost", kg.In, 25)
+	terms := func(fs []kg.Fact) []kg.Term {
+		out := []kg.Term{}
+		for _, f := range fs {
+			out = append(out, f.Tail)
+		}
+		return out
+	}
+	all := append(append([]kg.Fact{}, won...), lost...)
+	shown := append(append([]kg.Fact{}, won[:20]...), lost[:20]...)
+	cases := []struct {
+		name  string
+		named []kg.Term
+		want  int // result size
+		added int
+		rels  []string
+	}{
+		{"every shown neighbour of a relation: the whole relation", terms(won[:20]), 27, 7, []string{"x.won (in)"}},
+		{"some of them: a choice, kept as is", terms(won[:19]), 19, 0, nil},
+		{"both relations", append(terms(won[:20]), terms(lost[:20])...), 52, 12, []string{"x.won (in)", "x.lost (in)"}},
+		{"nothing named", []kg.Term{}, 0, 0, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, x := expand(Result{Entities: c.named, Source: "evidence"}, all, shown)
+			assert.Len(t, res.Entities, c.want)
+			if c.added == 0 {
+				assert.Nil(t, x)
+				return
+			}
+			require.NotNil(t, x)
+			assert.Equal(t, c.added, x.Added)
+			assert.Equal(t, c.rels, x.Relations)
+			assert.Equal(t, names(res.Entities), res.Text)
+		})
+	}
+	res, x := expand(Result{Entities: terms(won[:20])}, won[:20], won[:20])
+	assert.Nil(t, x, "everything was shown")
+	assert.Len(t, res.Entities, 20)
+}
+
+func TestCappedFrom(t *testing.T) {
+	won := pairFacts("m.y", "won", kg.In, 10)
+	lost := pairFacts("m.y", "lost", kg.In, 3)
+	rd := &Round{Facts: append(append([]kg.Fact{}, won...), lost...),
+		Capped: []CappedPair{{Entity: "m.y", Relation: kg.Relation{ID: "x.won", Dir: kg.In}, Limit: 10}}}
+	assert.True(t, cappedFrom([]*Round{rd}, []kg.Term{won[3].Tail}))
+	assert.False(t, cappedFrom([]*Round{rd}, []kg.Term{lost[0].Tail}), "reached by a query below its limit")
+	assert.False(t, cappedFrom([]*Round{nil, {Facts: won}}, []kg.Term{won[3].Tail}))
+}
+
+// A reference value is read in the kind of the values it is compared
+// with: "4600" is a number against elevations and a year against dates.
+func TestExactConstraintReadsReferenceInTheValuesKind(t *testing.T) {
+	m := func(id string) kg.Term { return kg.Term{ID: id, Name: id} }
+	lit := func(v, dt string) kg.Term { return kg.Term{Name: v, Datatype: xsd + dt} }
+	fact := func(h kg.Term, v kg.Term) kg.Fact {
+		return kg.Fact{Head: h, Path: []string{"x.v"}, Dir: kg.Out, Tail: v}
+	}
+	a, b := m("m.a"), m("m.b")
+	cases := []struct {
+		name  string
+		facts []kg.Fact
+		value string
+		want  []kg.Term
+		ok    bool
+	}{
+		{"elevations against 4600", []kg.Fact{fact(a, lit("4634", "integer")), fact(b, lit("4545", "integer"))}, "4600", []kg.Term{a}, true},
+		{"elevations against 4,600", []kg.Fact{fact(a, lit("4634", "float")), fact(b, lit("4545", "float"))}, "4,600", []kg.Term{a}, true},
+		{"dates against the year 1995", []kg.Fact{fact(a, lit("1991-04-17", "date")), fact(b, lit("2001-04-25", "date"))}, "1995", []kg.Term{b}, true},
+		{"nothing of the reference's kind: the model decides", []kg.Fact{fact(a, lit("1991-04-17", "date"))}, "4.5", nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := exactConstraint([]kg.Term{a, b}, c.facts, Args{Cmp: ">", Value: c.value}, &SetOpRecord{})
+			assert.Equal(t, c.ok, ok)
+			if ok {
+				assert.Equal(t, c.want, got)
+			}
+		})
+	}
+}
+
+// The ablation keeps behaving as it did: each neighbour query keeps at
+// most MaxEntitiesPerRelation facts, the find result is only what the
+// model named from them, nothing is added, and top-k pruning cuts it to
+// Width.
+func TestResultTruncationKeepsThePerRelationCap(t *testing.T) {
+	q := demoQuestion(t, "demo-20")
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+	h.engine = New(h.g, h.client, config.Default().Engine, WithResultTruncation())
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	s1 := record(t, ans, "s1")
+	require.Len(t, s1.Rounds, 1)
+	assert.Len(t, s1.Rounds[0].Facts, 20)
+	assert.Equal(t, []CappedPair{{Entity: "m.0wmd1c", Relation: kg.Relation{ID: "sports.sports_championship_event.champion", Dir: kg.In}, Limit: 20}}, s1.Rounds[0].Capped)
+	assert.Nil(t, s1.Expansion)
+	require.NotNil(t, s1.Truncation)
+	assert.Equal(t, 20, s1.Truncation.Candidates)
+	assert.Len(t, s1.Result.Entities, 3)
+	assert.Equal(t, []string{"3"}, termNames(ans.Entities))
+}
