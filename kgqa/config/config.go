@@ -33,6 +33,7 @@ type KG struct {
 	Language         string        `yaml:"language" desc:"language tag of names and labels"`
 	NoiseRelations   []string      `yaml:"noise_relations" desc:"relation prefixes dropped from exploration (empty keeps the dialect's defaults)"`
 	NeighborLimit    int           `yaml:"neighbor_limit" desc:"default cap on facts returned by one neighbour query"`
+	FullText         bool          `yaml:"full_text" desc:"search names that miss an exact match with Virtuoso's free-text index (bif:contains) instead of a case-insensitive scan of every name; backend sparql only, and the endpoint's text index must be enabled"`
 }
 
 // LLM configures the model endpoints.

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +75,9 @@ func TestBadValuesNameTheSetting(t *testing.T) {
 		{"zero width", base, nil, []string{"engine.width=0"}, "engine.width"},
 		{"unknown flag key", base, nil, []string{"engine.wdth=3"}, "engine.wdth"},
 		{"model missing", base + "llm:\n  reasoner:\n    base_url: http://x/v1\n", nil, nil, "llm.reasoner.model"},
+		{"full text needs sparql", base + "  full_text: true\n", nil, nil, "kg.full_text"},
+		{"full text env not a boolean", "kg:\n  backend: sparql\n  endpoint: http://x:1/sparql\n", map[string]string{"PAROG_KG_FULL_TEXT": "maybe"}, nil, "kg.full_text"},
+		{"full text flag on embedded", base, nil, []string{"kg.full_text=true"}, "kg.full_text"},
 		{"temperature", base + "llm:\n  reasoner:\n    base_url: http://x/v1\n    model: m\n    temperature: 9\n", nil, nil, "llm.reasoner.temperature"},
 	}
 	for _, c := range cases {
@@ -121,4 +125,33 @@ func TestEnvSetsPointerAndList(t *testing.T) {
 	require.NotNil(t, cfg.LLM.Reasoner.Seed)
 	assert.Equal(t, 42, *cfg.LLM.Reasoner.Seed)
 	assert.Equal(t, []string{"a", "b"}, cfg.Server.APIKeys)
+}
+
+func TestFullText(t *testing.T) {
+	sparql := "kg:\n  backend: sparql\n  endpoint: http://x:1/sparql\n"
+	cases := []struct {
+		name string
+		file string
+		env  map[string]string
+		sets []string
+		want bool
+	}{
+		{"off by default", sparql, nil, nil, false},
+		{"file", sparql + "  full_text: true\n", nil, nil, true},
+		{"env", sparql, map[string]string{"PAROG_KG_FULL_TEXT": "true"}, nil, true},
+		{"flag over file", sparql + "  full_text: true\n", nil, []string{"kg.full_text=false"}, false},
+		{"shipped Virtuoso config", "../../configs/freebase-virtuoso.yaml", nil, nil, true},
+		{"shipped demo config", "../../configs/demo.yaml", nil, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := c.file
+			if !strings.HasSuffix(path, ".yaml") {
+				path = writeFile(t, c.file)
+			}
+			cfg, err := Load(path, envOf(c.env), c.sets)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, cfg.KG.FullText)
+		})
+	}
 }

@@ -254,6 +254,9 @@ func (c *Config) Validate() error {
 	default:
 		return bad("kg.backend", fmt.Sprintf("%q is not embedded or sparql", c.KG.Backend))
 	}
+	if c.KG.FullText && c.KG.Backend != "sparql" {
+		return bad("kg.full_text", "only meaningful with backend sparql (a Virtuoso endpoint with its text index); the "+c.KG.Backend+" backend has no text index")
+	}
 	if c.KG.Dialect != "freebase" && c.KG.Dialect != "wikidata" {
 		return bad("kg.dialect", fmt.Sprintf("%q is not freebase or wikidata", c.KG.Dialect))
 	}

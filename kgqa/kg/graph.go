@@ -3,10 +3,12 @@ package kg
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // termKind tells the three kinds of RDF term apart.
@@ -52,6 +54,9 @@ type store struct {
 	d             *dialect
 	exec          executor
 	neighborLimit int
+	// fullText sends searches that miss the exact name to Virtuoso's
+	// free-text index (bif:contains) instead of scanning every name.
+	fullText bool
 }
 
 var _ Graph = (*store)(nil)
@@ -352,27 +357,34 @@ func (s *store) Name(ctx context.Context, id string) (string, error) {
 	return best, nil
 }
 
-// Search implements Graph.
+// Search implements Graph. It looks the name up exactly, then, when that
+// finds nothing, by full text (Virtuoso's text index, when the store was
+// opened with it) or else by a case-insensitive scan of every name, which
+// is too slow on a full Freebase and so never follows a full-text search.
 func (s *store) Search(ctx context.Context, name string, limit int) ([]Entity, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return nil, fmt.Errorf("kg: search: empty name")
 	}
 	limit = clampLimit(limit, maxSearchLimit)
-	q, err := searchExactQuery(s.d.v, name, limit)
-	if err != nil {
-		return nil, fmt.Errorf("kg: search: %w", err)
+	second := searchFoldQuery
+	if s.fullText {
+		second = searchTextQuery
 	}
-	t, err := s.run(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("kg: search %q: %w", name, err)
-	}
-	if len(t.rows) == 0 {
-		if q, err = searchFoldQuery(s.d.v, name, limit); err != nil {
+	var t *table
+	for _, build := range []func(vocab, string, int) (string, error){searchExactQuery, second} {
+		q, err := build(s.d.v, name, limit)
+		if errors.Is(err, errNoTextWords) {
+			break
+		}
+		if err != nil {
 			return nil, fmt.Errorf("kg: search: %w", err)
 		}
 		if t, err = s.run(ctx, q); err != nil {
 			return nil, fmt.Errorf("kg: search %q: %w", name, err)
+		}
+		if len(t.rows) > 0 {
+			break
 		}
 	}
 	seen := make(map[string]bool)
@@ -390,17 +402,26 @@ func (s *store) Search(ctx context.Context, name string, limit int) ([]Entity, e
 		}
 		out = append(out, Entity{ID: id, Name: n})
 	}
-	slices.SortFunc(out, func(a, b Entity) int {
-		return cmp.Or(cmp.Compare(exactRank(a.Name, name), exactRank(b.Name, name)), strings.Compare(a.ID, b.ID))
+	slices.SortStableFunc(out, func(a, b Entity) int {
+		return cmp.Or(
+			cmp.Compare(searchRank(a.Name, name), searchRank(b.Name, name)),
+			cmp.Compare(utf8.RuneCountInString(a.Name), utf8.RuneCountInString(b.Name)),
+			strings.Compare(a.ID, b.ID),
+		)
 	})
 	return out, nil
 }
 
-func exactRank(got, want string) int {
-	if got == want {
+// searchRank orders search results: the name as given, then the name in
+// another case, then the rest (full-text matches holding the words).
+func searchRank(got, want string) int {
+	switch {
+	case got == want:
 		return 0
+	case strings.EqualFold(got, want):
+		return 1
 	}
-	return 1
+	return 2
 }
 
 // Select implements Graph.

@@ -11,6 +11,9 @@ import (
 
 // Open builds the backend cfg selects (embedded goRDFlib store or SPARQL
 // endpoint) with its dialect, wrapped in the cache when cfg.CacheSize > 0.
+// cfg.FullText turns on Virtuoso free-text search for the sparql backend;
+// the embedded backend ignores it (goRDFlib has no text index) and keeps
+// the case-insensitive scan, which is quick on a graph that fits in memory.
 // Relative paths in cfg (files, dir) are resolved against baseDir, normally
 // the directory of the config file.
 func Open(ctx context.Context, cfg config.KG, baseDir string) (Graph, error) {
@@ -44,6 +47,7 @@ func Open(ctx context.Context, cfg config.KG, baseDir string) (Graph, error) {
 		_ = exec.close()
 		return nil, err
 	}
+	s.fullText = cfg.FullText && strings.EqualFold(cfg.Backend, "sparql")
 	if cfg.CacheSize <= 0 {
 		return s, nil
 	}

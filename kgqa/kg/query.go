@@ -1,9 +1,11 @@
 package kg
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -182,4 +184,93 @@ func searchFoldQuery(v vocab, name string, limit int) (string, error) {
 		"  " + v.langFilter("n") + "\n" +
 		"  FILTER(LCASE(STR(?n)) = " + lit + ")\n" +
 		"} LIMIT " + strconv.Itoa(limit), nil
+}
+
+// Limits of Virtuoso's free-text expressions (bif:contains), measured on
+// Virtuoso 7.2: a word longer than 64 characters is a noise word and a
+// phrase of noise words alone is an error (XM028); a wildcard needs at
+// least 4 characters before the '*' (FT370).
+const (
+	maxTextWords    = 8
+	minTextWord     = 2
+	maxTextWord     = 64
+	minWildcardStem = 4
+)
+
+// errNoTextWords means a name holds no word a free-text search can use
+// ("a", "?!"): nothing can match it.
+var errNoTextWords = errors.New("kg: search: no searchable word")
+
+// textWords splits name into the words of a free-text search. A word is a
+// run of Unicode letters and decimal digits (with the combining marks that
+// follow them); every other rune separates words, so quotes, apostrophes,
+// backslashes and operators never reach the expression. A '*' right after
+// a word of at least minWildcardStem runes keeps it as a prefix wildcard
+// ("Fran*"); after a shorter word it is a separator. Words shorter than
+// minTextWord or longer than maxTextWord runes are dropped, repeats too
+// (ignoring case), and at most maxTextWords are kept.
+func textWords(name string) []string {
+	var words []string
+	seen := make(map[string]bool)
+	add := func(w []rune, wildcard bool) {
+		if len(w) < minTextWord || len(w) > maxTextWord || len(words) == maxTextWords {
+			return
+		}
+		s := string(w)
+		if wildcard && len(w) >= minWildcardStem {
+			s += "*"
+		}
+		if k := strings.ToLower(s); !seen[k] {
+			seen[k] = true
+			words = append(words, s)
+		}
+	}
+	var word []rune
+	for _, r := range name {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			word = append(word, r)
+		case len(word) > 0 && unicode.In(r, unicode.Mn, unicode.Mc):
+			word = append(word, r)
+		default:
+			add(word, r == '*')
+			word = word[:0]
+		}
+	}
+	add(word, false)
+	return words
+}
+
+// textExpr renders words as a Virtuoso free-text expression that requires
+// all of them: "word1" AND "word2". Each word is quoted, as Virtuoso wants
+// for wildcards and to read AND, OR, NEAR as words; textWords left no
+// quote, backslash or apostrophe to escape.
+func textExpr(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = `"` + w + `"`
+	}
+	return strings.Join(quoted, " AND ")
+}
+
+// searchTextQuery finds entities whose name holds every word of name, with
+// Virtuoso's free-text index (bif:contains), so it reads only the index
+// entries of those words. Names equal to name ignoring case come first,
+// then the shortest. It returns errNoTextWords when name has no word to
+// search for.
+func searchTextQuery(v vocab, name string, limit int) (string, error) {
+	lit, err := literal(strings.ToLower(name))
+	if err != nil {
+		return "", err
+	}
+	words := textWords(name)
+	if len(words) == 0 {
+		return "", errNoTextWords
+	}
+	return "SELECT DISTINCT ?e ?n WHERE {\n" +
+		"  ?e " + iri(v.namePred) + " ?n .\n" +
+		"  ?n <bif:contains> '" + textExpr(words) + "' .\n" +
+		"  " + v.langFilter("n") + "\n" +
+		"} ORDER BY (IF(LCASE(STR(?n)) = " + lit + ", 0, 1)) STRLEN(STR(?n)) ?e\n" +
+		"LIMIT " + strconv.Itoa(limit), nil
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tggo/goRDFlib/sparql"
@@ -108,18 +110,19 @@ type fuzzTarget struct {
 	ok  map[string]bool // shapes the templates produce on benign input
 }
 
-func newFuzzTarget(t testing.TB, d Dialect) *fuzzTarget {
+func newFuzzTarget(t testing.TB, d Dialect, fullText bool) *fuzzTarget {
 	e, err := openEmbedded(context.Background(), "", []string{"testdata/fixture.nt"}, "", 0)
 	require.NoError(t, err)
 	rec := &recorder{executor: e}
 	s, err := newStore(d, rec, 50)
 	require.NoError(t, err)
+	s.fullText = fullText // the embedded store answers bif:contains with nothing
 	ft := &fuzzTarget{rec: rec, s: s, ok: map[string]bool{}}
 	ctx := context.Background()
 	ids := map[string][3]string{"freebase": {france, "location.location.adjoin_s", "France"}, "wikidata": {"Q142", "P1082", "France"}}[d.Name()]
 	_, _ = s.Relations(ctx, ids[0])
 	_, _ = s.Name(ctx, ids[0])
-	_, _ = s.Search(ctx, "no such name", 5) // exact, then case-folded
+	_, _ = s.Search(ctx, "no such name", 5) // exact, then case-folded or full text
 	_, _ = s.Neighbors(ctx, ids[0], Relation{ID: ids[1], Dir: Out}, 5)
 	_, _ = s.Neighbors(ctx, ids[0], Relation{ID: ids[1], Dir: In}, 5)
 	for _, q := range rec.take() {
@@ -146,6 +149,37 @@ func (ft *fuzzTarget) check(t *testing.T, id, rel, name string, limit int) {
 		if sh := shapeOf(t, q); !ft.ok[sh] {
 			t.Fatalf("input changed the query's structure:\nid=%q rel=%q name=%q\n%s\nshape %s", id, rel, name, q, sh)
 		}
+		checkTextExpr(t, q, name)
+	}
+}
+
+var (
+	// textArgRE finds the free-text expression of a query; the shape check
+	// has already shown that it is one single-quoted literal.
+	textArgRE = regexp.MustCompile(`<bif:contains> '([^']*)'`)
+	// textExprRE is the whole grammar textWords and textExpr may produce:
+	// quoted words of letters, digits and marks with an optional trailing
+	// wildcard, joined by AND; the loop below checks the lengths.
+	textWordRE = `"[\pL\pNd][\pL\pNd\pM]*\*?"`
+	textExprRE = regexp.MustCompile(`^` + textWordRE + `(?: AND ` + textWordRE + `){0,7}$`)
+)
+
+// checkTextExpr holds the free-text expression in q, if any, to the
+// grammar: nothing else, however the name was written, can reach
+// Virtuoso's free-text parser.
+func checkTextExpr(t *testing.T, q, name string) {
+	if !strings.Contains(q, "bif:contains") {
+		return
+	}
+	m := textArgRE.FindAllStringSubmatch(q, -1)
+	if len(m) != 1 || !textExprRE.MatchString(m[0][1]) {
+		t.Fatalf("free-text expression outside the grammar:\nname=%q\n%s", name, q)
+	}
+	for _, w := range strings.Split(m[0][1], " AND ") {
+		stem := strings.TrimSuffix(strings.Trim(w, `"`), "*")
+		if n := utf8.RuneCountInString(stem); n < minTextWord || n > maxTextWord || (strings.HasSuffix(w, `*"`) && n < minWildcardStem) {
+			t.Fatalf("free-text word %s breaks Virtuoso's limits (name=%q)", w, name)
+		}
 	}
 }
 
@@ -158,7 +192,13 @@ func FuzzQueryBuilders(f *testing.F) {
 	f.Add("m.x", "a.b.c", "line\nbreak\" . ?s ?p ?o", -1)
 	f.Add("m.x", "a.b.c", `''' """ \\\\" '`, 2)
 	f.Add(france, "location.location.adjoin_s", "x", 10)
-	targets := []*fuzzTarget{newFuzzTarget(f, Freebase(DialectOptions{})), newFuzzTarget(f, Wikidata(DialectOptions{Language: "fr"}))}
+	f.Add(france, "a.b.c", `Fran* O'Hare "x" AND 'y' NEAR \z Côte`, 4)
+	f.Add(france, "a.b.c", "Fra* e\u0301cole Ⅻ 東京 ab*cd", 4)
+	targets := []*fuzzTarget{
+		newFuzzTarget(f, Freebase(DialectOptions{}), false),
+		newFuzzTarget(f, Wikidata(DialectOptions{Language: "fr"}), false),
+		newFuzzTarget(f, Freebase(DialectOptions{}), true),
+	}
 	f.Fuzz(func(t *testing.T, id, rel, name string, limit int) {
 		for _, ft := range targets {
 			ft.check(t, id, rel, name, limit)

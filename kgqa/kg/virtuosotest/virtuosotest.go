@@ -164,6 +164,21 @@ func (s *Server) Load(ctx context.Context, graph string, files ...string) error 
 	return s.load(ctx, data, graph)
 }
 
+// FullTextSQL turns on Virtuoso's free-text index of RDF literals (what
+// SPARQL's bif:contains reads) for every graph and predicate, and indexes
+// the literals loaded so far.
+const FullTextSQL = "DB.DBA.RDF_OBJ_FT_RULE_ADD(null, null, 'index_all');\n" +
+	"DB.DBA.VT_INC_INDEX_DB_DBA_RDF_OBJ();\n"
+
+// EnableFullText builds the free-text index over what is loaded; call it
+// again after a later Load. Without it bif:contains matches nothing.
+func (s *Server) EnableFullText(ctx context.Context) error {
+	if _, err := s.ISQL(ctx, FullTextSQL); err != nil {
+		return fmt.Errorf("virtuosotest: enable full text: %w", err)
+	}
+	return nil
+}
+
 // GraphURL is the /sparql URL whose default graph is the named graph alone.
 func (s *Server) GraphURL(graph string) string {
 	return s.SPARQL + "?default-graph-uri=" + url.QueryEscape(graph)
