@@ -126,7 +126,14 @@ func printSubgoal(w io.Writer, d kg.Dialect, s *kgqa.SubgoalRecord) {
 		for _, x := range r.Rejected {
 			fmt.Fprintf(w, "; rejected %s (%s): %s", x.ID, x.Dir, x.Reason)
 		}
-		fmt.Fprintf(w, "; %d facts\n", len(r.Facts))
+		fmt.Fprintf(w, "; %d facts", len(r.Facts))
+		if len(r.Capped) > 0 {
+			fmt.Fprintf(w, " (%d queries hit their limit of %d facts: the KG may hold more)", len(r.Capped), r.Capped[0].Limit)
+		}
+		fmt.Fprintln(w)
+	}
+	if x := s.Expansion; x != nil {
+		fmt.Fprintf(w, "  completed with %d member(s) the prompt had no room for, along %s\n", x.Added, strings.Join(x.Relations, ", "))
 	}
 	if v := s.Verdict; v != nil {
 		fmt.Fprintf(w, "  refinement: aligned=%v kept_tentative=%v", v.Aligned, v.KeptTentative)
@@ -145,6 +152,9 @@ func printSubgoal(w io.Writer, d kg.Dialect, s *kgqa.SubgoalRecord) {
 		fmt.Fprintf(w, "  result (%s): %s", s.Result.Source, s.Result.Text)
 		if s.Corrected {
 			fmt.Fprint(w, "  [corrected the tentative answer]")
+		}
+		if s.Result.Capped {
+			fmt.Fprint(w, "  [may be incomplete: capped by the KG's neighbour limit]")
 		}
 		fmt.Fprintln(w)
 	} else if s.Error != "" {

@@ -53,6 +53,26 @@ func TestAsk(t *testing.T) {
 		require.Len(t, ans.Entities, 1)
 		assert.Equal(t, "m.03_dwn", ans.Entities[0].ID)
 	})
+	t.Run("sets beyond the prompt budget and the KG limit", func(t *testing.T) {
+		const q = "How many World Series have the New York Yankees won?"
+		e, out, errb := env()
+		code := Main(context.Background(), []string{"ask", "--config", cfgPath, "--topic", "m.0wmd1c", q}, e)
+		require.Equal(t, 0, code, errb.String())
+		assert.Contains(t, out.String(), "Answer: 27")
+		assert.Contains(t, out.String(), "completed with 7 member(s) the prompt had no room for, along sports.sports_championship_event.champion (in)")
+		assert.NotContains(t, out.String(), "may be incomplete")
+
+		capped := filepath.Join(t.TempDir(), "capped.yaml")
+		raw, err := os.ReadFile(cfgPath)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(capped, bytes.Replace(raw, []byte("kg:\n"), []byte("kg:\n  neighbor_limit: 10\n"), 1), 0o600))
+		e, out, errb = env()
+		code = Main(context.Background(), []string{"ask", "--config", capped, "--topic", "m.0wmd1c", q}, e)
+		require.Equal(t, 0, code, errb.String())
+		assert.Contains(t, out.String(), "Answer: 10")
+		assert.Contains(t, out.String(), "1 queries hit their limit of 10 facts: the KG may hold more")
+		assert.Contains(t, out.String(), "[may be incomplete: capped by the KG's neighbour limit]")
+	})
 	t.Run("bad topic id", func(t *testing.T) {
 		e, _, errb := env()
 		code := Main(context.Background(), []string{"ask", "--config", cfgPath, "--topic", "m.0713r> ; DROP", "Who?"}, e)
