@@ -23,7 +23,8 @@ Subcommands:
   neighbors ENTITY RELATION      facts along RELATION (out; --incoming for in); mediator
                                  (CVT) nodes are expanded into one fact
   name ENTITY                    the entity's name
-  search NAME                    entities named NAME (exact, then case-insensitive)
+  search NAME                    entities named NAME (exact, then case-insensitive; with
+                                 kg.full_text, Virtuoso full text on the name's words)
   query 'SELECT ...'             a raw read-only SELECT, as tab-separated values
 
 Entity and relation ids are in the dialect's form: m.0f8l9c and
