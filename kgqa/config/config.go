@@ -67,7 +67,7 @@ type Engine struct {
 	Width                  int           `yaml:"width" desc:"entities kept per subgoal after pruning"`
 	Depth                  int           `yaml:"depth" desc:"hops explored per subgoal"`
 	MaxRounds              int           `yaml:"max_rounds" desc:"exploration rounds per subgoal before it is answered as is"`
-	MaxEntitiesPerRelation int           `yaml:"max_entities_per_relation" desc:"facts kept per (entity, relation) pair"`
+	MaxEntitiesPerRelation int           `yaml:"max_entities_per_relation" desc:"facts per (entity, relation) pair shown to the LLM as evidence; exact set logic uses every fact up to kg.neighbor_limit"`
 	MaxRelationsPerEntity  int           `yaml:"max_relations_per_entity" desc:"relations the LLM may choose per anchor entity"`
 	Parallelism            int           `yaml:"parallelism" desc:"independent subgoals run at once"`
 	Deadline               time.Duration `yaml:"deadline" desc:"overall deadline of one question"`
