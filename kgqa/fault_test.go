@@ -2,7 +2,6 @@ package kgqa
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -22,8 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	rdflibgo "github.com/tggo/goRDFlib"
 	"github.com/tggo/goRDFlib/nt"
-	"github.com/tggo/goRDFlib/sparql"
-	"github.com/tggo/goRDFlib/term"
+	"github.com/tggo/goRDFlib/store/sparqlstore"
 	"go.uber.org/goleak"
 )
 
@@ -107,43 +105,19 @@ func TestSchemaBreakingReply(t *testing.T) {
 }
 
 // sparqlEndpoint serves the demo KG over the SPARQL protocol from a real
-// goRDFlib store, and fails with 503 once failAfter queries were answered.
+// goRDFlib store and its protocol server, and fails with 503 once failAfter queries were answered.
 func sparqlEndpoint(t *testing.T, failAfter int64) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
 	g := rdflibgo.NewGraph()
 	require.NoError(t, nt.Parse(g, strings.NewReader(string(demokg.Freebase()))))
 	var n atomic.Int64
+	protocol := sparqlstore.NewServerWithGraph(g).QueryHandler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) > failAfter {
 			http.Error(w, "service unavailable", http.StatusServiceUnavailable)
 			return
 		}
-		res, err := sparql.Query(g, r.FormValue("query"))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		var rows []map[string]map[string]string
-		for _, b := range res.Bindings {
-			row := map[string]map[string]string{}
-			for k, v := range b {
-				switch v := v.(type) {
-				case term.URIRef:
-					row[k] = map[string]string{"type": "uri", "value": v.Value()}
-				case term.Literal:
-					m := map[string]string{"type": "literal", "value": v.Lexical()}
-					if v.Language() != "" {
-						m["xml:lang"] = v.Language()
-					} else {
-						m["datatype"] = v.Datatype().Value()
-					}
-					row[k] = m
-				}
-			}
-			rows = append(rows, row)
-		}
-		w.Header().Set("Content-Type", "application/sparql-results+json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"head": map[string]any{"vars": res.Vars}, "results": map[string]any{"bindings": rows}})
+		protocol.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &n

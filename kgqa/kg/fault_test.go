@@ -2,7 +2,6 @@ package kg
 
 import (
 	"context"
-	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,8 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	rdflibgo "github.com/tggo/goRDFlib"
 	"github.com/tggo/goRDFlib/nt"
-	"github.com/tggo/goRDFlib/sparql"
-	"github.com/tggo/goRDFlib/term"
+	"github.com/tggo/goRDFlib/store/sparqlstore"
 	"go.uber.org/goleak"
 )
 
@@ -39,44 +37,16 @@ func newProtocolServer(t *testing.T, before func(w http.ResponseWriter, r *http.
 	defer f.Close()
 	require.NoError(t, nt.Parse(g, f))
 	ps := &protocolServer{}
+	protocol := sparqlstore.NewServerWithGraph(g).QueryHandler()
 	ps.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := ps.requests.Add(1)
 		if before != nil && before(w, r, n) {
 			return
 		}
-		res, err := sparql.Query(g, r.FormValue("query"))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/sparql-results+json")
-		_ = json.NewEncoder(w).Encode(toSRJ(res))
+		protocol.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ps.Close)
 	return ps
-}
-
-func toSRJ(res *sparql.Result) map[string]any {
-	var bindings []map[string]map[string]string
-	for _, b := range res.Bindings {
-		row := map[string]map[string]string{}
-		for k, v := range b {
-			switch v := v.(type) {
-			case term.URIRef:
-				row[k] = map[string]string{"type": "uri", "value": v.Value()}
-			case term.Literal:
-				m := map[string]string{"type": "literal", "value": v.Lexical()}
-				if v.Language() != "" {
-					m["xml:lang"] = v.Language()
-				} else {
-					m["datatype"] = v.Datatype().Value()
-				}
-				row[k] = m
-			}
-		}
-		bindings = append(bindings, row)
-	}
-	return map[string]any{"head": map[string]any{"vars": res.Vars}, "results": map[string]any{"bindings": bindings}}
 }
 
 func openEndpoint(t *testing.T, url string, tune func(*config.KG)) Graph {
