@@ -51,6 +51,7 @@ type setup struct {
 	handler llmtest.Handler
 	edit    func(*config.Config)
 	graph   kg.Graph
+	noLog   bool // the scripted server keeps no request log (load runs)
 }
 
 func newHarness(tb testing.TB, s setup) *harness {
@@ -67,7 +68,11 @@ func newHarness(tb testing.TB, s setup) *harness {
 		if handler == nil {
 			handler = kgqatest.DemoModel()
 		}
-		h.llm = llmtest.New(tb, llmtest.WithHandler(handler), llmtest.WithDelay(s.delay))
+		lopts := []llmtest.Option{llmtest.WithHandler(handler), llmtest.WithDelay(s.delay)}
+		if s.noLog {
+			lopts = append(lopts, llmtest.WithoutLog())
+		}
+		h.llm = llmtest.New(tb, lopts...)
 		h.cfg.LLM.Reasoner.BaseURL, h.cfg.LLM.Reasoner.Model = h.llm.URL(), "scripted"
 		h.cfg.LLM.Reasoner.Concurrency = 1024
 		h.cfg.LLM.Reasoner.Retries = 1

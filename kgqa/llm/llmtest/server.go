@@ -60,6 +60,11 @@ func WithReplies(r ...Reply) Option { return func(s *Server) { s.queue = append(
 // WithDelay adds a fixed delay to every chat completion (for benchmarks).
 func WithDelay(d time.Duration) Option { return func(s *Server) { s.delay = d } }
 
+// WithoutLog keeps no request log: Requests returns nothing and Count
+// still counts. Long load runs use it so that the log does not grow with
+// every request (headers and body kept per call).
+func WithoutLog() Option { return func(s *Server) { s.noLog = true } }
+
 // WithModels sets the model ids listed by GET /v1/models.
 func WithModels(ids ...string) Option { return func(s *Server) { s.models = ids } }
 
@@ -72,11 +77,13 @@ type Server struct {
 
 	delay  time.Duration
 	models []string
+	noLog  bool
 
 	mu       sync.Mutex
 	queue    []Reply
 	handler  Handler
 	requests []Request
+	count    int
 
 	inFlight    atomic.Int64
 	maxInFlight atomic.Int64
@@ -125,18 +132,19 @@ func (s *Server) SetHandler(h Handler) {
 	s.handler = h
 }
 
-// Requests returns a copy of the request log, in arrival order.
+// Requests returns a copy of the request log, in arrival order (empty with
+// WithoutLog).
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
 }
 
-// Count is the number of chat completion requests received.
+// Count is the number of chat completion requests received (decoded).
 func (s *Server) Count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.requests)
+	return s.count
 }
 
 // MaxInFlight is the largest number of chat completions served at once.
@@ -189,7 +197,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	stage := r.Header.Get(StageHeader)
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Time: time.Now(), Header: r.Header.Clone(), Body: body, Chat: req, Stage: stage})
+	s.count++
+	if !s.noLog {
+		s.requests = append(s.requests, Request{Time: time.Now(), Header: r.Header.Clone(), Body: body, Chat: req, Stage: stage})
+	}
 	s.mu.Unlock()
 	if stage != "" {
 		md := make(map[string]string, len(req.Metadata)+1)

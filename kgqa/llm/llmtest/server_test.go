@@ -195,3 +195,28 @@ func TestStageFromClient(t *testing.T) {
 		assert.Empty(t, r.Chat.Metadata, "the client itself sends no metadata")
 	}
 }
+
+func TestLogOrCountOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		opts    []llmtest.Option
+		wantLog int
+	}{
+		{"log", nil, 2},
+		{"without log", []llmtest.Option{llmtest.WithoutLog()}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.New(t, append(tc.opts, llmtest.WithHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
+				return llmtest.Text("echo: " + llmtest.LastUser(req))
+			}))...)
+			c := sdk(t, srv)
+			for _, q := range []string{"a", "b"} {
+				resp, err := c.CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{Model: "m", Messages: userMsg(q)})
+				require.NoError(t, err)
+				assert.Equal(t, "echo: "+q, resp.Choices[0].Message.Content)
+			}
+			assert.Equal(t, 2, srv.Count())
+			assert.Len(t, srv.Requests(), tc.wantLog)
+		})
+	}
+}
