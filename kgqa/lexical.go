@@ -17,11 +17,15 @@ var stopwords = map[string]bool{
 	"both": true, "all": true, "their": true, "its": true, "s": true,
 }
 
+// wordSeparators turn relation ids ("people.person.place_of_birth") into
+// words.
+var wordSeparators = strings.NewReplacer("_", " ", ".", " ", ":", " ")
+
 // tokens splits s into lower-case content words with a light stemming, so
 // that "bordering" meets "borders" and "airports" meets "airport".
 func tokens(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range strings.Fields(refine.Normalize(strings.NewReplacer("_", " ", ".", " ", ":", " ").Replace(s))) {
+	for _, w := range strings.Fields(refine.Normalize(wordSeparators.Replace(s))) {
 		if stopwords[w] || strings.HasPrefix(w, "#") {
 			continue
 		}

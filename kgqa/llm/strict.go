@@ -1,19 +1,43 @@
 package llm
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+)
 
 // StrictCompatible reports whether schema fits OpenAI's strict structured
 // outputs: every object lists all its properties as required and forbids
 // others. Strict mode is requested only for such schemas, since a server
 // that enforces the rule rejects any other schema outright; vLLM and others
 // constrain decoding to the schema either way.
+//
+// The verdict is remembered per schema text (requests reuse a handful of
+// schemas, and decoding one into a generic tree costs more than the rest of
+// building the request).
 func StrictCompatible(schema json.RawMessage) bool {
-	var v any
-	if err := json.Unmarshal(schema, &v); err != nil {
-		return false
+	key := string(schema)
+	if v, ok := strictSeen.Load(key); ok {
+		return v.(bool)
 	}
-	return strictNode(v)
+	var v any
+	ok := json.Unmarshal(schema, &v) == nil && strictNode(v)
+	if strictSeenN.Load() < maxStrictSeen {
+		if _, loaded := strictSeen.LoadOrStore(key, ok); !loaded {
+			strictSeenN.Add(1)
+		}
+	}
+	return ok
 }
+
+// maxStrictSeen bounds the remembered verdicts, should a caller build
+// schemas per request.
+const maxStrictSeen = 256
+
+var (
+	strictSeen  sync.Map // schema text -> bool
+	strictSeenN atomic.Int64
+)
 
 func strictNode(v any) bool {
 	switch n := v.(type) {

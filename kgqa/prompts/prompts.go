@@ -62,13 +62,32 @@ func Render(stage string, data any) ([]llm.Message, error) {
 }
 
 // Schema returns the JSON schema of the reply to stage's prompt.
+// It is the file compacted (json.Marshal compacts a RawMessage on every
+// request anyway), read once; each call returns its own copy.
 func Schema(stage string) json.RawMessage {
-	b, err := files.ReadFile(stage + ".schema.json")
-	if err != nil {
+	b, ok := schemas[stage]
+	if !ok {
 		panic(fmt.Sprintf("prompts: no schema for stage %q", stage))
 	}
-	return b
+	return bytes.Clone(b)
 }
+
+// schemas holds every stage's schema, compacted.
+var schemas = func() map[string][]byte {
+	m := map[string][]byte{}
+	for _, stage := range Names {
+		raw, err := files.ReadFile(stage + ".schema.json")
+		if err != nil {
+			continue
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, raw); err != nil {
+			panic(fmt.Sprintf("prompts: schema of stage %q: %v", stage, err))
+		}
+		m[stage] = b.Bytes()
+	}
+	return m
+}()
 
 // Request builds the llm.Request of stage: rendered messages, the stage's
 // schema and its name.
