@@ -71,8 +71,9 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
-// BenchmarkLoadInProcess is the 200-client level with the server wiring
-// in this process (the harness), for profiling the server's hot path:
+// BenchmarkLoadInProcess is the 200-client level (PAROG_LOAD_CLIENTS
+// overrides the count) with the server wiring in this process (the
+// harness), for profiling the server's hot path:
 //
 //	go test ./kgqa/server -run '^$' -bench LoadInProcess -benchtime 1x -cpuprofile cpu.out
 //
@@ -87,7 +88,11 @@ func BenchmarkLoadInProcess(b *testing.B) {
 		b.Fatal(err)
 	}
 	self0 := selfCPUSeconds()
-	r := runLoad(c, req, 200, dur)
+	clients := 200
+	if v, err := strconv.Atoi(os.Getenv("PAROG_LOAD_CLIENTS")); err == nil && v > 0 {
+		clients = v
+	}
+	r := runLoad(c, req, clients, dur)
 	reportLoad(b, r)
 	if r.n > 0 {
 		b.ReportMetric((selfCPUSeconds()-self0)/float64(r.n)*1000, "process_cpu_ms/req")
