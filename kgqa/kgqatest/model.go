@@ -74,15 +74,27 @@ func RefusePlan(question string) Option {
 	return func(m *Model) { m.refuse[question] = true }
 }
 
-// NewDemoModel returns the model with the demo questions' gold plans and
-// topic entity names, changed by opts.
+// NewDemoModel returns the model with the Freebase demo questions' gold
+// plans and topic entity names, changed by opts.
 func NewDemoModel(opts ...Option) *Model {
+	return newModel(demokg.FreebaseQuestions(), opts)
+}
+
+// NewWikidataDemoModel returns the model with the Wikidata demo questions'
+// gold plans and topic entity names, changed by opts. The two demo sets
+// share a question text with different plans (Wikidata has no border
+// mediators), so each graph gets its own model.
+func NewWikidataDemoModel(opts ...Option) *Model {
+	return newModel(demokg.WikidataQuestions(), opts)
+}
+
+func newModel(qs []demokg.Question, opts []Option) *Model {
 	m := &Model{plans: map[string]json.RawMessage{}, beliefs: map[string][]string{}, answers: map[string][]string{},
 		refuse: map[string]bool{}, countries: map[string]bool{}, calls: map[string]int{}}
 	for _, c := range strings.Split("Germany,Netherlands,France,Italy,Spain,Luxembourg,Suriname,Switzerland,Andorra,Monaco,Belgium,Brazil,Austria,Liechtenstein,Poland,Denmark,Czech Republic,Portugal,Slovenia,San Marino,Vatican City", ",") {
 		m.countries[c] = true
 	}
-	for _, q := range demokg.FreebaseQuestions() {
+	for _, q := range qs {
 		m.plans[q.Question] = q.Plan
 		for _, t := range q.TopicEntities {
 			m.mentions = append(m.mentions, t.Name)
@@ -171,7 +183,7 @@ var (
 	maxLine      = regexp.MustCompile(`(?m)^Keep at most (\d+)`)
 	attrLine     = regexp.MustCompile(`(?m)by the attribute "([^"]*)"`)
 	factLine     = regexp.MustCompile(`(?m)^[FC](\d+)\. (.*) -\[(.*)\]-> (.*)$`)
-	idRef        = regexp.MustCompile(`\[([a-z]\.[A-Za-z0-9_]+)\]$`)
+	idRef        = regexp.MustCompile(`\[([a-z]\.[A-Za-z0-9_]+|Q[1-9][0-9]*)\]$`)
 )
 
 func find(re *regexp.Regexp, s string) string {

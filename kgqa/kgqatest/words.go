@@ -24,7 +24,7 @@ var stopwords = map[string]bool{
 // as a model's understanding of language would.
 var synonyms = map[string][]string{
 	"border": {"adjoin", "adjoins"}, "bordering": {"adjoin", "adjoins"},
-	"serve": {"serves"}, "contain": {"contains"}, "flow": {"basin"}, "rivers": {"basin", "river"},
+	"serve": {"serves", "served"}, "contain": {"contains"}, "flow": {"basin"}, "rivers": {"basin", "river"},
 	"won": {"championships", "champion"}, "championship": {"championships"}, "director": {"directed"},
 	"born": {"birth"}, "stadium": {"arena", "stadium"}, "use": {"used"}, "ended": {"end"}, "started": {"start"},
 	"released": {"release"}, "mountains": {"contains"}, "mountain": {"contains"},
@@ -41,6 +41,9 @@ func words(s string) map[string]int {
 		}
 		out[w] = max(out[w], 1)
 		out[strings.TrimSuffix(w, "s")] = max(out[strings.TrimSuffix(w, "s")], 1)
+		if base, ok := strings.CutSuffix(w, "ies"); ok {
+			out[base+"y"] = max(out[base+"y"], 1) // "countries" is about a "country"
+		}
 		for _, syn := range synonyms[w] {
 			out[syn] = 3
 		}
