@@ -141,7 +141,9 @@ func datesCompared(a Args) bool {
 // dropped; its other facts are kept when its date matches a stated time,
 // or, with no time stated, when it is the member's latest along the same
 // relation (the current value, as a question without a date means). Facts
-// not through a dated mediator pass unchanged. note says what was chosen,
+// not through a dated mediator pass unchanged, except, when a time is
+// stated, a member's undated values along a relation it has dated
+// mediators for (see dropUndated). note says what was chosen,
 // for the trace; it is empty when no dated mediator was seen.
 func qualify(facts []kg.Fact, times []when, a Args) (kept []kg.Fact, note string) {
 	if datesCompared(a) {
@@ -173,6 +175,9 @@ func qualify(facts []kg.Fact, times []when, a Args) (kept []kg.Fact, note string
 	if len(groups) == 0 {
 		return facts, ""
 	}
+	if len(times) > 0 {
+		dropUndated(facts, groups, drop)
+	}
 	for i, f := range facts {
 		if !drop[i] {
 			kept = append(kept, f)
@@ -186,6 +191,26 @@ func qualify(facts []kg.Fact, times []when, a Args) (kept []kg.Fact, note string
 		stated = append(stated, w.String())
 	}
 	return kept, fmt.Sprintf("dated values: those of %s (%d of %d mediators)", strings.Join(stated, ", "), chosen, len(groups))
+}
+
+// dropUndated marks for dropping the one-hop values of a member along a
+// relation it also has dated mediators for. Wikidata keeps the preferred
+// statement's value as a truthy wdt: edge with no date beside the dated
+// p:/ps:/pq: statements; when the subgoal states a time, that undated copy
+// cannot be of it, and only the statements of the stated time count.
+func dropUndated(facts []kg.Fact, groups []*mediatorGroup, drop []bool) {
+	dated := map[string]bool{}
+	for _, g := range groups {
+		dated[g.key] = true
+	}
+	for i, f := range facts {
+		if len(f.Path) != 1 || !dated[f.Head.Key()+"|"+f.Path[0]] {
+			continue
+		}
+		if _, ok := parseValue(f.Tail); ok {
+			drop[i] = true
+		}
+	}
 }
 
 // mediatorGroup is the facts of one member through one dated mediator.

@@ -75,3 +75,26 @@ func TestEveryWikidataDemoQuestionGetsItsGoldAnswer(t *testing.T) {
 		})
 	}
 }
+
+// Wikidata stores a population twice: as a truthy wdt:P1082 value with no
+// date (the preferred statement's, here 2019's) and as one statement per
+// date with a point-in-time qualifier. A comparison "in 2010" must read
+// the 2010 statements only: Liechtenstein had 35,926 inhabitants in 2010
+// and 38,019 in 2019, so it is not among the countries with more than
+// 36,000 in 2010, whatever its undated value says.
+func TestWikidataDatedComparisonIgnoresTheTruthyValue(t *testing.T) {
+	plan := &Plan{Version: 1, Subgoals: []Subgoal{
+		{ID: "s1", Text: "Find the countries that share a border with Switzerland.", Op: OpFind},
+		{ID: "s2", Text: "Find which of #1 had more than 36,000 inhabitants in 2010.", Needs: []string{"s1"}, Op: OpCompare,
+			Args: &Args{Attribute: "population in 2010", Cmp: ">", Value: "36000"}},
+	}}
+	h := newWikidataHarness(t, kgqatest.NewWikidataDemoModel(), config.Default().Engine)
+	ans, err := h.engine.Ask(context.Background(), Request{Question: "Which country bordering Switzerland had more than 36,000 inhabitants in 2010?",
+		TopicEntities: []string{"Q39"}, Plan: plan})
+	require.NoError(t, err, "trace:\n%s", briefOrNil(ans))
+	assert.ElementsMatch(t, []string{"Q183", "Q142", "Q38", "Q40"}, entityIDs(ans.Entities), "trace:\n%s", brief(ans))
+	s2 := record(t, ans, "s2")
+	require.NotNil(t, s2.SetOp)
+	assert.Equal(t, "exact", s2.SetOp.Method)
+	assert.Equal(t, "35926", s2.SetOp.Values["Q347"], "Liechtenstein's 2010 value")
+}
