@@ -14,16 +14,28 @@ import (
 // the embedded store and in Virtuoso, from each demo question's topic
 // entities and answers, and requires the same answers from both.
 func TestDemoBackendsAgree(t *testing.T) {
-	srv := virtuoso(t)
+	t.Run("freebase", func(t *testing.T) {
+		backendsAgree(t, "freebase", BuiltinDemoFreebase, virtuoso(t).GraphURL(demoGraph), demokg.FreebaseQuestions(), 100)
+	})
+	t.Run("wikidata", func(t *testing.T) {
+		backendsAgree(t, "wikidata", BuiltinDemoWikidata, virtuosoWithWikidata(t), demokg.WikidataQuestions(), 50)
+	})
+}
+
+func backendsAgree(t *testing.T, dialect, builtin, endpoint string, qs []demokg.Question, minFacts int) {
 	cfg := config.Default().KG
-	cfg.Files = []string{BuiltinDemoFreebase}
+	cfg.Dialect, cfg.Files = dialect, []string{builtin}
 	cfg.CacheSize = 0
 	emb := openFixture(t, cfg)
-	virt := openFixture(t, func() config.KG { c := endpointConfig(srv.GraphURL(demoGraph)); c.CacheSize = 0; return c }())
+	virt := openFixture(t, func() config.KG {
+		c := endpointConfig(endpoint)
+		c.Dialect, c.CacheSize = dialect, 0
+		return c
+	}())
 	ctx := context.Background()
 
 	ids := map[string]string{}
-	for _, q := range demokg.FreebaseQuestions() {
+	for _, q := range qs {
 		for _, e := range q.TopicEntities {
 			ids[e.ID] = e.Name
 		}
@@ -63,5 +75,5 @@ func TestDemoBackendsAgree(t *testing.T) {
 		}
 	}
 	t.Logf("compared %d entities and %d facts", len(ids), facts)
-	assert.Greater(t, facts, 100)
+	assert.Greater(t, facts, minFacts)
 }

@@ -110,8 +110,10 @@ func Freebase(opts DialectOptions) Dialect {
 }
 
 // Wikidata returns the Wikidata dialect: wd:/wdt: ids, labels from
-// rdfs:label in opts.Language, statement qualifiers (p:/ps:/pq:) read as
-// two-hop facts through the statement node.
+// rdfs:label in opts.Language, statements (p:/ps:/pq:) read as two-hop
+// facts through the statement node: from the subject, the main value and
+// the qualifiers; from the main value, the subject and the qualifiers of
+// statements that have some.
 func Wikidata(opts DialectOptions) Dialect {
 	noise := opts.NoiseRelations
 	if len(noise) == 0 {

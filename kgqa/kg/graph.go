@@ -220,6 +220,8 @@ func (s *store) expand(ctx context.Context, id string, rel Relation, mediators [
 	case expandQualifier:
 		if rel.Dir == Out {
 			queries = append(queries, qualifierQuery(s.d.v, id, rel, limit))
+		} else {
+			queries = append(queries, incomingQualifierQuery(s.d.v, id, rel, limit))
 		}
 	}
 	var facts []Fact
@@ -229,8 +231,10 @@ func (s *store) expand(ctx context.Context, id string, rel Relation, mediators [
 			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 		}
 		for _, row := range t.rows {
-			if f, ok := s.twoHop(id, rel, row); ok {
-				facts = append(facts, f)
+			for _, row := range s.statementRows(rel, row) {
+				if f, ok := s.twoHop(id, rel, row); ok {
+					facts = append(facts, f)
+				}
 			}
 		}
 	}
@@ -241,12 +245,33 @@ func (s *store) expand(ctx context.Context, id string, rel Relation, mediators [
 	return facts, nil
 }
 
+// statementRows splits a row of incomingQualifierQuery (a statement ?m, its
+// subject ?s, one qualifier ?r with value ?t) into the two edges of the
+// statement node it holds: the subject's claim, which points into the
+// node (?s p:P ?m), and the qualifier, which points out of it. Rows of
+// other queries pass unchanged.
+func (s *store) statementRows(rel Relation, row map[string]rterm) []map[string]rterm {
+	subj, ok := row["s"]
+	if !ok || s.d.v.expansion != expandQualifier {
+		return []map[string]rterm{row}
+	}
+	claim := map[string]rterm{
+		"m": row["m"], "t": subj, "d": {kind: kindLiteral, value: string(In)},
+		"r": {kind: kindIRI, value: WikidataClaimNS + rel.ID},
+	}
+	qual := map[string]rterm{"m": row["m"], "r": row["r"], "t": row["t"], "d": {kind: kindLiteral, value: string(Out)}}
+	return []map[string]rterm{claim, qual}
+}
+
 func (s *store) twoHop(id string, rel Relation, row map[string]rterm) (Fact, bool) {
 	var r2 string
 	if s.d.v.expansion == expandQualifier {
 		r, ok := strings.CutPrefix(row["r"].value, WikidataQualifierNS)
 		if !ok {
 			r, ok = strings.CutPrefix(row["r"].value, WikidataStatementNS)
+		}
+		if !ok {
+			r, ok = strings.CutPrefix(row["r"].value, WikidataClaimNS)
 		}
 		if !ok || !s.d.ValidRelation(r) {
 			return Fact{}, false

@@ -151,6 +151,21 @@ func qualifierQuery(v vocab, id string, rel Relation, limit int) string {
 		"} LIMIT " + strconv.Itoa(limit)
 }
 
+// incomingQualifierQuery lists the statements about rel whose main value
+// is id (Wikidata ?s p:P ?m . ?m ps:P id), with their subject ?s and each
+// qualifier ?r of the statement with its value ?t, so that a statement
+// pointing at id reads as facts through the statement node, as an outgoing
+// one does. A statement with no qualifier adds nothing the truthy edge does
+// not say, and gives no row.
+func incomingQualifierQuery(v vocab, id string, rel Relation, limit int) string {
+	return "SELECT DISTINCT ?m ?s ?r ?t WHERE {\n" +
+		"  ?m " + iri(WikidataStatementNS+rel.ID) + " " + v.entity(id) + " .\n" +
+		"  ?s " + iri(WikidataClaimNS+rel.ID) + " ?m .\n" +
+		"  ?m ?r ?t .\n" +
+		"  FILTER(STRSTARTS(STR(?r), \"" + WikidataQualifierNS + "\"))\n" +
+		"} LIMIT " + strconv.Itoa(limit)
+}
+
 // nameQuery returns the names of id in the dialect's language (or with no
 // tag).
 func nameQuery(v vocab, id string) string {
