@@ -79,7 +79,17 @@ func statedTimes(a Args, text string) []when {
 }
 
 func precisionOf(lexical string) precision {
-	switch n := len(strings.TrimPrefix(lexical, "-")); {
+	body := strings.TrimPrefix(strings.TrimPrefix(lexical, "+"), "-")
+	if i := strings.IndexByte(body, '-'); i >= 4 && len(body) >= i+6 {
+		// Wikidata's zero month or day: a year or a month, not a day.
+		switch {
+		case body[i+1:i+3] == "00":
+			return byYear
+		case body[i+4:i+6] == "00":
+			return byMonth
+		}
+	}
+	switch n := len(body); {
 	case n <= 4:
 		return byYear
 	case n <= 7:

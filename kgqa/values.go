@@ -77,6 +77,7 @@ func parseText(s string) (value, bool) {
 }
 
 func parseDate(s string) (value, bool) {
+	s = wikidataTime(s)
 	neg := strings.HasPrefix(s, "-")
 	for _, l := range dateLayouts {
 		if t, err := time.Parse(l, strings.TrimPrefix(s, "-")); err == nil {
@@ -96,4 +97,24 @@ func sameMember(a, b kg.Term) bool {
 		return a.ID == b.ID
 	}
 	return normName(a) != "" && normName(a) == normName(b)
+}
+
+// wikidataTime rewrites a time in Wikidata's own form, as a graph converted
+// from its JSON dump keeps it ("+2019-00-00T00:00:00Z": a sign, and zero
+// month and day below day precision), to ISO 8601: no "+", and the first
+// month or day of the period.
+func wikidataTime(s string) string {
+	s = strings.TrimPrefix(s, "+")
+	body := strings.TrimPrefix(s, "-")
+	i := strings.IndexByte(body, '-')
+	if i < 4 || len(body) < i+6 || body[i+3] != '-' {
+		return s
+	}
+	month, day := body[i+1:i+3], body[i+4:min(i+6, len(body))]
+	if month == "00" {
+		month, day = "01", "01"
+	} else if day == "00" {
+		day = "01"
+	}
+	return s[:len(s)-len(body)] + body[:i+1] + month + "-" + day + body[min(i+6, len(body)):]
 }

@@ -98,3 +98,44 @@ func TestWikidataDatedComparisonIgnoresTheTruthyValue(t *testing.T) {
 	assert.Equal(t, "exact", s2.SetOp.Method)
 	assert.Equal(t, "35926", s2.SetOp.Values["Q347"], "Liechtenstein's 2010 value")
 }
+
+// Wikidata writes times with a sign and, below day precision, zero month
+// and day ("+2019-00-00T00:00:00Z" for the year 2019), and quantities with
+// a sign ("+38019"); a graph converted from the JSON dump keeps those
+// forms. They are values all the same, at the start of the period they
+// name.
+func TestWikidataLiteralForms(t *testing.T) {
+	lit := func(v, dt string) kg.Term { return kg.Term{Name: v, Datatype: xsd + dt} }
+	cases := []struct {
+		name string
+		t    kg.Term
+		want string
+	}{
+		{"truthy dateTime", lit("2014-10-29T00:00:00Z", "dateTime"), "2014-10-29"},
+		{"signed dateTime", lit("+2014-10-29T00:00:00Z", "dateTime"), "2014-10-29"},
+		{"year precision", lit("+2019-00-00T00:00:00Z", "dateTime"), "2019-01-01"},
+		{"month precision", lit("2019-06-00T00:00:00Z", "dateTime"), "2019-06-01"},
+		{"signed quantity", lit("+38019", "decimal"), "38019"},
+		{"negative quantity", lit("-12.5", "decimal"), "-12.5"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v, ok := parseValue(c.t)
+			require.True(t, ok)
+			assert.Equal(t, c.want, v.String())
+		})
+	}
+	a, ok := parseValue(lit("+2019-00-00T00:00:00Z", "dateTime"))
+	require.True(t, ok)
+	b, ok := parseValue(lit("2018-12-31T00:00:00Z", "dateTime"))
+	require.True(t, ok)
+	c, ok := a.cmp(b)
+	require.True(t, ok)
+	assert.Equal(t, 1, c)
+	d, p, ok := dateQualifier(lit("+2019-00-00T00:00:00Z", "dateTime"))
+	require.True(t, ok, "a year-precision point in time is a date qualifier")
+	assert.Equal(t, byYear, p)
+	stated := statedTimes(Args{Attribute: "population on 2019-06-30"}, "")
+	require.Len(t, stated, 1)
+	assert.True(t, stated[0].matches(d, p), "the year 2019 holds 2019-06-30")
+}
