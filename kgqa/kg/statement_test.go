@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -113,4 +115,21 @@ func incomingStatements(t *testing.T, g Graph) {
 		{"P39/P39", In, "Q2-a", "Q2"},
 		{"P39/P580", Out, "Q2-a", "2005-01-01T00:00:00Z"},
 	}, got)
+}
+
+// Every property of the Wikidata demo graph reads as words in a prompt, not
+// as a bare id: a model can tell "place served by transport hub" from
+// "country", not P931 from P17.
+func TestWikidataDemoPropertiesAreReadable(t *testing.T) {
+	d := Wikidata(DialectOptions{})
+	props := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<http://www\.wikidata\.org/prop/(?:direct|qualifier)/(P\d+)>`).FindAllSubmatch(demokg.Wikidata(), -1) {
+		props[string(m[1])] = true
+	}
+	require.NotEmpty(t, props)
+	for p := range props {
+		r := d.Readable(p)
+		assert.NotEqual(t, p, r, "%s has no readable name", p)
+		assert.Contains(t, r, "("+p+")", "the id stays visible")
+	}
 }
