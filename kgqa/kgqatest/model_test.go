@@ -75,3 +75,15 @@ func TestDemoModelCounts(t *testing.T) {
 	assert.Zero(t, m.Calls("plan"))
 	assert.Zero(t, m.Total())
 }
+
+// The two demo sets share a question with different gold plans; each
+// model gives its own graph's plan.
+func TestWikidataModelGivesWikidataPlans(t *testing.T) {
+	wd, fb := demokg.WikidataQuestions()[0], demokg.FreebaseQuestions()[0]
+	require.Equal(t, fb.Question, wd.Question)
+	require.NotEqual(t, string(fb.Plan), string(wd.Plan))
+	r := NewWikidataDemoModel().Handle(request("plan", "Question: "+wd.Question))
+	assert.JSONEq(t, string(wd.Plan), r.Content)
+	r = NewDemoModel().Handle(request("plan", "Question: "+fb.Question))
+	assert.JSONEq(t, string(fb.Plan), r.Content)
+}
