@@ -42,23 +42,29 @@ func TestEveryDemoQuestionGetsItsGoldAnswer(t *testing.T) {
 			h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
 			ans, err := h.engine.Ask(context.Background(), Request{Question: q.Question, TopicEntities: topicIDs(q)})
 			require.NoError(t, err, "trace:\n%s", briefOrNil(ans))
-			require.NotEmpty(t, ans.Entities, "trace:\n%s", brief(ans))
-			for _, a := range q.Answers {
-				found := false
-				for _, p := range ans.Entities {
-					found = found || goldMatch(p, a)
-				}
-				assert.True(t, found, "gold %s %q missing; trace:\n%s", a.ID, a.Name, brief(ans))
-			}
-			for _, p := range ans.Entities {
-				found := false
-				for _, a := range q.Answers {
-					found = found || goldMatch(p, a)
-				}
-				assert.True(t, found, "%s %q is not a gold answer; trace:\n%s", p.ID, p.Name, brief(ans))
-			}
+			assertGold(t, q, ans)
 			assert.Equal(t, StopPlanComplete, ans.Stop)
 		})
+	}
+}
+
+// assertGold checks that ans holds exactly the gold answers of q.
+func assertGold(t *testing.T, q demokg.Question, ans *Answer) {
+	t.Helper()
+	require.NotEmpty(t, ans.Entities, "trace:\n%s", brief(ans))
+	for _, a := range q.Answers {
+		found := false
+		for _, p := range ans.Entities {
+			found = found || goldMatch(p, a)
+		}
+		assert.True(t, found, "gold %s %q missing; trace:\n%s", a.ID, a.Name, brief(ans))
+	}
+	for _, p := range ans.Entities {
+		found := false
+		for _, a := range q.Answers {
+			found = found || goldMatch(p, a)
+		}
+		assert.True(t, found, "%s %q is not a gold answer; trace:\n%s", p.ID, p.Name, brief(ans))
 	}
 }
 

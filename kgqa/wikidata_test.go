@@ -39,26 +39,6 @@ func newWikidataHarness(tb testing.TB, m *kgqatest.Model, cfg config.Engine) *ha
 	return h
 }
 
-// assertGold checks that ans holds exactly the gold answers of q.
-func assertGold(t *testing.T, q demokg.Question, ans *Answer) {
-	t.Helper()
-	require.NotEmpty(t, ans.Entities, "trace:\n%s", brief(ans))
-	for _, a := range q.Answers {
-		found := false
-		for _, p := range ans.Entities {
-			found = found || goldMatch(p, a)
-		}
-		assert.True(t, found, "gold %s %q missing; trace:\n%s", a.ID, a.Name, brief(ans))
-	}
-	for _, p := range ans.Entities {
-		found := false
-		for _, a := range q.Answers {
-			found = found || goldMatch(p, a)
-		}
-		assert.True(t, found, "%s %q is not a gold answer; trace:\n%s", p.ID, p.Name, brief(ans))
-	}
-}
-
 // Every Wikidata demo question, planned by the model and asked with its
 // topic entities, is answered with exactly its gold answer set.
 func TestEveryWikidataDemoQuestionGetsItsGoldAnswer(t *testing.T) {

@@ -35,6 +35,21 @@ func (s *syncBuffer) String() string {
 
 var listeningRE = regexp.MustCompile(`msg=listening addr=(127\.0\.0\.1:\d+)`)
 
+// waitListening waits for the server's "listening" log line and returns
+// the address it names.
+func waitListening(t *testing.T, logs *syncBuffer) string {
+	t.Helper()
+	var addr string
+	require.Eventually(t, func() bool {
+		m := listeningRE.FindStringSubmatch(logs.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	}, 30*time.Second, 20*time.Millisecond, "server did not start: %s", logs.String())
+	return addr
+}
+
 // TestServeEndToEnd boots the real program (Main) on 127.0.0.1:0 with the
 // demo config and no model, talks to it over HTTP and with `parog ask
 // --server`, then stops it as SIGTERM would.
@@ -51,14 +66,7 @@ func TestServeEndToEnd(t *testing.T) {
 	go func() {
 		done <- Main(ctx, []string{"serve", "--config", "../../configs/demo.yaml", "--addr", "127.0.0.1:0", "--set", "llm.reasoner.api_key=sk-secret-value"}, env)
 	}()
-	var addr string
-	require.Eventually(t, func() bool {
-		m := listeningRE.FindStringSubmatch(logs.String())
-		if m != nil {
-			addr = m[1]
-		}
-		return m != nil
-	}, 30*time.Second, 20*time.Millisecond, "server did not start: %s", logs.String())
+	addr := waitListening(t, logs)
 	base := "http://" + addr
 
 	get := func(path string) (int, string) {

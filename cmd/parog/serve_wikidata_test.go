@@ -48,14 +48,7 @@ func TestServeWikidataDemo(t *testing.T) {
 			t.Error("serve did not stop")
 		}
 	}()
-	var addr string
-	require.Eventually(t, func() bool {
-		m := listeningRE.FindStringSubmatch(logs.String())
-		if m != nil {
-			addr = m[1]
-		}
-		return m != nil
-	}, 30*time.Second, 20*time.Millisecond, "server did not start: %s", logs.String())
+	addr := waitListening(t, logs)
 	assert.Contains(t, logs.String(), "config.kg.dialect=wikidata")
 
 	body, err := json.Marshal(api.AskRequest{Question: q.Question})
