@@ -1,0 +1,147 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// readmeCommands returns, in reading order, the commands README.md shows
+// that need no model: parog kg, parog sparql2plan (without --teacher) and
+// parog finetune export, and the cat that joins SFT files between them.
+// Commands come from sh blocks (backslash continuations joined, comments
+// dropped) and from inline code spans.
+func readmeCommands(t *testing.T, readme string) [][]string {
+	t.Helper()
+	var texts []string
+	inBlock := false
+	var cont string
+	for _, line := range strings.Split(readme, "\n") {
+		switch {
+		case strings.HasPrefix(line, "```"):
+			inBlock = !inBlock
+			continue
+		case !inBlock:
+			for _, m := range inlineCode.FindAllStringSubmatch(line, -1) {
+				texts = append(texts, m[1])
+			}
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		if s, ok := strings.CutSuffix(line, `\`); ok {
+			cont += s + " "
+			continue
+		}
+		texts = append(texts, cont+line)
+		cont = ""
+	}
+	var out [][]string
+	for _, text := range texts {
+		args := shellWords(t, text)
+		if len(args) < 2 {
+			continue
+		}
+		noModel := args[0] == "parog" && (args[1] == "kg" || args[1] == "sparql2plan" && !strings.Contains(text, "--teacher") ||
+			args[1] == "finetune" && len(args) > 2 && args[2] == "export")
+		if noModel || args[0] == "cat" {
+			out = append(out, args)
+		}
+	}
+	return out
+}
+
+var inlineCode = regexp.MustCompile("`((?:parog|cat) [^`]+)`")
+
+// shellWords splits a command line as sh would for the quoting README uses
+// (single and double quotes, no escapes inside them).
+func shellWords(t *testing.T, s string) []string {
+	t.Helper()
+	var words []string
+	var w strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	require.Zero(t, quote, "unbalanced quote in README command %q", s)
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+// TestREADMECommands runs every README command that needs no model,
+// exactly as written, from a copy of the repository root whose configs/
+// and ../shared are the real ones, so a flag, path or input file that
+// README names wrongly fails here.
+func TestREADMECommands(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	cmds := readmeCommands(t, string(readme))
+	require.NotEmpty(t, cmds)
+
+	repo, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	shared := filepath.Join(repo, "..", "shared")
+	if _, err := os.Stat(filepath.Join(shared, "data")); err != nil {
+		t.Skipf("SKIPPING: README's sparql2plan commands read %s, which is missing: %v", shared, err)
+	}
+	root := t.TempDir()
+	work := filepath.Join(root, "main")
+	require.NoError(t, os.Mkdir(work, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(repo, "configs"), filepath.Join(work, "configs")))
+	require.NoError(t, os.Symlink(shared, filepath.Join(root, "shared")))
+	t.Chdir(work)
+
+	seen := map[string]bool{}
+	for _, args := range cmds {
+		name := strings.Join(args, " ")
+		if args[0] == "cat" {
+			catInto(t, args[1:])
+			continue
+		}
+		seen[args[1]] = true
+		code, stdout, stderr := runParog(t, nil, args[1:]...)
+		require.Equalf(t, 0, code, "README command failed: %s\nstderr: %s", name, stderr)
+		require.NotEmptyf(t, strings.TrimSpace(stdout), "README command printed nothing: %s", name)
+	}
+	for _, c := range []string{"kg", "sparql2plan", "finetune"} {
+		require.Truef(t, seen[c], "README shows no parog %s command that runs without a model", c)
+	}
+}
+
+// catInto does `cat IN... > OUT`, failing on a missing input as cat does.
+func catInto(t *testing.T, args []string) {
+	t.Helper()
+	require.GreaterOrEqual(t, len(args), 3, "cat %v", args)
+	require.Equal(t, ">", args[len(args)-2], "cat without a redirection: %v", args)
+	var all []byte
+	for _, in := range args[:len(args)-2] {
+		b, err := os.ReadFile(in)
+		require.NoErrorf(t, err, "README: cat %v", args)
+		all = append(all, b...)
+	}
+	require.NoError(t, os.WriteFile(args[len(args)-1], all, 0o644))
+}
