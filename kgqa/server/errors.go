@@ -66,12 +66,16 @@ func classify(err error) *httpError {
 		return wrap(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit))
 	case errors.Is(err, kgqa.ErrEmptyQuestion):
 		return wrap(http.StatusBadRequest, "question is empty")
-	case errors.Is(err, kgqa.ErrBadTopic), errors.Is(err, kg.ErrInvalidID):
+	case errors.Is(err, kgqa.ErrBadTopic):
 		return wrap(http.StatusBadRequest, err.Error())
 	case errors.Is(err, kgqa.ErrNoTopicEntities):
 		return wrap(http.StatusUnprocessableEntity, "no topic entity was given or could be linked from the question; pass topic_entities")
 	case errors.Is(err, kg.ErrQuery):
-		return wrap(http.StatusBadRequest, err.Error())
+		// A query the server built (a lookup, an engine step) was refused
+		// by the KG: an upstream failure, whose text (the endpoint's error
+		// page) stays in the log. A client's own /sparql query is answered
+		// by the handler with the reason.
+		return wrap(http.StatusBadGateway, "knowledge graph rejected a query"+step)
 	case errors.Is(err, kg.ErrTooLarge):
 		return wrap(http.StatusUnprocessableEntity, "knowledge graph result too large"+step)
 	case errors.Is(err, kg.ErrUnavailable), errors.Is(err, kg.ErrBadResponse):

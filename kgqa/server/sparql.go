@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -37,6 +38,9 @@ func (s *Server) sparql(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
 	defer cancel()
 	res, err := s.graph.Select(ctx, q)
+	if errors.Is(err, kg.ErrQuery) {
+		err = &httpError{status: http.StatusBadRequest, msg: err.Error(), cause: err}
+	}
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -184,6 +186,45 @@ func TestKGDown(t *testing.T) {
 	assert.Equal(t, "kg", b.Checks[0].Name)
 	assert.Equal(t, "unavailable", b.Checks[0].Status)
 	assert.Equal(t, "ok", b.Checks[2].Status)
+}
+
+// A KG that rejects a query the engine or a lookup built (a 4xx of the
+// endpoint) is the server's upstream failing, not the client's bad input:
+// 502, without the endpoint's error text. Only a client's own /sparql
+// query is a 400 with the endpoint's reason.
+func TestKGRejectsQuery(t *testing.T) {
+	const secret = "Virtuoso 37000 Error SP030: SPARQL compiler, line 7: internal detail"
+	kgSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, secret, http.StatusBadRequest)
+	}))
+	t.Cleanup(kgSrv.Close)
+	cfg := config.Default().KG
+	cfg.Backend, cfg.Endpoint, cfg.Retries, cfg.Timeout = "sparql", kgSrv.URL+"/sparql", 0, time.Second
+	g, err := kg.Open(context.Background(), cfg, "")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = g.Close() })
+	h := newHarness(t, setup{graph: g})
+	for _, tc := range []struct{ name, method, path, body string }{
+		{"entity", "GET", "/v1/entities/" + france, ""},
+		{"search", "GET", "/v1/entities?name=France", ""},
+		{"ask", "POST", "/v1/ask", `{"question": "What is the capital of France?", "topic_entities": ["m.0f8l9c"]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ct := ""
+			if tc.body != "" {
+				ct = "application/json"
+			}
+			r := h.call(t, tc.method, tc.path, ct, []byte(tc.body))
+			require.Equal(t, http.StatusBadGateway, r.status, "%s", r.body)
+			assert.Contains(t, r.errorBody(t).Error, "knowledge graph rejected a query")
+			assert.NotContains(t, string(r.body), "Virtuoso")
+		})
+	}
+	t.Run("sparql", func(t *testing.T) {
+		r := h.call(t, "GET", "/sparql?query="+url.QueryEscape("SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"), "", nil)
+		require.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+		assert.Contains(t, r.errorBody(t).Error, "SP030", "a client's own query gets the endpoint's reason")
+	})
 }
 
 // A client that disconnects mid-stream cancels the engine: the model stops
