@@ -79,6 +79,16 @@ func TestBadValuesNameTheSetting(t *testing.T) {
 		{"full text env not a boolean", "kg:\n  backend: sparql\n  endpoint: http://x:1/sparql\n", map[string]string{"PAROG_KG_FULL_TEXT": "maybe"}, nil, "kg.full_text"},
 		{"full text flag on embedded", base, nil, []string{"kg.full_text=true"}, "kg.full_text"},
 		{"temperature", base + "llm:\n  reasoner:\n    base_url: http://x/v1\n    model: m\n    temperature: 9\n", nil, nil, "llm.reasoner.temperature"},
+		{"negative retries", base, nil, []string{"kg.retries=-1"}, "kg.retries"},
+		{"negative cache size", base, nil, []string{"kg.cache_size=-1"}, "kg.cache_size"},
+		{"language not a tag", base, map[string]string{"PAROG_KG_LANGUAGE": "en\") || true || (\""}, nil, "kg.language"},
+		{"language with underscore", base + "  language: fr_FR\n", nil, nil, "kg.language"},
+		{"negative burst", base, nil, []string{"server.rate_burst=-1"}, "server.rate_burst"},
+		{"negative rate", base, nil, []string{"server.rate_limit=-1"}, "server.rate_limit"},
+		{"zero llm timeout", base + "llm:\n  planner:\n    base_url: http://x/v1\n    model: m\n    timeout: 0s\n", nil, nil, "llm.planner.timeout"},
+		{"zero llm concurrency", base, map[string]string{"PAROG_LLM_TEACHER_BASE_URL": "http://x/v1", "PAROG_LLM_TEACHER_MODEL": "m", "PAROG_LLM_TEACHER_CONCURRENCY": "0"}, nil, "llm.teacher.concurrency"},
+		{"zero llm max tokens", base, nil, []string{"llm.reasoner.base_url=http://x/v1", "llm.reasoner.model=m", "llm.reasoner.max_tokens=0"}, "llm.reasoner.max_tokens"},
+		{"negative llm retries", base, nil, []string{"llm.reasoner.base_url=http://x/v1", "llm.reasoner.model=m", "llm.reasoner.retries=-2"}, "llm.reasoner.retries"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -275,33 +276,58 @@ func (c *Config) Validate() error {
 			return bad(s.Key, "must be positive")
 		}
 	}
-	if c.KG.Retries < 0 || c.KG.CacheSize < 0 {
-		return bad("kg.retries/kg.cache_size", "must not be negative")
+	notNegative := []struct {
+		key string
+		n   float64
+	}{
+		{"kg.retries", float64(c.KG.Retries)}, {"kg.cache_size", float64(c.KG.CacheSize)},
+		{"server.rate_limit", c.Server.RateLimit}, {"server.rate_burst", float64(c.Server.RateBurst)},
 	}
-	roles := []struct {
+	for _, s := range notNegative {
+		if s.n < 0 {
+			return bad(s.key, "must not be negative")
+		}
+	}
+	if c.KG.Language != "" && !langTagRE.MatchString(c.KG.Language) {
+		return bad("kg.language", fmt.Sprintf("%q is not a language tag such as en or pt-BR", c.KG.Language))
+	}
+	for _, r := range []struct {
 		name string
 		ep   Endpoint
-	}{{"planner", c.LLM.Planner}, {"reasoner", c.LLM.Reasoner}, {"teacher", c.LLM.Teacher}}
-	for _, r := range roles {
-		key, ep := "llm."+r.name, r.ep
-		if ep.BaseURL == "" {
-			continue
-		}
-		if err := checkURL(ep.BaseURL); err != nil {
-			return bad(key+".base_url", err.Error())
-		}
-		if ep.Model == "" {
-			return bad(key+".model", "required when base_url is set")
-		}
-		if ep.Temperature < 0 || ep.Temperature > 2 {
-			return bad(key+".temperature", "must be between 0 and 2")
-		}
-		if ep.Timeout <= 0 || ep.Concurrency <= 0 || ep.MaxTokens <= 0 || ep.Retries < 0 {
-			return bad(key, "timeout, concurrency and max_tokens must be positive, retries not negative")
+	}{{"planner", c.LLM.Planner}, {"reasoner", c.LLM.Reasoner}, {"teacher", c.LLM.Teacher}} {
+		if err := validateEndpoint("llm."+r.name, r.ep); err != nil {
+			return err
 		}
 	}
-	if c.Server.RateLimit < 0 || c.Server.RateBurst < 0 {
-		return bad("server.rate_limit", "must not be negative")
+	return nil
+}
+
+// langTagRE is the shape of a BCP 47 language tag, as the KG dialects
+// accept it in a query's language filter.
+var langTagRE = regexp.MustCompile(`^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$`)
+
+// validateEndpoint checks one model role; a role without base_url is
+// unconfigured and not checked.
+func validateEndpoint(key string, ep Endpoint) error {
+	if ep.BaseURL == "" {
+		return nil
+	}
+	bad := func(setting, reason string) error { return &Error{Key: key + "." + setting, Reason: reason} }
+	switch {
+	case checkURL(ep.BaseURL) != nil:
+		return bad("base_url", checkURL(ep.BaseURL).Error())
+	case ep.Model == "":
+		return bad("model", "required when base_url is set")
+	case ep.Temperature < 0 || ep.Temperature > 2:
+		return bad("temperature", "must be between 0 and 2")
+	case ep.Timeout <= 0:
+		return bad("timeout", "must be positive")
+	case ep.Concurrency <= 0:
+		return bad("concurrency", "must be positive")
+	case ep.MaxTokens <= 0:
+		return bad("max_tokens", "must be positive")
+	case ep.Retries < 0:
+		return bad("retries", "must not be negative")
 	}
 	return nil
 }
