@@ -115,6 +115,37 @@ type job struct {
 // then returns ctx's error. A write error stops the run.
 func Run(ctx context.Context, ans Answerer, qs []Question, w *ResultWriter, opts RunOptions) (Summary, error) {
 	start := time.Now()
+	jobs, sum := selectJobs(qs, opts)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := answerAll(ctx, ans, jobs, opts)
+	var werr error
+	prog := Progress{Total: len(jobs)}
+	for r := range out {
+		if werr != nil {
+			continue
+		}
+		if err := w.Write(&r); err != nil {
+			werr = err
+			cancel()
+			continue
+		}
+		sum.count(r)
+		prog.Done, prog.Hits, prog.Errors = sum.Ran, sum.Hits, sum.Errors
+		if opts.OnResult != nil {
+			opts.OnResult(r, prog)
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	if werr != nil {
+		return sum, werr
+	}
+	return sum, context.Cause(ctx)
+}
+
+// selectJobs pairs every question with every seed (one nil seed when none
+// is given) and leaves out the pairs opts.Done holds.
+func selectJobs(qs []Question, opts RunOptions) ([]job, Summary) {
 	seeds := []*int{nil}
 	if len(opts.Seeds) > 0 {
 		seeds = seeds[:0]
@@ -123,7 +154,7 @@ func Run(ctx context.Context, ans Answerer, qs []Question, w *ResultWriter, opts
 		}
 	}
 	var jobs []job
-	sum := Summary{}
+	var sum Summary
 	for _, s := range seeds {
 		for i := range qs {
 			sum.Total++
@@ -134,16 +165,19 @@ func Run(ctx context.Context, ans Answerer, qs []Question, w *ResultWriter, opts
 			jobs = append(jobs, job{q: &qs[i], seed: s})
 		}
 	}
-	n := max(opts.Concurrency, 1)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	return jobs, sum
+}
+
+// answerAll answers jobs on opts.Concurrency goroutines and sends each
+// result on the returned channel, which is closed when every worker has
+// ended. Once ctx is canceled no job starts and the ones in flight send
+// nothing, so they run again on resume.
+func answerAll(ctx context.Context, ans Answerer, jobs []job, opts RunOptions) <-chan Result {
 	feed := make(chan job)
 	out := make(chan Result)
 	var wg sync.WaitGroup
-	for range min(n, max(len(jobs), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range min(max(opts.Concurrency, 1), max(len(jobs), 1)) {
+		wg.Go(func() {
 			for j := range feed {
 				r, panicked := answerOne(ctx, ans, j, opts)
 				if ctx.Err() != nil {
@@ -157,7 +191,7 @@ func Run(ctx context.Context, ans Answerer, qs []Question, w *ResultWriter, opts
 				case <-ctx.Done():
 				}
 			}
-		}()
+		})
 	}
 	go func() {
 		defer close(feed)
@@ -170,40 +204,21 @@ func Run(ctx context.Context, ans Answerer, qs []Question, w *ResultWriter, opts
 		}
 	}()
 	go func() { wg.Wait(); close(out) }()
+	return out
+}
 
-	var werr error
-	prog := Progress{Total: len(jobs)}
-	for r := range out {
-		if werr != nil {
-			continue
-		}
-		if err := w.Write(&r); err != nil {
-			werr = err
-			cancel()
-			continue
-		}
-		sum.Ran++
-		prog.Done++
-		if r.Hit {
-			sum.Hits++
-			prog.Hits++
-		}
-		if r.Error != "" {
-			sum.Errors++
-			prog.Errors++
-			if r.ErrorKind == "panic" {
-				sum.Panics++
-			}
-		}
-		if opts.OnResult != nil {
-			opts.OnResult(r, prog)
+// count adds one written result to the summary.
+func (s *Summary) count(r Result) {
+	s.Ran++
+	if r.Hit {
+		s.Hits++
+	}
+	if r.Error != "" {
+		s.Errors++
+		if r.ErrorKind == "panic" {
+			s.Panics++
 		}
 	}
-	sum.Elapsed = time.Since(start)
-	if werr != nil {
-		return sum, werr
-	}
-	return sum, context.Cause(ctx)
 }
 
 // answerOne runs one question, recovering a panic into a failed result.
