@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -120,6 +121,12 @@ func (s *Server) chatCompletions(c *gin.Context) {
 		return
 	}
 	ans, err := s.runAsk(c.Request.Context(), kreq, timeout)
+	if errors.Is(err, kgqa.ErrNoTopicEntities) {
+		// The generic message points at topic_entities, which a chat
+		// request cannot carry.
+		err = &httpError{status: http.StatusUnprocessableEntity, cause: err,
+			msg: "no entity of the knowledge graph could be linked from the question; name an entity in it"}
+	}
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -138,3 +138,33 @@ func TestNoLLMConfigured(t *testing.T) {
 	r := h.call(t, "GET", "/readyz", "", nil)
 	assert.Equal(t, 200, r.status, "the KG is up and no model is configured: ready for what it can serve")
 }
+
+// Every body-taking endpoint refuses bad input with a status the OpenAPI
+// document lists (h.call checks it), not only /v1/ask.
+func TestBadInputStatusesAreDocumented(t *testing.T) {
+	h := newHarness(t, setup{edit: func(c *config.Config) { c.Server.MaxBodyBytes = 4096 }})
+	long := `{"model": "parog", "question": "` + strings.Repeat("a", 5000) + `"}`
+	tests := []struct {
+		name, method, path, contentType, body string
+		status                                int
+		want                                  string
+	}{
+		{"plan wrong content type", "POST", "/v1/plan", "text/plain", `{"question": "q?"}`, 415, "Content-Type"},
+		{"plan body too large", "POST", "/v1/plan", "application/json", long, 413, "larger than 4096 bytes"},
+		{"chat wrong content type", "POST", "/v1/chat/completions", "text/plain", `{"model": "parog"}`, 415, "Content-Type"},
+		{"chat body too large", "POST", "/v1/chat/completions", "application/json", long, 413, "larger than 4096 bytes"},
+		{"chat no entity in the question", "POST", "/v1/chat/completions", "application/json",
+			`{"model": "parog", "messages": [{"role": "user", "content": "Why?"}]}`, 422, "name an entity"},
+		{"sparql query too long in the URL", "GET", "/sparql?query=" + url.QueryEscape("SELECT * WHERE { ?s ?p ?o } #"+strings.Repeat("x", 100_000)), "", "", 414, "at most 100000"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.call(t, tc.method, tc.path, tc.contentType, []byte(tc.body))
+			require.Equal(t, tc.status, r.status, "body: %s", r.body)
+			assert.Contains(t, string(r.body), tc.want)
+			if tc.path == "/v1/chat/completions" {
+				assert.NotContains(t, string(r.body), "topic_entities", "a chat client has no such field")
+			}
+		})
+	}
+}

@@ -92,7 +92,13 @@ func (s *Server) sparqlQuery(c *gin.Context) (string, error) {
 		return "", errorf(http.StatusBadRequest, "exactly one non-empty query parameter is required")
 	}
 	if n := len(qs[0]); n > maxQueryChars {
-		return "", errorf(http.StatusRequestEntityTooLarge, "query is %d bytes long, at most %d allowed", n, maxQueryChars)
+		// In the URL of a GET it is the URI that is too long; there is no
+		// body to be too large.
+		status := http.StatusRequestEntityTooLarge
+		if c.Request.Method == http.MethodGet {
+			status = http.StatusRequestURITooLong
+		}
+		return "", errorf(status, "query is %d bytes long, at most %d allowed", n, maxQueryChars)
 	}
 	return qs[0], nil
 }

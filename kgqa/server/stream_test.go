@@ -166,6 +166,7 @@ func TestKGDown(t *testing.T) {
 	for _, tc := range []struct{ name, method, path, body, want string }{
 		{"entity", "GET", "/v1/entities/" + france, "", "knowledge graph unavailable"},
 		{"search", "GET", "/v1/entities?name=France", "", "knowledge graph unavailable"},
+		{"sparql", "GET", "/sparql?query=" + url.QueryEscape("SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"), "", "knowledge graph unavailable"},
 		{"ask", "POST", "/v1/ask", `{"question": "What is the capital of France?", "topic_entities": ["m.0f8l9c"]}`, "knowledge graph unavailable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
