@@ -65,11 +65,11 @@ func Run(ctx context.Context, opts RunOptions) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	total := 0
-	if err := dataset.DecodeFile(ctx, opts.Input, opts.Format, func(dataset.Question) error { total++; return nil }, nil); err != nil {
-		return nil, err
-	}
 	if opts.Progress != nil {
+		total := 0
+		if err := dataset.DecodeFile(ctx, opts.Input, opts.Format, func(dataset.Question) error { total++; return nil }, nil); err != nil {
+			return nil, err
+		}
 		opts.Progress.Start(total)
 	}
 	out, err := os.OpenFile(opts.Out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -77,76 +77,98 @@ func Run(ctx context.Context, opts RunOptions) (*Stats, error) {
 		return nil, fmt.Errorf("sparql2plan: open output: %w", err)
 	}
 	defer out.Close()
-	w := &recordWriter{f: out, stats: stats}
-	var limiter *rate.Limiter
-	if opts.Rate > 0 {
-		limiter = rate.NewLimiter(rate.Limit(opts.Rate), 1)
-	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.Concurrency)
-	tick := func() {
-		if opts.Progress != nil {
-			opts.Progress.Done()
-		}
+	r := &runner{opts: opts, w: &recordWriter{f: out, stats: stats}, done: done, dedup: dedup, g: g, gctx: gctx}
+	if opts.Rate > 0 {
+		r.limiter = rate.NewLimiter(rate.Limit(opts.Rate), 1)
 	}
-	skip := func(s dataset.Skipped) {
-		w.mu.Lock()
-		stats.Malformed++
-		w.mu.Unlock()
-		if opts.OnSkip != nil {
-			opts.OnSkip(s)
-		}
-	}
-	yield := func(q dataset.Question) error {
-		w.mu.Lock()
-		stats.Input++
-		if done[q.ID] {
-			stats.Resumed++
-			w.mu.Unlock()
-			tick()
-			return nil
-		}
-		c, err := Convert(q)
-		if err != nil {
-			stats.AddFailure(err)
-			w.mu.Unlock()
-			tick()
-			return nil
-		}
-		agree, checked := LabelAgrees(q.Source, q.Label, c.Plan)
-		stats.AddConversion(c, q.Label, agree, checked)
-		if dedup.Seen(q.ID, q.Text) {
-			stats.Duplicates++
-			w.mu.Unlock()
-			tick()
-			return nil
-		}
-		w.mu.Unlock()
-		if opts.Teacher == nil {
-			defer tick()
-			return w.write(q, c, nil, opts)
-		}
-		g.Go(func() error {
-			defer tick()
-			if limiter != nil {
-				if err := limiter.Wait(gctx); err != nil {
-					return err
-				}
-			}
-			tr, _ := opts.Teacher.Render(gctx, q, c)
-			if gctx.Err() != nil {
-				return gctx.Err()
-			}
-			return w.write(q, c, tr, opts)
-		})
-		return nil
-	}
-	derr := dataset.DecodeFile(gctx, opts.Input, opts.Format, yield, skip)
+	derr := dataset.DecodeFile(gctx, opts.Input, opts.Format, r.question, r.skip)
 	werr := g.Wait()
 	if derr != nil {
 		return stats, derr
 	}
 	return stats, werr
+}
+
+// runner handles the questions of one Run as the decoder yields them.
+type runner struct {
+	opts    RunOptions
+	w       *recordWriter
+	done    map[string]bool
+	dedup   *Deduper
+	limiter *rate.Limiter
+	g       *errgroup.Group
+	gctx    context.Context
+}
+
+func (r *runner) tick() {
+	if r.opts.Progress != nil {
+		r.opts.Progress.Done()
+	}
+}
+
+// skip counts a malformed input record and reports it.
+func (r *runner) skip(s dataset.Skipped) {
+	r.w.mu.Lock()
+	r.w.stats.Malformed++
+	r.w.mu.Unlock()
+	if r.opts.OnSkip != nil {
+		r.opts.OnSkip(s)
+	}
+}
+
+// question converts q and writes its record: at once with the template
+// rendering, or on the errgroup once the teacher has rendered it.
+func (r *runner) question(q dataset.Question) error {
+	c := r.convert(q)
+	if c == nil {
+		r.tick()
+		return nil
+	}
+	if r.opts.Teacher == nil {
+		defer r.tick()
+		return r.w.write(q, c, nil, r.opts)
+	}
+	r.g.Go(func() error {
+		defer r.tick()
+		if r.limiter != nil {
+			if err := r.limiter.Wait(r.gctx); err != nil {
+				return err
+			}
+		}
+		tr, _ := r.opts.Teacher.Render(r.gctx, q, c) // a failure is kept in tr.Err
+		if r.gctx.Err() != nil {
+			return r.gctx.Err()
+		}
+		return r.w.write(q, c, tr, r.opts)
+	})
+	return nil
+}
+
+// convert counts q and returns its conversion, or nil when q was written
+// by an earlier run, does not convert, or repeats an earlier question.
+func (r *runner) convert(q dataset.Question) *Conversion {
+	stats := r.w.stats
+	r.w.mu.Lock()
+	defer r.w.mu.Unlock()
+	stats.Input++
+	if r.done[q.ID] {
+		stats.Resumed++
+		return nil
+	}
+	c, err := Convert(q)
+	if err != nil {
+		stats.AddFailure(err)
+		return nil
+	}
+	agree, checked := LabelAgrees(q.Source, q.Label, c.Plan)
+	stats.AddConversion(c, q.Label, agree, checked)
+	if r.dedup.Seen(q.ID, q.Text) {
+		stats.Duplicates++
+		return nil
+	}
+	return c
 }
 
 type recordWriter struct {
