@@ -2,6 +2,7 @@ package refine
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/parog/parog-go/kgqa/kg"
 )
@@ -74,14 +75,15 @@ func lookup(ref string, byKey map[string]kg.Term, byName map[string][]kg.Term) (
 	return kg.Term{}, false
 }
 
-// Normalize folds a name for comparison: lower case, punctuation dropped,
-// runs of space collapsed.
+// Normalize folds a name for comparison: lower case, punctuation and
+// spaces of any script (’ – « and no-break space as much as ' - and space)
+// dropped, runs of space collapsed.
 func Normalize(s string) string {
 	var b strings.Builder
 	space := false
 	for _, r := range strings.ToLower(s) {
 		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r > 127:
+		case unicode.IsLetter(r), unicode.IsNumber(r), unicode.IsMark(r):
 			if space && b.Len() > 0 {
 				b.WriteByte(' ')
 			}
