@@ -168,6 +168,13 @@ func selectJobs(qs []Question, opts RunOptions) ([]job, Summary) {
 	return jobs, sum
 }
 
+// Pending counts the (question, seed) pairs Run would answer: every pair
+// of qs and seeds (one unseeded run when seeds is empty) not in done.
+func Pending(qs []Question, seeds []int, done map[Key]bool) int {
+	jobs, _ := selectJobs(qs, RunOptions{Seeds: seeds, Done: done})
+	return len(jobs)
+}
+
 // answerAll answers jobs on opts.Concurrency goroutines and sends each
 // result on the returned channel, which is closed when every worker has
 // ended. Once ctx is canceled no job starts and the ones in flight send

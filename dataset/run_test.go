@@ -266,3 +266,25 @@ func TestErrorKind(t *testing.T) {
 	assert.Equal(t, "timeout", ErrorKind(fmt.Errorf("x: %w", context.DeadlineExceeded)))
 	assert.Equal(t, "other", ErrorKind(errors.New("strange")))
 }
+
+func TestPending(t *testing.T) {
+	qs := []Question{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	one, two := 1, 2
+	cases := []struct {
+		name  string
+		seeds []int
+		done  map[Key]bool
+		want  int
+	}{
+		{"no seeds, nothing done", nil, nil, 3},
+		{"no seeds, one done", nil, map[Key]bool{MakeKey("b", nil): true}, 2},
+		{"seeded run ignores unseeded results", []int{1}, map[Key]bool{MakeKey("b", nil): true}, 3},
+		{"two seeds, one pair each done", []int{1, 2}, map[Key]bool{MakeKey("a", &one): true, MakeKey("c", &two): true}, 4},
+		{"all done", []int{2}, map[Key]bool{MakeKey("a", &two): true, MakeKey("b", &two): true, MakeKey("c", &two): true}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, Pending(qs, c.seeds, c.done))
+		})
+	}
+}

@@ -147,7 +147,13 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 		Concurrency: f.concurrency, Seeds: seeds, Scorer: scorer, Done: done, Timeout: f.timeout,
 		Logf: func(format string, a ...any) { fmt.Fprintf(env.Stderr, "parog eval: "+format+"\n", a...) },
 	}
-	bar := f.progress(env, len(qs)*max(len(seeds), 1)-countDone(qs, seeds, done))
+	return f.answer(ctx, env, ans, qs, w, opts, len(prior))
+}
+
+// answer runs the selected questions with a progress bar, closes w and
+// prints the run's summary; prior counts the results kept from earlier runs.
+func (f *evalRunFlags) answer(ctx context.Context, env *Env, ans dataset.Answerer, qs []dataset.Question, w *dataset.ResultWriter, opts dataset.RunOptions, prior int) error {
+	bar := f.progress(env, dataset.Pending(qs, opts.Seeds, opts.Done))
 	if bar != nil {
 		opts.OnResult = func(_ dataset.Result, p dataset.Progress) {
 			bar.Describe(fmt.Sprintf("Hits@1 %5.1f%% errors %d", 100*float64(p.Hits)/float64(p.Done), p.Errors))
@@ -164,7 +170,7 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	}
 	fmt.Fprintf(env.Stdout, "ran %d, skipped %d already done, %d errors (%d panics) in %s; this run Hits@1 %.1f%% (%d/%d); %d earlier results kept in %s\n",
 		sum.Ran, sum.Skipped, sum.Errors, sum.Panics, sum.Elapsed.Round(time.Millisecond),
-		100*ratioOf(sum.Hits, sum.Ran), sum.Hits, sum.Ran, len(prior), f.out)
+		100*ratioOf(sum.Hits, sum.Ran), sum.Hits, sum.Ran, prior, f.out)
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) {
 			return fmt.Errorf("eval: interrupted after %d questions; run the same command again to resume", sum.Ran)
@@ -172,25 +178,6 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 		return fmt.Errorf("eval: %w", runErr)
 	}
 	return nil
-}
-
-func countDone(qs []dataset.Question, seeds []int, done map[dataset.Key]bool) int {
-	n := 0
-	ss := []*int{nil}
-	if len(seeds) > 0 {
-		ss = ss[:0]
-		for i := range seeds {
-			ss = append(ss, &seeds[i])
-		}
-	}
-	for _, s := range ss {
-		for _, q := range qs {
-			if done[dataset.MakeKey(q.ID, s)] {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 func ratioOf(a, b int) float64 {
