@@ -171,9 +171,17 @@ func (c *Client) Ready(ctx context.Context) (*HealthResponse, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	var out HealthResponse
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	if err != nil {
 		return nil, fmt.Errorf("api: readyz: %w", err)
+	}
+	var out HealthResponse
+	if err := json.Unmarshal(b, &out); err != nil || out.Status == "" {
+		if resp.StatusCode != http.StatusOK {
+			// Not the server's answer (a proxy's page): report its status.
+			return nil, errorFrom(resp, b)
+		}
+		return nil, fmt.Errorf("api: readyz: not a health response: %s", quote(b))
 	}
 	if resp.StatusCode != http.StatusOK {
 		return &out, &Error{Status: resp.StatusCode, Message: "not ready", RequestID: resp.Header.Get(RequestIDHeader)}
@@ -237,7 +245,15 @@ func (c *Client) request(ctx context.Context, method, path string, body any) (*h
 // readError decodes the one error shape; a body that is not in it (a
 // proxy's HTML page) is quoted, truncated.
 func readError(resp *http.Response) error {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return errorFrom(resp, b)
+}
+
+// maxErrorBody bounds what is read of an error response.
+const maxErrorBody = 16 << 20
+
+// errorFrom is the *Error of a non-2xx response whose body is b.
+func errorFrom(resp *http.Response, b []byte) error {
 	e := &Error{Status: resp.StatusCode, RequestID: resp.Header.Get(RequestIDHeader)}
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
 		e.RetryAfter = s
@@ -250,10 +266,15 @@ func readError(resp *http.Response) error {
 		}
 		return e
 	}
+	e.Message = quote(b)
+	return e
+}
+
+// quote is a body shown in an error: trimmed, cut to 200 bytes.
+func quote(b []byte) string {
 	msg := strings.TrimSpace(string(b))
 	if len(msg) > 200 {
 		msg = msg[:200] + "..."
 	}
-	e.Message = msg
-	return e
+	return msg
 }
