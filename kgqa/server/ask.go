@@ -179,7 +179,7 @@ func (s *Server) plan(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	timeout, _, err := s.applyOptionsTimeout()
+	_, timeout, err := s.applyOptions(nil)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -197,12 +197,6 @@ func (s *Server) plan(c *gin.Context) {
 	c.JSON(http.StatusOK, api.PlanResponse{
 		RequestID: requestIDOf(c), Question: req.Question, Plan: plan, PlanInfo: &info, Usage: &usage,
 	})
-}
-
-// applyOptionsTimeout is the deadline of a request without options.
-func (s *Server) applyOptionsTimeout() (time.Duration, config.Engine, error) {
-	b, t, err := s.applyOptions(nil)
-	return t, b, err
 }
 
 func truncate(s string, n int) string {

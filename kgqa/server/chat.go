@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -170,5 +169,5 @@ func answerText(a *kgqa.Answer) string {
 	if len(names) == 0 {
 		return "I could not find an answer."
 	}
-	return fmt.Sprint(strings.Join(names, ", "))
+	return strings.Join(names, ", ")
 }
