@@ -208,6 +208,7 @@ func (e *Engine) Ask(ctx context.Context, req Request) (*Answer, error) {
 		err = ctx.Err()
 	}
 	r.finish(err)
+	ans.TentativeAnswer = tentativeAnswer(ans.Plan, ans.Subgoals)
 	ans.Usage = Usage{
 		LLM: ledger.Summary(), SPARQLQueries: stats.Queries.Load(),
 		CacheHits: stats.CacheHits.Load(), CacheMisses: stats.CacheMisses.Load(),

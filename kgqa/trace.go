@@ -47,6 +47,10 @@ type Answer struct {
 	// Final is set when the answer came from a final-answer or
 	// sufficiency call rather than the answer subgoal's result.
 	Final *FinalRecord `json:"final,omitempty"`
+	// TentativeAnswer is the question's parametric answer composed from
+	// the subgoals' tentative answers (see TentativeAnswer); nil when
+	// there is no plan.
+	TentativeAnswer *TentativeAnswer `json:"tentative_answer,omitempty"`
 	// Stop says why the engine stopped.
 	Stop StopReason `json:"stop_reason"`
 	// Error is the error text when Stop is StopError, StopDeadline or

@@ -1,0 +1,183 @@
+package kgqa
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/parog/parog-go/refine"
+)
+
+// TentativeAnswer is the question's parametric answer: the plan's set
+// logic evaluated over the subgoals' tentative answers alone, before any
+// retrieval, so that an evaluation can tell how often the model's own
+// knowledge was wrong and refinement fixed it. It is computed after the
+// run from the trace, with no LLM or KG call:
+//
+//   - find: the names of the subgoal's tentative answer (blank and
+//     repeated names dropped; none when it named no entity);
+//   - intersect: the names of the first needed answer found in every
+//     other one, union: the names of all of them, each compared by
+//     refine.Normalize, in first-seen order;
+//   - count: the number of distinct names of the needed answers, when
+//     every find it rests on named something (a model that names no
+//     entity gives no count, and "0" would be a guess of ours);
+//   - filter, compare, superlative: not derivable, since tentative
+//     answers carry names but no attribute values to test or order by.
+//
+// A subgoal that never got a tentative answer (skipped after an early
+// stop, failed) makes every answer built on it not derivable.
+type TentativeAnswer struct {
+	// Derivable is false when the plan's answer cannot be composed from
+	// tentative answers alone; Reason then says why.
+	Derivable bool `json:"derivable"`
+	// Names is the composed answer set (for a count, the number); empty
+	// when not derivable or when the composition is empty.
+	Names []string `json:"names"`
+	// Reason names the subgoal that made the answer not derivable.
+	Reason string `json:"reason,omitempty"`
+}
+
+// tentativeAnswer composes the question's tentative answer from the
+// subgoal records of plan. It returns nil when there is no plan.
+func tentativeAnswer(plan *Plan, recs []*SubgoalRecord) *TentativeAnswer {
+	if plan == nil || len(plan.Subgoals) == 0 {
+		return nil
+	}
+	c := &tentComposer{subgoals: map[string]Subgoal{}, recs: map[string]*SubgoalRecord{}, done: map[string]tentValue{}}
+	for _, s := range plan.Subgoals {
+		c.subgoals[s.ID] = s
+	}
+	for _, r := range recs {
+		c.recs[r.ID] = r
+	}
+	v := c.eval(plan.AnswerID())
+	if v.reason != "" {
+		return &TentativeAnswer{Names: []string{}, Reason: v.reason}
+	}
+	return &TentativeAnswer{Derivable: true, Names: v.names}
+}
+
+// tentValue is a subgoal's composed tentative answer: names, or the reason
+// it has none.
+type tentValue struct {
+	names  []string
+	reason string
+	blank  string // a find it rests on whose tentative answer names nothing
+}
+
+type tentComposer struct {
+	subgoals map[string]Subgoal
+	recs     map[string]*SubgoalRecord
+	done     map[string]tentValue
+}
+
+func (c *tentComposer) eval(id string) tentValue {
+	if v, ok := c.done[id]; ok {
+		return v
+	}
+	// A validated plan is acyclic; the placeholder guards a trace that
+	// is not.
+	c.done[id] = tentValue{reason: fmt.Sprintf("subgoal %s depends on itself", id)}
+	v := c.compute(id)
+	c.done[id] = v
+	return v
+}
+
+func (c *tentComposer) compute(id string) tentValue {
+	s, ok := c.subgoals[id]
+	if !ok {
+		return tentValue{reason: fmt.Sprintf("subgoal %s is not in the plan", id)}
+	}
+	switch s.Op {
+	case OpFind:
+		rec := c.recs[id]
+		if rec == nil || rec.Tentative == nil {
+			status := "no record"
+			if rec != nil {
+				status = rec.Status
+			}
+			return tentValue{reason: fmt.Sprintf("subgoal %s (find) has no tentative answer (%s)", id, status)}
+		}
+		v := tentValue{names: unionNames([][]string{rec.Tentative.Names})}
+		if len(v.names) == 0 {
+			v.blank = id
+		}
+		return v
+	case OpIntersect, OpUnion, OpCount:
+		sets := make([][]string, 0, len(s.Needs))
+		blank := ""
+		for _, n := range s.Needs {
+			v := c.eval(n)
+			if v.reason != "" {
+				return v
+			}
+			sets = append(sets, v.names)
+			if blank == "" {
+				blank = v.blank
+			}
+		}
+		switch s.Op {
+		case OpIntersect:
+			return tentValue{names: intersectNames(sets), blank: blank}
+		case OpUnion:
+			return tentValue{names: unionNames(sets), blank: blank}
+		}
+		if blank != "" {
+			return tentValue{reason: fmt.Sprintf("subgoal %s (count) rests on subgoal %s, whose tentative answer names no entity", id, blank)}
+		}
+		return tentValue{names: []string{strconv.Itoa(len(unionNames(sets)))}}
+	case OpFilter, OpCompare, OpSuperlative:
+		return tentValue{reason: fmt.Sprintf("subgoal %s (%s) needs attribute values, which tentative answers do not give", id, s.Op)}
+	}
+	return tentValue{reason: fmt.Sprintf("subgoal %s has unknown op %q", id, s.Op)}
+}
+
+// unionNames merges name sets, keeping the first spelling of each
+// normalised name and dropping blank ones.
+func unionNames(sets [][]string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, s := range sets {
+		for _, n := range s {
+			n = strings.TrimSpace(n)
+			k := refine.Normalize(n)
+			if k == "" || seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// intersectNames keeps the names of the first set whose normalised form
+// is in every other set.
+func intersectNames(sets [][]string) []string {
+	if len(sets) == 0 {
+		return []string{}
+	}
+	out := []string{}
+	for _, n := range unionNames(sets[:1]) {
+		k := refine.Normalize(n)
+		all := true
+		for _, s := range sets[1:] {
+			found := false
+			for _, m := range s {
+				if refine.Normalize(m) == k {
+					found = true
+					break
+				}
+			}
+			if !found {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, n)
+		}
+	}
+	return out
+}

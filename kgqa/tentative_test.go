@@ -1,0 +1,162 @@
+package kgqa
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kgqatest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// tentRecs builds subgoal records: a nil names slice means the subgoal has
+// no tentative answer (skipped), anything else is its tentative names.
+func tentRecs(plan *Plan, names map[string][]string) []*SubgoalRecord {
+	var out []*SubgoalRecord
+	for _, s := range plan.Subgoals {
+		rec := &SubgoalRecord{ID: s.ID, Op: s.Op, Needs: s.Needs, Status: statusDone}
+		if ns, ok := names[s.ID]; ok && ns != nil {
+			rec.Tentative = &Tentative{Answer: "whatever the text says", Names: ns}
+		} else if s.Op == OpFind {
+			rec.Status = statusSkipped
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+func TestTentativeAnswerComposition(t *testing.T) {
+	find := func(id string, needs ...string) Subgoal { return Subgoal{ID: id, Op: OpFind, Text: "t", Needs: needs} }
+	op := func(id string, o Op, needs ...string) Subgoal { return Subgoal{ID: id, Op: o, Text: "t", Needs: needs} }
+	cases := []struct {
+		name   string
+		plan   Plan
+		names  map[string][]string
+		want   []string
+		reason string // "" means derivable
+	}{
+		{
+			name:  "find: the tentative names, blanks and repeats dropped",
+			plan:  Plan{Subgoals: []Subgoal{find("s1")}},
+			names: map[string][]string{"s1": {"Berlin", " ", "berlin", "Bonn"}},
+			want:  []string{"Berlin", "Bonn"},
+		},
+		{
+			// {Germany, Belgium, Spain} ∩ {the netherlands, GERMANY}: only
+			// Germany is in both, spelled as in the first set.
+			name: "intersect by normalised name",
+			plan: Plan{Subgoals: []Subgoal{find("s1"), find("s2"), find("s3", "s2"), op("s4", OpIntersect, "s1", "s3")}},
+			names: map[string][]string{"s1": {"Germany", "Belgium", "Spain"}, "s2": {"Weeze Airport"},
+				"s3": {"the Netherlands", "GERMANY"}},
+			want: []string{"Germany"},
+		},
+		{
+			name:  "intersect of disjoint answers is empty but derivable",
+			plan:  Plan{Subgoals: []Subgoal{find("s1"), find("s2"), op("s3", OpIntersect, "s1", "s2")}},
+			names: map[string][]string{"s1": {"Spain"}, "s2": {"Italy"}},
+			want:  []string{},
+		},
+		{
+			name:  "union keeps first spellings",
+			plan:  Plan{Subgoals: []Subgoal{find("s1"), find("s2"), op("s3", OpUnion, "s1", "s2")}},
+			names: map[string][]string{"s1": {"Spain", "Italy"}, "s2": {"italy", "Malta"}},
+			want:  []string{"Spain", "Italy", "Malta"},
+		},
+		{
+			// Belgium, Germany, Luxembourg: "germany" repeats Germany.
+			name:  "count is the number of distinct names",
+			plan:  Plan{Subgoals: []Subgoal{find("s1"), op("s2", OpCount, "s1")}},
+			names: map[string][]string{"s1": {"Belgium", "Germany", "Luxembourg", "germany"}},
+			want:  []string{"3"},
+		},
+		{
+			name:   "count of a tentative answer that names nothing",
+			plan:   Plan{Subgoals: []Subgoal{find("s1"), op("s2", OpCount, "s1")}},
+			names:  map[string][]string{"s1": {}},
+			reason: "subgoal s2 (count) rests on subgoal s1, whose tentative answer names no entity",
+		},
+		{
+			name:  "find that names nothing is an empty answer",
+			plan:  Plan{Subgoals: []Subgoal{find("s1"), find("s2", "s1")}},
+			names: map[string][]string{"s1": {"Lyon"}, "s2": {}},
+			want:  []string{},
+		},
+		{
+			name:   "compare is not derivable",
+			plan:   Plan{Subgoals: []Subgoal{find("s1"), op("s2", OpCompare, "s1")}},
+			names:  map[string][]string{"s1": {"Amélie"}},
+			reason: "subgoal s2 (compare) needs attribute values, which tentative answers do not give",
+		},
+		{
+			name:   "count over a compare is not derivable",
+			plan:   Plan{Subgoals: []Subgoal{find("s1"), op("s2", OpCompare, "s1"), op("s3", OpCount, "s2")}},
+			names:  map[string][]string{"s1": {"Amélie", "Micmacs"}},
+			reason: "subgoal s2 (compare) needs attribute values, which tentative answers do not give",
+		},
+		{
+			name:   "superlative is not derivable",
+			plan:   Plan{Subgoals: []Subgoal{find("s1"), op("s2", OpSuperlative, "s1")}},
+			names:  map[string][]string{"s1": {"x"}},
+			reason: "subgoal s2 (superlative) needs attribute values, which tentative answers do not give",
+		},
+		{
+			name:   "a skipped find leaves the intersection not derivable",
+			plan:   Plan{Subgoals: []Subgoal{find("s1"), find("s2"), op("s3", OpIntersect, "s1", "s2")}},
+			names:  map[string][]string{"s1": {"Spain"}},
+			reason: "subgoal s2 (find) has no tentative answer (skipped)",
+		},
+		{
+			name:  "the plan's answer subgoal, not the last one",
+			plan:  Plan{Subgoals: []Subgoal{find("s1"), op("s2", OpCount, "s1")}, Answer: "s1"},
+			names: map[string][]string{"s1": {"Spain", "Italy"}},
+			want:  []string{"Spain", "Italy"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := tentativeAnswer(&c.plan, tentRecs(&c.plan, c.names))
+			require.NotNil(t, got)
+			if c.reason != "" {
+				assert.Equal(t, TentativeAnswer{Names: []string{}, Reason: c.reason}, *got)
+				return
+			}
+			assert.Equal(t, TentativeAnswer{Derivable: true, Names: c.want}, *got)
+		})
+	}
+	assert.Nil(t, tentativeAnswer(nil, nil), "no plan, no tentative answer")
+}
+
+// The engine records the composed tentative answer of a real run: the
+// model's beliefs for the three finds of the conjunction intersect to the
+// one country both hold.
+func TestAskRecordsTentativeAnswer(t *testing.T) {
+	cases := []struct {
+		id        string
+		opts      []kgqatest.Option
+		derivable bool
+		names     []string
+	}{
+		{"demo-01", []kgqatest.Option{
+			kgqatest.Believe("border France", "Belgium", "Germany"),
+			kgqatest.Believe("airports that serve Nijmegen", "Weeze Airport"),
+			kgqatest.Believe("countries that contain", "Germany", "Netherlands"),
+		}, true, []string{"Germany"}},
+		{"demo-17", []kgqatest.Option{kgqatest.BelieveAlways("Belgium", "Spain")}, true, []string{"2"}},
+		{"demo-14", []kgqatest.Option{kgqatest.BelieveAlways("Belgium")}, false, []string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.id, func(t *testing.T) {
+			q := demoQuestion(t, c.id)
+			h := newHarness(t, kgqatest.NewDemoModel(c.opts...), config.Default().Engine)
+			ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+			require.NotNil(t, ans.TentativeAnswer)
+			assert.Equal(t, c.derivable, ans.TentativeAnswer.Derivable, ans.TentativeAnswer.Reason)
+			assert.Equal(t, c.names, ans.TentativeAnswer.Names)
+			assert.Equal(t, !c.derivable, ans.TentativeAnswer.Reason != "")
+			data, err := json.Marshal(ans)
+			require.NoError(t, err)
+			assert.Contains(t, string(data), `"tentative_answer":{"derivable":`)
+		})
+	}
+}
