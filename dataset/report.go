@@ -111,11 +111,17 @@ type TypeReport struct {
 }
 
 // RefinementStats says how self-refinement changed answers. Question
-// level: the tentative (parametric) answer of the answer subgoal, scored
-// like the final one, against the final answer.
+// level: the question's tentative (parametric) answer, composed by the
+// plan's set logic from the subgoals' tentative answers (see
+// kgqa.TentativeAnswer), scored like the final one, against the final
+// answer. Subgoal level: the refiner's verdicts.
 type RefinementStats struct {
 	// Judged counts questions with a scored tentative answer and no error.
 	Judged int `json:"judged"`
+	// NotDerivable counts questions without error whose tentative answer
+	// could not be composed (a filter, compare or superlative in the
+	// plan, or a subgoal that never got one).
+	NotDerivable int `json:"not_derivable"`
 	// TentativeWrong counts those whose tentative answer was a miss;
 	// Fixed those of them whose final answer is a hit; FixRate is
 	// Fixed/TentativeWrong.
@@ -132,6 +138,22 @@ type RefinementStats struct {
 	Subgoals   int `json:"subgoals"`
 	Misaligned int `json:"misaligned"`
 	Corrected  int `json:"corrected"`
+	// ByType breaks the question-level counts down by question type.
+	ByType []RefinementByType `json:"by_type,omitempty"`
+}
+
+// RefinementByType holds the question-level refinement counts of one
+// question type (see RefinementStats).
+type RefinementByType struct {
+	// Type is the label ("(none)" when absent).
+	Type string `json:"type"`
+	// Judged, NotDerivable, TentativeWrong, Fixed and Broken count result
+	// lines of the type as in RefinementStats.
+	Judged         int `json:"judged"`
+	NotDerivable   int `json:"not_derivable"`
+	TentativeWrong int `json:"tentative_wrong"`
+	Fixed          int `json:"fixed"`
+	Broken         int `json:"broken"`
 }
 
 // Efficiency holds the cost distributions per question.
@@ -203,7 +225,15 @@ func rescore(rs []Result, byID map[string]*Question, s Scorer) []Result {
 		}
 		sc := s.Score(*q, r.Entities)
 		out[i].Hit, out[i].F1 = sc.Hit, sc.F1
-		if r.TentativeHit != nil && r.Tentative != "" {
+		switch {
+		case r.TentativeHit != nil && r.TentativeNames != nil:
+			pred := make([]PredEntity, 0, len(r.TentativeNames))
+			for _, n := range r.TentativeNames {
+				pred = append(pred, PredEntity{Name: n})
+			}
+			h := s.Score(*q, pred).Hit
+			out[i].TentativeHit = &h
+		case r.TentativeHit != nil && r.Tentative != "":
 			h := s.TextHit(*q, r.Tentative)
 			out[i].TentativeHit = &h
 		}
@@ -340,6 +370,19 @@ func typeReports(rs []Result) []TypeReport {
 
 func refinementStats(rs []Result) RefinementStats {
 	var st RefinementStats
+	idx := map[string]int{}
+	row := func(t string) *RefinementByType {
+		if t == "" {
+			t = "(none)"
+		}
+		i, ok := idx[t]
+		if !ok {
+			i = len(st.ByType)
+			idx[t] = i
+			st.ByType = append(st.ByType, RefinementByType{Type: t})
+		}
+		return &st.ByType[i]
+	}
 	for _, r := range rs {
 		for _, v := range r.Verdicts {
 			if v.Aligned == nil {
@@ -353,20 +396,33 @@ func refinementStats(rs []Result) RefinementStats {
 				st.Corrected++
 			}
 		}
-		if r.TentativeHit == nil || r.Error != "" {
+		if r.Error != "" {
+			continue
+		}
+		if r.TentativeHit == nil {
+			if r.TentativeNotDerivable != "" {
+				st.NotDerivable++
+				row(r.Type).NotDerivable++
+			}
 			continue
 		}
 		st.Judged++
+		tr := row(r.Type)
+		tr.Judged++
 		switch {
 		case !*r.TentativeHit:
 			st.TentativeWrong++
+			tr.TentativeWrong++
 			if r.Hit {
 				st.Fixed++
+				tr.Fixed++
 			}
 		case !r.Hit:
 			st.Broken++
+			tr.Broken++
 		}
 	}
+	sort.Slice(st.ByType, func(i, j int) bool { return st.ByType[i].Type < st.ByType[j].Type })
 	if st.TentativeWrong > 0 {
 		st.FixRate = float64(st.Fixed) / float64(st.TentativeWrong)
 	}

@@ -56,22 +56,7 @@ func writeRunMarkdown(b *strings.Builder, r RunReport) {
 	for _, t := range r.ByType {
 		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", t.Type, t.N, pct(t.Hits1), pct(t.F1))
 	}
-	rf := r.Refinement
-	b.WriteString("\n### Self-refinement\n\n")
-	if rf.Judged == 0 {
-		b.WriteString("No tentative answers recorded.\n")
-	} else {
-		fmt.Fprintf(b, "Tentative answer wrong on %d of %d questions (%s); refinement fixed %d of them (**%s**",
-			rf.TentativeWrong, rf.Judged, pct(ratio(rf.TentativeWrong, rf.Judged)), rf.Fixed, pct(rf.FixRate))
-		if rf.PaperFixRate > 0 {
-			fmt.Fprintf(b, "; paper: %s", pct(rf.PaperFixRate))
-		}
-		fmt.Fprintf(b, "). Right tentative answers lost by refinement: %d.\n", rf.Broken)
-	}
-	if rf.Subgoals > 0 {
-		fmt.Fprintf(b, "\nRefined subgoals: %d; evidence judged misaligned: %d (%s); answer corrected: %d (%s).\n",
-			rf.Subgoals, rf.Misaligned, pct(ratio(rf.Misaligned, rf.Subgoals)), rf.Corrected, pct(ratio(rf.Corrected, rf.Subgoals)))
-	}
+	writeRefinement(b, r.Refinement)
 	e := r.Efficiency
 	b.WriteString("\n### Efficiency (per question)\n\n| measure | mean | median | max | PoG mean |\n|---|---:|---:|---:|---:|\n")
 	row := func(name string, d Dist, ref float64, prec int) {
@@ -116,3 +101,37 @@ func ratio(a, b int) float64 {
 }
 
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// writeRefinement writes the self-refinement section.
+func writeRefinement(b *strings.Builder, rf RefinementStats) {
+	b.WriteString("\n### Self-refinement\n\n")
+	switch {
+	case rf.Judged == 0 && rf.NotDerivable == 0:
+		b.WriteString("No tentative answers recorded.\n")
+	case rf.Judged == 0:
+		fmt.Fprintf(b, "No tentative answer could be composed; not derivable on %d questions.\n", rf.NotDerivable)
+	default:
+		b.WriteString("A question's tentative answer is its plan's set logic (find, intersect, union, count) over the subgoals' " +
+			"tentative answers, before any retrieval; through a filter, compare or superlative it is not derivable.\n\n")
+		fmt.Fprintf(b, "Tentative answer wrong on %d of %d judged questions (%s); refinement fixed %d of them (**%s**",
+			rf.TentativeWrong, rf.Judged, pct(ratio(rf.TentativeWrong, rf.Judged)), rf.Fixed, pct(rf.FixRate))
+		if rf.PaperFixRate > 0 {
+			fmt.Fprintf(b, "; paper: %s", pct(rf.PaperFixRate))
+		}
+		fmt.Fprintf(b, "). Right tentative answers lost by refinement: %d. Not derivable: %d.\n", rf.Broken, rf.NotDerivable)
+	}
+	if len(rf.ByType) > 0 && rf.Judged+rf.NotDerivable > 0 {
+		b.WriteString("\n| type | judged | not derivable | tentative wrong | fixed | fix rate | broken |\n|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, t := range rf.ByType {
+			rate := "-"
+			if t.TentativeWrong > 0 {
+				rate = pct(ratio(t.Fixed, t.TentativeWrong))
+			}
+			fmt.Fprintf(b, "| %s | %d | %d | %d | %d | %s | %d |\n", t.Type, t.Judged, t.NotDerivable, t.TentativeWrong, t.Fixed, rate, t.Broken)
+		}
+	}
+	if rf.Subgoals > 0 {
+		fmt.Fprintf(b, "\nRefined subgoals: %d; evidence judged misaligned: %d (%s); answer corrected: %d (%s).\n",
+			rf.Subgoals, rf.Misaligned, pct(ratio(rf.Misaligned, rf.Subgoals)), rf.Corrected, pct(ratio(rf.Corrected, rf.Subgoals)))
+	}
+}

@@ -70,7 +70,13 @@ func TestBuildReport(t *testing.T) {
 	assert.InDelta(t, 0.5, r.Hits1Boot.Mean, 1e-12, "per-question seed means: 1, .5, 0")
 	assert.Equal(t, []TypeReport{{Type: "composition", N: 2, Hits1: 1, F1: 1}, {Type: "conjunction", N: 4, Hits1: 0.25, F1: 0.375}}, r.ByType)
 	assert.Equal(t, RefinementStats{Judged: 5, TentativeWrong: 2, Fixed: 1, FixRate: 0.5, Broken: 1, PaperFixRate: 0.624,
-		Subgoals: 2, Misaligned: 1, Corrected: 1}, r.Refinement)
+		Subgoals: 2, Misaligned: 1, Corrected: 1, ByType: []RefinementByType{
+			// q1: wrong then hit (fixed), right then hit.
+			{Type: "composition", Judged: 2, TentativeWrong: 1, Fixed: 1},
+			// q2: wrong then miss, right then hit; q3: error (left out),
+			// right then miss (broken).
+			{Type: "conjunction", Judged: 3, TentativeWrong: 1, Broken: 1},
+		}}, r.Refinement)
 	assert.InDelta(t, 5.0, r.Efficiency.Calls.Mean, 1e-12)
 	assert.InDelta(t, 5.0, r.Efficiency.Calls.Median, 1e-12)
 	assert.Equal(t, 8.0, r.Efficiency.Calls.Max)

@@ -51,11 +51,16 @@ type Result struct {
 	Hit bool `json:"hit"`
 	// F1 is the answer-set F1.
 	F1 float64 `json:"f1"`
-	// Tentative is the parametric (pre-retrieval) answer to the answer
-	// subgoal, and TentativeHit whether it was already right; both empty
-	// when the engine gave none.
-	Tentative    string `json:"tentative,omitempty"`
-	TentativeHit *bool  `json:"tentative_hit,omitempty"`
+	// Tentative is the question's parametric (pre-retrieval) answer, and
+	// TentativeHit whether it was already right; both empty when the
+	// engine gave none. TentativeNames are the names scored, when the
+	// engine composed them (kgqa.TentativeAnswer); a rescore reads them
+	// rather than the text. TentativeNotDerivable says why a question has
+	// no tentative answer (filter, compare and superlative plans).
+	Tentative             string   `json:"tentative,omitempty"`
+	TentativeHit          *bool    `json:"tentative_hit,omitempty"`
+	TentativeNames        []string `json:"tentative_names,omitempty"`
+	TentativeNotDerivable string   `json:"tentative_not_derivable,omitempty"`
 	// SPARQLQueries is the number of SPARQL queries sent.
 	SPARQLQueries int64 `json:"sparql_queries"`
 	// Plan is the executed plan (JSON).

@@ -20,11 +20,19 @@ type Prediction struct {
 	Text string
 	// Entities is the ranked answer set (entities or literals).
 	Entities []PredEntity
-	// Tentative is the parametric answer to the subgoal that answers the
-	// question, before retrieval; TentativeNames the names it gives, when
-	// the engine extracted them.
+	// Tentative is the question's parametric answer in words, before
+	// retrieval; TentativeNames the names it gives, when the answerer
+	// extracted them (else Tentative is read as free text).
 	Tentative      string
 	TentativeNames []string
+	// TentativeJudged says TentativeNames is the answerer's composed
+	// question-level tentative answer (kgqa.TentativeAnswer): it is scored
+	// even when it names nothing (a miss), and Tentative is not read.
+	TentativeJudged bool
+	// TentativeNotDerivable, when set, says why the question has no
+	// tentative answer (its plan orders or filters by values, which
+	// tentative answers do not give).
+	TentativeNotDerivable string
 	// Verdicts are the per-subgoal refinement outcomes.
 	Verdicts []Verdict
 	// Plan and Trace are JSON documents kept verbatim in the results.
@@ -275,10 +283,26 @@ func fill(res *Result, q *Question, p Prediction, s Scorer) {
 	sc := s.Score(*q, pred)
 	res.Hit, res.F1, res.Prediction = sc.Hit, sc.F1, sc.Top
 	res.Tentative = p.Tentative
-	if tentative := tentativeSet(p); len(tentative) > 0 {
+	res.TentativeNotDerivable = p.TentativeNotDerivable
+	if p.TentativeJudged {
+		res.TentativeNames = nonAnswersDropped(p.TentativeNames)
+	}
+	if tentative := tentativeSet(p); len(tentative) > 0 || p.TentativeJudged {
 		hit := s.Score(*q, tentative).Hit
 		res.TentativeHit = &hit
 	}
+}
+
+// nonAnswersDropped returns names without the non-answers ("unknown",
+// "none", ...), never nil.
+func nonAnswersDropped(names []string) []string {
+	out := []string{}
+	for _, n := range names {
+		if !IsNonAnswer(n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func tentativeSet(p Prediction) []PredEntity {
@@ -288,7 +312,7 @@ func tentativeSet(p Prediction) []PredEntity {
 			out = append(out, PredEntity{Name: n})
 		}
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && !p.TentativeJudged {
 		for _, it := range AnswerItems(p.Tentative) {
 			out = append(out, PredEntity{Name: it})
 		}

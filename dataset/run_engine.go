@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -78,8 +79,10 @@ func (a *EngineAnswerer) Close() error {
 }
 
 // PredictionFromAnswer turns an engine answer into a Prediction: the
-// answer terms, the answer subgoal's tentative answer, one Verdict per
-// subgoal, the plan, the whole answer as the trace, and the usage.
+// answer terms, the question's composed tentative answer
+// (kgqa.Answer.TentativeAnswer: its parsed names, never the model's raw
+// text), one Verdict per subgoal, the plan, the whole answer as the
+// trace, and the usage.
 func PredictionFromAnswer(ans *kgqa.Answer) Prediction {
 	p := Prediction{
 		Text:          ans.Text,
@@ -105,10 +108,16 @@ func PredictionFromAnswer(ans *kgqa.Answer) Prediction {
 			aligned := s.Verdict.Aligned
 			v.Aligned = &aligned
 		}
-		if v.Answer && s.Tentative != nil {
-			p.Tentative, p.TentativeNames = s.Tentative.Answer, s.Tentative.Names
-		}
 		p.Verdicts = append(p.Verdicts, v)
+	}
+	if ta := ans.TentativeAnswer; ta != nil {
+		if ta.Derivable {
+			p.TentativeJudged = true
+			p.TentativeNames = append([]string{}, ta.Names...)
+			p.Tentative = strings.Join(ta.Names, "; ")
+		} else {
+			p.TentativeNotDerivable = ta.Reason
+		}
 	}
 	p.Trace, _ = json.Marshal(ans)
 	return p

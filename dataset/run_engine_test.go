@@ -122,6 +122,29 @@ func TestEvalDemoEndToEnd(t *testing.T) {
 	assert.InDelta(t, float64(calls)/float64(2*len(qs)), r.Efficiency.Calls.Mean, 1e-9)
 	assert.Equal(t, []FailureCount{{Kind: "llm_rejected", Count: 2, Example: run.Results[indexOf(run.Results, qs[len(qs)-1].ID)].Error}}, r.Failures)
 	rf := r.Refinement
+	// Hand count of the demo plans' answer subgoals: find over finds
+	// (demo-06..09) 4, intersect of finds (01, 03, 04, 05) 4, count of a
+	// find (17..20) 4 are derivable; superlative (02, 14..16) 4, compare
+	// (10..13) 4 and count of a compare (21) 1 are not; 22 (a find) fails
+	// under both seeds. The answer subgoal alone had a tentative answer
+	// only on the 4 find questions.
+	answerFind := 0
+	for _, res := range run.Results {
+		for _, v := range res.Verdicts {
+			if v.Answer && v.Tentative != "" && res.Error == "" {
+				answerFind++
+			}
+		}
+	}
+	assert.Equal(t, 2*4, answerFind, "judged by the answer subgoal's own tentative answer")
+	assert.Equal(t, 2*12, rf.Judged, "judged by the composed tentative answer")
+	assert.Equal(t, 2*9, rf.NotDerivable)
+	perType := map[string][2]int{}
+	for _, row := range rf.ByType {
+		perType[row.Type] = [2]int{row.Judged, row.NotDerivable}
+	}
+	assert.Equal(t, map[string][2]int{"composition": {8, 0}, "conjunction": {8, 0}, "count": {8, 2},
+		"comparative": {0, 8}, "superlative": {0, 8}}, perType, "(judged, not derivable) per type over two seeds")
 	assert.Equal(t, rf.Judged, rf.TentativeWrong, "every tentative answer was wrong")
 	assert.Positive(t, rf.Fixed, "refinement fixed some")
 	assert.Zero(t, rf.Broken)
