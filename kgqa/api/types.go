@@ -118,6 +118,9 @@ type Trace struct {
 	// Final is set when the answer came from a sufficiency or final-answer
 	// call rather than the answer subgoal's result.
 	Final *kgqa.FinalRecord `json:"final,omitempty"`
+	// TentativeAnswer is the question's parametric answer composed from
+	// the subgoals' tentative answers (see kgqa.TentativeAnswer).
+	TentativeAnswer *kgqa.TentativeAnswer `json:"tentative_answer,omitempty"`
 	// Stop says why the engine stopped.
 	Stop kgqa.StopReason `json:"stop_reason"`
 	// Error is the engine's error text when it stopped early.
@@ -133,7 +136,8 @@ func FromAnswer(a *kgqa.Answer) *AskResponse {
 		Question: a.Question, Answer: a.Text, Entities: a.Entities, Plan: a.Plan,
 		Trace: Trace{
 			PlanInfo: a.PlanInfo, Topics: a.Topics, Mentions: a.Mentions,
-			Subgoals: a.Subgoals, Final: a.Final, Stop: a.Stop, Error: a.Error,
+			Subgoals: a.Subgoals, Final: a.Final, TentativeAnswer: a.TentativeAnswer,
+			Stop: a.Stop, Error: a.Error,
 		},
 		Usage: a.Usage,
 	}
@@ -145,7 +149,7 @@ func (r *AskResponse) EngineAnswer() *kgqa.Answer {
 	return &kgqa.Answer{
 		Question: r.Question, Text: r.Answer, Entities: r.Entities, Plan: r.Plan,
 		PlanInfo: r.Trace.PlanInfo, Topics: r.Trace.Topics, Mentions: r.Trace.Mentions,
-		Subgoals: r.Trace.Subgoals, Final: r.Trace.Final, Stop: r.Trace.Stop,
+		Subgoals: r.Trace.Subgoals, Final: r.Trace.Final, TentativeAnswer: r.Trace.TentativeAnswer, Stop: r.Trace.Stop,
 		Error: r.Trace.Error, Usage: r.Usage,
 	}
 }
