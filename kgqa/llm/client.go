@@ -33,6 +33,7 @@ type Client struct {
 	maxWait  time.Duration // largest backoff
 	sleep    func(ctx context.Context, d time.Duration) error
 	jitter   func() float64 // in [0, 1)
+	maxReply int64          // cap on a response body
 }
 
 var _ Chatter = (*Client)(nil)
@@ -69,25 +70,38 @@ func WithBackoff(first, largest time.Duration) Option {
 	return func(c *Client) { c.base, c.maxWait = first, largest }
 }
 
+// WithMaxReplyBytes caps the size of a response body (default
+// DefaultMaxReplyBytes); n <= 0 keeps the default. A larger reply fails at
+// once, without retries, with an error that matches both ErrReplyTooLarge
+// and ErrUnavailable.
+func WithMaxReplyBytes(n int64) Option {
+	return func(c *Client) {
+		if n > 0 {
+			c.maxReply = n
+		}
+	}
+}
+
 // New builds a client for the roles of cfg; a role with an empty base_url
 // stays unconfigured (calls to it fail with ErrNotConfigured).
 func New(cfg config.LLM, opts ...Option) (*Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
 	c := &Client{
-		roles:   map[Role]*endpoint{},
-		getenv:  os.LookupEnv,
-		http:    &http.Client{Transport: tr},
-		ownHTTP: true,
-		base:    500 * time.Millisecond,
-		maxWait: 20 * time.Second,
-		sleep:   sleepCtx,
-		jitter:  rand.Float64,
+		roles:    map[Role]*endpoint{},
+		getenv:   os.LookupEnv,
+		http:     &http.Client{Transport: tr},
+		ownHTTP:  true,
+		base:     500 * time.Millisecond,
+		maxWait:  20 * time.Second,
+		sleep:    sleepCtx,
+		jitter:   rand.Float64,
+		maxReply: DefaultMaxReplyBytes,
 	}
 	for _, o := range opts {
 		o(c)
 	}
-	doer := &stageDoer{hc: c.http}
+	doer := &stageDoer{hc: c.http, maxBody: c.maxReply}
 	for role, ep := range map[Role]config.Endpoint{Planner: cfg.Planner, Reasoner: cfg.Reasoner, Teacher: cfg.Teacher} {
 		if ep.BaseURL == "" {
 			continue
@@ -215,8 +229,9 @@ func (c *Client) record(ctx context.Context, rec Call) {
 }
 
 // finalError maps the last attempt's error onto the typed errors: the
-// caller's own cancellation is returned as is; the role's timeout and
-// exhausted retries are ErrUnavailable; other 4xx are ErrRejected.
+// caller's own cancellation is returned as is; the role's timeout,
+// exhausted retries and a reply over the cap (ErrReplyTooLarge as well)
+// are ErrUnavailable; other 4xx are ErrRejected.
 func (c *Client) finalError(parent, callCtx context.Context, e *endpoint, stage Stage, err error) error {
 	op := fmt.Sprintf("llm: %s/%s", e.role, stage)
 	if perr := parent.Err(); perr != nil {
@@ -224,6 +239,9 @@ func (c *Client) finalError(parent, callCtx context.Context, e *endpoint, stage 
 	}
 	if callCtx.Err() != nil {
 		return fmt.Errorf("%s: %w: no reply within %s: %w", op, ErrUnavailable, e.cfg.Timeout, context.DeadlineExceeded)
+	}
+	if errors.Is(err, ErrReplyTooLarge) {
+		return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
 	}
 	var f *failure
 	if errors.As(err, &f) && !f.retryable {

@@ -104,6 +104,12 @@ var (
 	// ErrUnavailable means the endpoint could not be reached or kept
 	// failing (connection errors, 429 or 5xx after retries, timeout).
 	ErrUnavailable = errors.New("llm: endpoint unavailable")
+	// ErrReplyTooLarge means a response body exceeded the client's cap
+	// (WithMaxReplyBytes). Such a reply is not retried, and the error also
+	// matches ErrUnavailable, so a caller that only tells endpoint failures
+	// from bad requests needs no extra case; test for ErrReplyTooLarge to
+	// report the cap itself.
+	ErrReplyTooLarge = errors.New("llm: reply too large")
 	// ErrRejected means the endpoint refused the request (4xx other than
 	// 429).
 	ErrRejected = errors.New("llm: request rejected")

@@ -13,8 +13,9 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// maxResponseBytes caps a response body; go-openai reads bodies unbounded.
-const maxResponseBytes = 32 << 20
+// DefaultMaxReplyBytes is the default cap on a response body (see
+// WithMaxReplyBytes); go-openai reads bodies unbounded.
+const DefaultMaxReplyBytes = 32 << 20
 
 type stageKey struct{}
 
@@ -30,8 +31,12 @@ type attempt struct {
 
 // stageDoer sends go-openai's requests with our HTTP client, names the
 // stage in StageHeader and records the status and Retry-After of the
-// response in the context's attempt.
-type stageDoer struct{ hc *http.Client }
+// response in the context's attempt. A body longer than maxBody fails
+// to read with ErrReplyTooLarge.
+type stageDoer struct {
+	hc      *http.Client
+	maxBody int64
+}
 
 func (d *stageDoer) Do(r *http.Request) (*http.Response, error) {
 	ctx := r.Context()
@@ -49,13 +54,33 @@ func (d *stageDoer) Do(r *http.Request) (*http.Response, error) {
 	if a != nil {
 		a.status, a.retryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
 	}
-	resp.Body = limitedBody{io.LimitReader(resp.Body, maxResponseBytes), resp.Body}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: d.maxBody, limit: d.maxBody}
 	return resp, nil
 }
 
-type limitedBody struct {
-	io.Reader
-	io.Closer
+// cappedBody reads at most limit bytes of a body; a body with more fails
+// with ErrReplyTooLarge instead of ending early, so that a cut reply is
+// not mistaken for a malformed one.
+type cappedBody struct {
+	io.ReadCloser
+	left, limit int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 {
+			return 0, fmt.Errorf("%w: exceeded %d bytes", ErrReplyTooLarge, b.limit)
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 func headerSafe(s string) string {
@@ -85,7 +110,8 @@ func (f *failure) Error() string {
 func (f *failure) Unwrap() error { return f.err }
 
 // classify decides whether an attempt may be retried: 429, 5xx, connection
-// errors and unreadable 2xx bodies may; other statuses and requests that
+// errors and unreadable 2xx bodies may; other statuses, bodies over the cap
+// (the endpoint would most likely send the same again) and requests that
 // were never sent (refused by go-openai's own checks) may not.
 func classify(err error, a *attempt, now time.Time) *failure {
 	f := &failure{status: a.status, err: err}
@@ -98,7 +124,7 @@ func classify(err error, a *attempt, now time.Time) *failure {
 		f.status = reqErr.HTTPStatusCode
 	}
 	switch {
-	case !a.sent:
+	case !a.sent, errors.Is(err, ErrReplyTooLarge):
 		f.retryable = false
 	case f.status == http.StatusTooManyRequests || f.status >= 500:
 		f.retryable = true
