@@ -149,22 +149,40 @@ func fenced(s string) (string, bool) {
 
 // firstBalanced returns the first balanced {...} or [...] of s (strings and
 // escapes honoured) that is valid JSON.
+//
+// Every bracket is a candidate start, scanned afresh, but a scan that fails
+// also settles the brackets still open when it fails: from each of them a
+// fresh scan would meet the same wrong bracket or the same end of s with
+// its own part of the same stack. They are skipped, which keeps a reply
+// full of unclosed or mismatched brackets linear instead of quadratic.
 func firstBalanced(s string) ([]byte, bool) {
+	var dead []bool // dead[i]: the bracket at i cannot be closed
+	var stack []int
 	for i := 0; i < len(s); i++ {
-		if s[i] != '{' && s[i] != '[' {
+		if s[i] != '{' && s[i] != '[' || dead != nil && dead[i] {
 			continue
 		}
-		if end := matchClose(s, i); end > 0 && json.Valid([]byte(s[i:end])) {
+		end, open := matchClose(s, i, stack[:0])
+		if end > 0 && json.Valid([]byte(s[i:end])) {
 			return []byte(s[i:end]), true
 		}
+		if end < 0 {
+			if dead == nil {
+				dead = make([]bool, len(s))
+			}
+			for _, j := range open {
+				dead[j] = true
+			}
+		}
+		stack = open
 	}
 	return nil, false
 }
 
 // matchClose returns the index after the bracket closing the one at start,
-// or -1.
-func matchClose(s string, start int) int {
-	var stack []byte
+// or -1 and the positions of the brackets still open when the scan failed.
+// stack is scratch space.
+func matchClose(s string, start int, stack []int) (int, []int) {
 	inStr, esc := false, false
 	for i := start; i < len(s); i++ {
 		ch := s[i]
@@ -182,21 +200,26 @@ func matchClose(s string, start int) int {
 		switch ch {
 		case '"':
 			inStr = true
-		case '{':
-			stack = append(stack, '}')
-		case '[':
-			stack = append(stack, ']')
+		case '{', '[':
+			stack = append(stack, i)
 		case '}', ']':
-			if len(stack) == 0 || stack[len(stack)-1] != ch {
-				return -1
+			if len(stack) == 0 || s[stack[len(stack)-1]] != opener(ch) {
+				return -1, stack
 			}
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
-				return i + 1
+				return i + 1, stack
 			}
 		}
 	}
-	return -1
+	return -1, stack
+}
+
+func opener(closer byte) byte {
+	if closer == '}' {
+		return '{'
+	}
+	return '['
 }
 
 func truncate(s string, n int) string {
