@@ -110,10 +110,12 @@ func Freebase(opts DialectOptions) Dialect {
 }
 
 // Wikidata returns the Wikidata dialect: wd:/wdt: ids, labels from
-// rdfs:label in opts.Language, statements (p:/ps:/pq:) read as two-hop
-// facts through the statement node: from the subject, the main value and
-// the qualifiers; from the main value, the subject and the qualifiers of
-// statements that have some.
+// rdfs:label in opts.Language, relations from truthy edges and from
+// statements, statements (p:/ps:/pq:) read as two-hop facts through the
+// statement node: from the subject, the main value and the qualifiers;
+// from the main value, the subject and the qualifiers. Deprecated
+// statements are left out, and a statement with no qualifier that repeats
+// a truthy edge gives no fact of its own (statement.go has the rules).
 func Wikidata(opts DialectOptions) Dialect {
 	noise := opts.NoiseRelations
 	if len(noise) == 0 {

@@ -91,19 +91,19 @@ func (s *store) Relations(ctx context.Context, id string) ([]Relation, error) {
 	if err := s.d.checkEntity(id); err != nil {
 		return nil, err
 	}
-	t, err := s.run(ctx, relationsQuery(s.d.v, id))
+	q := relationsQuery(s.d.v, id)
+	if s.d.v.expansion == expandQualifier {
+		q = wikidataRelationsQuery(s.d.v, id)
+	}
+	t, err := s.run(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("kg: relations of %s: %w", id, err)
 	}
 	seen := make(map[Relation]bool)
 	var out []Relation
 	for _, row := range t.rows {
-		r, ok := s.d.relationID(row["r"].value)
-		if !ok || s.d.Noise(r) {
-			continue
-		}
-		rel := Relation{ID: r, Dir: Direction(row["dir"].value)}
-		if (rel.Dir != Out && rel.Dir != In) || seen[rel] {
+		rel, ok := s.d.relationRow(row["r"].value, row["dir"].value)
+		if !ok || s.d.Noise(rel.ID) || seen[rel] {
 			continue
 		}
 		seen[rel] = true
@@ -149,8 +149,10 @@ func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit in
 	if err := s.fillNames(ctx, facts); err != nil {
 		return nil, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
 	}
-	var mediators []string
-	if s.d.v.expansion == expandMediator {
+	var more []Fact
+	switch s.d.v.expansion {
+	case expandMediator:
+		var mediators []string
 		kept := facts[:0]
 		for _, f := range facts {
 			if f.Tail.Name == "" && s.d.ValidEntity(f.Tail.ID) {
@@ -160,8 +162,10 @@ func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit in
 			kept = append(kept, f)
 		}
 		facts = kept
+		more, err = s.expand(ctx, id, rel, mediators, limit)
+	case expandQualifier:
+		more, err = s.statements(ctx, id, rel, facts, limit)
 	}
-	more, err := s.expand(ctx, id, rel, mediators, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -205,36 +209,20 @@ func (s *store) fillNames(ctx context.Context, facts []Fact) error {
 	return nil
 }
 
-// expand reads two-hop facts: through Freebase mediators, or through
-// Wikidata statements with qualifiers.
+// expand reads two-hop facts through Freebase mediators.
 func (s *store) expand(ctx context.Context, id string, rel Relation, mediators []string, limit int) ([]Fact, error) {
-	var queries []string
-	switch s.d.v.expansion {
-	case expandMediator:
-		if len(mediators) > maxMediators {
-			mediators = mediators[:maxMediators]
-		}
-		for chunk := range slices.Chunk(mediators, mediatorsPerCall) {
-			queries = append(queries, mediatorQuery(s.d.v, id, chunk, limit))
-		}
-	case expandQualifier:
-		if rel.Dir == Out {
-			queries = append(queries, qualifierQuery(s.d.v, id, rel, limit))
-		} else {
-			queries = append(queries, incomingQualifierQuery(s.d.v, id, rel, limit))
-		}
+	if len(mediators) > maxMediators {
+		mediators = mediators[:maxMediators]
 	}
 	var facts []Fact
-	for _, q := range queries {
-		t, err := s.run(ctx, q)
+	for chunk := range slices.Chunk(mediators, mediatorsPerCall) {
+		t, err := s.run(ctx, mediatorQuery(s.d.v, id, chunk, limit))
 		if err != nil {
 			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 		}
 		for _, row := range t.rows {
-			for _, row := range s.statementRows(rel, row) {
-				if f, ok := s.twoHop(id, rel, row); ok {
-					facts = append(facts, f)
-				}
+			if f, ok := s.twoHop(id, rel, row); ok {
+				facts = append(facts, f)
 			}
 		}
 	}
@@ -243,24 +231,6 @@ func (s *store) expand(ctx context.Context, id string, rel Relation, mediators [
 		return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 	}
 	return facts, nil
-}
-
-// statementRows splits a row of incomingQualifierQuery (a statement ?m, its
-// subject ?s, one qualifier ?r with value ?t) into the two edges of the
-// statement node it holds: the subject's claim, which points into the
-// node (?s p:P ?m), and the qualifier, which points out of it. Rows of
-// other queries pass unchanged.
-func (s *store) statementRows(rel Relation, row map[string]rterm) []map[string]rterm {
-	subj, ok := row["s"]
-	if !ok || s.d.v.expansion != expandQualifier {
-		return []map[string]rterm{row}
-	}
-	claim := map[string]rterm{
-		"m": row["m"], "t": subj, "d": {kind: kindLiteral, value: string(In)},
-		"r": {kind: kindIRI, value: WikidataClaimNS + rel.ID},
-	}
-	qual := map[string]rterm{"m": row["m"], "r": row["r"], "t": row["t"], "d": {kind: kindLiteral, value: string(Out)}}
-	return []map[string]rterm{claim, qual}
 }
 
 func (s *store) twoHop(id string, rel Relation, row map[string]rterm) (Fact, bool) {

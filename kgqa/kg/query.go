@@ -140,29 +140,74 @@ func mediatorQuery(v vocab, head string, mediators []string, limit int) string {
 		"} LIMIT " + strconv.Itoa(limit)
 }
 
-// qualifierQuery lists the main value and the qualifiers of id's statements
-// about rel (Wikidata p:/ps:/pq:), each read as a fact through the statement
-// node, so a value and its qualifiers share a mediator.
+// Wikidata statement ranks (wikibase:rank); see notDeprecated.
+const (
+	wikibaseRank       = "http://wikiba.se/ontology#rank"
+	wikibaseDeprecated = "http://wikiba.se/ontology#DeprecatedRank"
+)
+
+// Markers of the statement branches of wikidataRelationsQuery's ?dir.
+const (
+	statementOut = "statement-out"
+	statementIn  = "statement-in"
+)
+
+// notDeprecated keeps the statement ?m unless it has rank
+// wikibase:DeprecatedRank: a deprecated value is one Wikidata holds to be
+// wrong (a refuted birth place, a superseded figure), so it is never a
+// fact. A statement with no rank triple (a partial dump) counts.
+func notDeprecated() string {
+	return "FILTER NOT EXISTS { ?m " + iri(wikibaseRank) + " " + iri(wikibaseDeprecated) + " }"
+}
+
+// wikidataRelationsQuery is relationsQuery with two more branches for the
+// properties id has only through statements: its own claims (id p:P ?m,
+// ?dir statementOut) and the statements whose main value it is (?m ps:P id,
+// ?dir statementIn), deprecated statements left out. The first two
+// branches also return p: and ps: predicates, unfiltered; only their wdt:
+// rows are read.
+func wikidataRelationsQuery(v vocab, id string) string {
+	e := v.entity(id)
+	return "SELECT DISTINCT ?r ?dir WHERE {\n" +
+		"  { " + e + " ?r ?o . BIND(\"out\" AS ?dir) }\n" +
+		"  UNION\n" +
+		"  { ?s ?r " + e + " . BIND(\"in\" AS ?dir) }\n" +
+		"  UNION\n" +
+		"  { " + e + " ?r ?m . FILTER(STRSTARTS(STR(?r), \"" + WikidataClaimNS + "P\")) " + notDeprecated() +
+		" BIND(\"" + statementOut + "\" AS ?dir) }\n" +
+		"  UNION\n" +
+		"  { ?m ?r " + e + " . FILTER(STRSTARTS(STR(?r), \"" + WikidataStatementNS + "\")) " + notDeprecated() +
+		" BIND(\"" + statementIn + "\" AS ?dir) }\n" +
+		"} LIMIT " + strconv.Itoa(maxRelationRows)
+}
+
+// qualifierQuery lists the main value and the qualifiers of id's
+// statements about rel (Wikidata p:/ps:/pq:), deprecated ones left out,
+// each read as a fact through the statement node, so a value and its
+// qualifiers share a mediator.
 func qualifierQuery(v vocab, id string, rel Relation, limit int) string {
 	return "SELECT DISTINCT ?m ?r ?t WHERE {\n" +
 		"  " + v.entity(id) + " " + iri(WikidataClaimNS+rel.ID) + " ?m .\n" +
 		"  ?m ?r ?t .\n" +
 		"  FILTER(STRSTARTS(STR(?r), \"" + WikidataQualifierNS + "\") || ?r = " + iri(WikidataStatementNS+rel.ID) + ")\n" +
+		"  " + notDeprecated() + "\n" +
 		"} LIMIT " + strconv.Itoa(limit)
 }
 
 // incomingQualifierQuery lists the statements about rel whose main value
-// is id (Wikidata ?s p:P ?m . ?m ps:P id), with their subject ?s and each
-// qualifier ?r of the statement with its value ?t, so that a statement
-// pointing at id reads as facts through the statement node, as an outgoing
-// one does. A statement with no qualifier adds nothing the truthy edge does
-// not say, and gives no row.
+// is id (Wikidata ?s p:P ?m . ?m ps:P id), deprecated ones left out, with
+// their subject ?s and each qualifier ?r of the statement with its value
+// ?t, so that a statement pointing at id reads as facts through the
+// statement node, as an outgoing one does. The main value's own row
+// (?r ps:P, ?t id) is returned too, so a statement with no qualifier still
+// gives its subject.
 func incomingQualifierQuery(v vocab, id string, rel Relation, limit int) string {
 	return "SELECT DISTINCT ?m ?s ?r ?t WHERE {\n" +
 		"  ?m " + iri(WikidataStatementNS+rel.ID) + " " + v.entity(id) + " .\n" +
 		"  ?s " + iri(WikidataClaimNS+rel.ID) + " ?m .\n" +
 		"  ?m ?r ?t .\n" +
-		"  FILTER(STRSTARTS(STR(?r), \"" + WikidataQualifierNS + "\"))\n" +
+		"  FILTER(STRSTARTS(STR(?r), \"" + WikidataQualifierNS + "\") || ?r = " + iri(WikidataStatementNS+rel.ID) + ")\n" +
+		"  " + notDeprecated() + "\n" +
 		"} LIMIT " + strconv.Itoa(limit)
 }
 

@@ -110,8 +110,12 @@ type fuzzTarget struct {
 	ok  map[string]bool // shapes the templates produce on benign input
 }
 
+// newFuzzTarget records the shapes of the queries a store on file sends
+// for benign input; the Wikidata fixture has statements of every kind, so
+// every statement template runs with rows to name.
 func newFuzzTarget(t testing.TB, d Dialect, fullText bool) *fuzzTarget {
-	e, err := openEmbedded(context.Background(), "", []string{"testdata/fixture.nt"}, "", 0)
+	file := map[string]string{"freebase": "testdata/fixture.nt", "wikidata": wikidataFixture}[d.Name()]
+	e, err := openEmbedded(context.Background(), "", []string{file}, "", 0)
 	require.NoError(t, err)
 	rec := &recorder{executor: e}
 	s, err := newStore(d, rec, 50)
@@ -119,12 +123,16 @@ func newFuzzTarget(t testing.TB, d Dialect, fullText bool) *fuzzTarget {
 	s.fullText = fullText // the embedded store answers bif:contains with nothing
 	ft := &fuzzTarget{rec: rec, s: s, ok: map[string]bool{}}
 	ctx := context.Background()
-	ids := map[string][3]string{"freebase": {france, "location.location.adjoin_s", "France"}, "wikidata": {"Q142", "P1082", "France"}}[d.Name()]
+	ids := map[string][3]string{"freebase": {france, "location.location.adjoin_s", "France"}, "wikidata": {"Q9", "P39", "Mayor"}}[d.Name()]
 	_, _ = s.Relations(ctx, ids[0])
 	_, _ = s.Name(ctx, ids[0])
 	_, _ = s.Search(ctx, "no such name", 5) // exact, then case-folded or full text
 	_, _ = s.Neighbors(ctx, ids[0], Relation{ID: ids[1], Dir: Out}, 5)
 	_, _ = s.Neighbors(ctx, ids[0], Relation{ID: ids[1], Dir: In}, 5)
+	if d.Name() == "wikidata" { // a statement-only value, in both directions
+		_, _ = s.Neighbors(ctx, "Q1", Relation{ID: "P69", Dir: Out}, 5)
+		_, _ = s.Neighbors(ctx, "Q30", Relation{ID: "P69", Dir: In}, 5)
+	}
 	for _, q := range rec.take() {
 		ft.ok[shapeOf(t, q)] = true
 	}
@@ -194,6 +202,13 @@ func FuzzQueryBuilders(f *testing.F) {
 	f.Add(france, "location.location.adjoin_s", "x", 10)
 	f.Add(france, "a.b.c", `Fran* O'Hare "x" AND 'y' NEAR \z Côte`, 4)
 	f.Add(france, "a.b.c", "Fra* e\u0301cole Ⅻ 東京 ab*cd", 4)
+	// Wikidata statements: p:/ps:/pq: IRIs and the rank filter are built
+	// from the relation id.
+	f.Add("Q9", "P39", "Mayor", 0)
+	f.Add("Q1", "P69", "Hill College", 5)
+	f.Add("Q1", `P39> ?m . ?m ?r ?t } #`, `Alice"@en . ?m <http://wikiba.se/ontology#rank> ?k`, 2)
+	f.Add(`Q1> <http://www.wikidata.org/prop/P39> ?m . FILTER NOT EXISTS { ?m ?r ?t } #`, "P27", "Freedonia", 1)
+	f.Add("Q30", "P69 } UNION { ?s ?p ?o", `"statement-in"`, 3)
 	targets := []*fuzzTarget{
 		newFuzzTarget(f, Freebase(DialectOptions{}), false),
 		newFuzzTarget(f, Wikidata(DialectOptions{Language: "fr"}), false),
