@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -54,15 +55,28 @@ func (m chatMessage) text() (string, error) {
 }
 
 type chatChoice struct {
-	Index        int      `json:"index"`
-	Message      *chatOut `json:"message,omitempty"`
-	Delta        *chatOut `json:"delta,omitempty"`
-	FinishReason *string  `json:"finish_reason"`
+	Index        int        `json:"index"`
+	Message      *chatOut   `json:"message,omitempty"`
+	Delta        *chatDelta `json:"delta,omitempty"`
+	FinishReason *string    `json:"finish_reason"`
 }
 
+// chatOut is the assistant message of a chat.completion. ReasoningContent
+// holds the same engine step lines a stream sends, as reasoning servers
+// do.
 type chatOut struct {
-	Role    string `json:"role,omitempty"`
-	Content string `json:"content"`
+	Role             string `json:"role"`
+	Content          string `json:"content"`
+	ReasoningContent string `json:"reasoning_content,omitempty"`
+}
+
+// chatDelta is one chunk's part of the assistant message: the role on the
+// first chunk, then reasoning lines, then the answer; the finish chunk's
+// delta is empty.
+type chatDelta struct {
+	Role             string `json:"role,omitempty"`
+	Content          string `json:"content,omitempty"`
+	ReasoningContent string `json:"reasoning_content,omitempty"`
 }
 
 type chatUsage struct {
@@ -86,17 +100,57 @@ func (s *Server) models(c *gin.Context) {
 }
 
 // chatCompletions serves POST /v1/chat/completions: the last user message
-// is the question, the answer text the assistant message. The usage
-// reported is the engine's LLM token total.
+// is the question, the answer text the assistant message and the engine's
+// steps its reasoning_content (streamed as they happen with stream:true).
+// The usage reported is the engine's LLM token total.
 func (s *Server) chatCompletions(c *gin.Context) {
 	var req chatRequest
 	if err := decode(c, &req, false); err != nil {
 		s.fail(c, err)
 		return
 	}
-	if req.Model != api.ChatModel {
-		s.fail(c, errorf(http.StatusNotFound, "model %q does not exist; the only model is %q", req.Model, api.ChatModel))
+	kreq, timeout, err := s.chatQuestion(req)
+	if err != nil {
+		s.fail(c, err)
 		return
+	}
+	if req.Stream {
+		s.streamChat(c, kreq, timeout)
+		return
+	}
+	// The engine serialises its events, but a step cut short by the
+	// deadline may still report after Ask returned: hence the lock.
+	var (
+		mu        sync.Mutex
+		n         narrator
+		reasoning strings.Builder
+	)
+	kreq.OnEvent = func(ev kgqa.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		reasoning.WriteString(n.line(ev))
+	}
+	ans, err := s.runAsk(c.Request.Context(), kreq, timeout)
+	if err != nil {
+		s.fail(c, chatError(err))
+		return
+	}
+	mu.Lock()
+	msg := &chatOut{Role: "assistant", Content: answerText(ans), ReasoningContent: reasoning.String()}
+	mu.Unlock()
+	stop := "stop"
+	c.JSON(http.StatusOK, chatResponse{
+		ID: "chatcmpl-" + requestIDOf(c), Object: "chat.completion", Created: time.Now().Unix(), Model: api.ChatModel,
+		Choices: []chatChoice{{Message: msg, FinishReason: &stop}},
+		Usage:   chatUsageOf(ans),
+	})
+}
+
+// chatQuestion validates the model and takes the question from the last
+// user message.
+func (s *Server) chatQuestion(req chatRequest) (kgqa.Request, time.Duration, error) {
+	if req.Model != api.ChatModel {
+		return kgqa.Request{}, 0, errorf(http.StatusNotFound, "model %q does not exist; the only model is %q", req.Model, api.ChatModel)
 	}
 	question := ""
 	for i := len(req.Messages) - 1; i >= 0 && question == ""; i-- {
@@ -105,55 +159,31 @@ func (s *Server) chatCompletions(c *gin.Context) {
 		}
 		t, err := req.Messages[i].text()
 		if err != nil {
-			s.fail(c, err)
-			return
+			return kgqa.Request{}, 0, err
 		}
 		question = t
 	}
 	if question == "" {
-		s.fail(c, errorf(http.StatusBadRequest, "messages must contain a user message with the question"))
-		return
+		return kgqa.Request{}, 0, errorf(http.StatusBadRequest, "messages must contain a user message with the question")
 	}
-	kreq, timeout, err := s.engineRequest(api.AskRequest{Question: question, Seed: req.Seed})
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	ans, err := s.runAsk(c.Request.Context(), kreq, timeout)
+	return s.engineRequest(api.AskRequest{Question: question, Seed: req.Seed})
+}
+
+// chatError rewords the errors whose generic message does not fit a chat
+// client.
+func chatError(err error) error {
 	if errors.Is(err, kgqa.ErrNoTopicEntities) {
 		// The generic message points at topic_entities, which a chat
 		// request cannot carry.
-		err = &httpError{status: http.StatusUnprocessableEntity, cause: err,
+		return &httpError{status: http.StatusUnprocessableEntity, cause: err,
 			msg: "no entity of the knowledge graph could be linked from the question; name an entity in it"}
 	}
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	id := "chatcmpl-" + requestIDOf(c)
-	created := time.Now().Unix()
-	u := ans.Usage.LLM
-	usage := &chatUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
-	stop := "stop"
-	text := answerText(ans)
-	if !req.Stream {
-		c.JSON(http.StatusOK, chatResponse{
-			ID: id, Object: "chat.completion", Created: created, Model: api.ChatModel,
-			Choices: []chatChoice{{Message: &chatOut{Role: "assistant", Content: text}, FinishReason: &stop}},
-			Usage:   usage,
-		})
-		return
-	}
-	chunk := func(d *chatOut, finish *string, u *chatUsage) []byte {
-		b, _ := json.Marshal(chatResponse{ID: id, Object: "chat.completion.chunk", Created: created, Model: api.ChatModel,
-			Choices: []chatChoice{{Delta: d, FinishReason: finish}}, Usage: u})
-		return []byte("data: " + string(b) + "\n\n")
-	}
-	w := &lineWriter{c: c, contentType: "text/event-stream"}
-	_ = w.write(chunk(&chatOut{Role: "assistant"}, nil, nil)) &&
-		w.write(chunk(&chatOut{Content: text}, nil, nil)) &&
-		w.write(chunk(&chatOut{}, &stop, usage)) &&
-		w.write([]byte("data: [DONE]\n\n"))
+	return err
+}
+
+func chatUsageOf(a *kgqa.Answer) *chatUsage {
+	u := a.Usage.LLM
+	return &chatUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 }
 
 // answerText is the assistant message: the answer text, or the answer
