@@ -231,7 +231,7 @@ func TestKGRejectsQuery(t *testing.T) {
 // A client that disconnects mid-stream cancels the engine: the model stops
 // being called and no goroutine is left behind.
 func TestCanceledClientLeavesNoGoroutine(t *testing.T) {
-	h := newHarness(t, setup{delay: 100 * time.Millisecond})
+	h := newHarness(t, setup{delay: 200 * time.Millisecond})
 	tr := &http.Transport{}
 	hc := &http.Client{Transport: tr}
 	opts := []goleak.Option{goleak.IgnoreCurrent()}
@@ -256,6 +256,12 @@ func TestCanceledClientLeavesNoGoroutine(t *testing.T) {
 	calls := h.llm.Count()
 	time.Sleep(300 * time.Millisecond)
 	assert.Equal(t, calls, h.llm.Count(), "no model call after the client left")
+	// The tentative answer and the relation choice start as the plan line
+	// is sent; the refinement would start one model delay later, so it
+	// only runs if the engine went on without the client.
+	for _, r := range h.llm.Requests() {
+		assert.NotEqual(t, "refine", r.Stage, "the engine went on after the client left")
+	}
 	_ = h.model.Close()
 	goleak.VerifyNone(t, opts...)
 }
