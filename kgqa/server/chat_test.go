@@ -274,19 +274,5 @@ func TestChatStreamCanceledClientLeavesNoGoroutine(t *testing.T) {
 	_ = st.Close()
 	tr.CloseIdleConnections()
 
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) && inFlight(t, h) > 0 {
-		time.Sleep(20 * time.Millisecond)
-	}
-	require.Zero(t, inFlight(t, h), "the handler returned")
-	calls := h.llm.Count()
-	time.Sleep(300 * time.Millisecond)
-	assert.Equal(t, calls, h.llm.Count(), "no model call after the client left")
-	// The tentative answer and the relation choice start as the plan line
-	// is sent; the refinement would start one model delay later.
-	for _, r := range h.llm.Requests() {
-		assert.NotEqual(t, "refine", r.Stage, "the engine went on after the client left")
-	}
-	_ = h.model.Close()
-	goleak.VerifyNone(t, opts...)
+	assertEngineStopped(t, h, opts)
 }

@@ -248,6 +248,14 @@ func TestCanceledClientLeavesNoGoroutine(t *testing.T) {
 	resp.Body.Close()
 	tr.CloseIdleConnections()
 
+	assertEngineStopped(t, h, opts)
+}
+
+// assertEngineStopped checks, after a streaming client went away, that the
+// handler returned, that no model call follows, that the engine did not go
+// on to refinement, and that no goroutine is left behind.
+func assertEngineStopped(t *testing.T, h *harness, opts []goleak.Option) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) && inFlight(t, h) > 0 {
 		time.Sleep(20 * time.Millisecond)
