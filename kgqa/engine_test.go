@@ -54,7 +54,13 @@ type harness struct {
 
 func newHarness(tb testing.TB, m *kgqatest.Model, cfg config.Engine, opts ...llmtest.Option) *harness {
 	tb.Helper()
-	h := &harness{g: demoGraph(tb), model: m}
+	return newHarnessOn(tb, demoGraph(tb), m, cfg, opts...)
+}
+
+// newHarnessOn is newHarness on graph g.
+func newHarnessOn(tb testing.TB, g kg.Graph, m *kgqatest.Model, cfg config.Engine, opts ...llmtest.Option) *harness {
+	tb.Helper()
+	h := &harness{g: g, model: m}
 	h.server = llmtest.New(tb, append([]llmtest.Option{llmtest.WithHandler(m.Handle)}, opts...)...)
 	c, err := llm.New(llmConfig(h.server.URL(), true), llm.WithBackoff(time.Millisecond, 10*time.Millisecond))
 	require.NoError(tb, err)

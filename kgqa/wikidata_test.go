@@ -8,8 +8,6 @@ import (
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
-	"github.com/parog/parog-go/kgqa/llm"
-	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,14 +27,7 @@ func wikidataGraph(tb testing.TB) kg.Graph {
 // newWikidataHarness is newHarness on the Wikidata demo graph.
 func newWikidataHarness(tb testing.TB, m *kgqatest.Model, cfg config.Engine) *harness {
 	tb.Helper()
-	h := &harness{g: wikidataGraph(tb), model: m}
-	h.server = llmtest.New(tb, llmtest.WithHandler(m.Handle))
-	c, err := llm.New(llmConfig(h.server.URL(), true))
-	require.NoError(tb, err)
-	tb.Cleanup(func() { _ = c.Close() })
-	h.client = c
-	h.engine = New(h.g, c, cfg)
-	return h
+	return newHarnessOn(tb, wikidataGraph(tb), m, cfg)
 }
 
 // Every Wikidata demo question, planned by the model and asked with its
