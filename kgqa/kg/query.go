@@ -185,13 +185,17 @@ func wikidataRelationsQuery(v vocab, id string) string {
 // statements about rel (Wikidata p:/ps:/pq:), deprecated ones left out,
 // each read as a fact through the statement node, so a value and its
 // qualifiers share a mediator.
+//
+// Statement queries are ordered so that a limit keeps the same statements
+// on every backend: one entity's statements about one property are few, so
+// the sort is cheap (unlike neighbour queries on hub entities).
 func qualifierQuery(v vocab, id string, rel Relation, limit int) string {
 	return "SELECT DISTINCT ?m ?r ?t WHERE {\n" +
 		"  " + v.entity(id) + " " + iri(WikidataClaimNS+rel.ID) + " ?m .\n" +
 		"  ?m ?r ?t .\n" +
 		"  FILTER(STRSTARTS(STR(?r), \"" + WikidataQualifierNS + "\") || ?r = " + iri(WikidataStatementNS+rel.ID) + ")\n" +
 		"  " + notDeprecated() + "\n" +
-		"} LIMIT " + strconv.Itoa(limit)
+		"} ORDER BY ?m ?r ?t LIMIT " + strconv.Itoa(limit)
 }
 
 // incomingQualifierQuery lists the statements about rel whose main value
@@ -208,7 +212,7 @@ func incomingQualifierQuery(v vocab, id string, rel Relation, limit int) string 
 		"  ?m ?r ?t .\n" +
 		"  FILTER(STRSTARTS(STR(?r), \"" + WikidataQualifierNS + "\") || ?r = " + iri(WikidataStatementNS+rel.ID) + ")\n" +
 		"  " + notDeprecated() + "\n" +
-		"} LIMIT " + strconv.Itoa(limit)
+		"} ORDER BY ?m ?r ?t LIMIT " + strconv.Itoa(limit)
 }
 
 // nameQuery returns the names of id in the dialect's language (or with no
