@@ -3,6 +3,7 @@ package finetune
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -178,4 +179,76 @@ func TestParogPlannerConfig(t *testing.T) {
 	assert.True(t, p.JSONSchema, "the client must send the Plan schema for guided decoding")
 	assert.Zero(t, p.Temperature)
 	assert.GreaterOrEqual(t, p.MaxTokens, 400)
+}
+
+// servedModels returns, per "host:port", the model names the shipped vLLM
+// configs serve there: vllm-planner.yaml's served-model-name, and for
+// vllm-planner-lora.yaml each adapter in lora-modules plus the base model
+// the adapter was trained on (vLLM serves the base under its own name).
+func servedModels(t *testing.T) map[string][]string {
+	t.Helper()
+	served := map[string][]string{}
+	addr := func(m map[string]any) string { return fmt.Sprintf("%v:%v", m["host"], m["port"]) }
+
+	full := loadYAML(t, filepath.Join(configDir, "vllm-planner.yaml"))
+	name, ok := full["served-model-name"].(string)
+	require.True(t, ok, "vllm-planner.yaml names the model it serves")
+	served[addr(full)] = append(served[addr(full)], name)
+
+	lora := loadYAML(t, filepath.Join(configDir, "vllm-planner-lora.yaml"))
+	adapter := loadYAML(t, filepath.Join(configDir, "llama3.1-8b-planner-lora.yaml"))
+	served[addr(lora)] = append(served[addr(lora)], adapter["model_name_or_path"].(string))
+	for _, mod := range strings.Fields(lora["lora-modules"].(string)) {
+		n, _, ok := strings.Cut(mod, "=")
+		require.True(t, ok, "lora-modules entry %q is name=path", mod)
+		served[addr(lora)] = append(served[addr(lora)], n)
+	}
+	return served
+}
+
+// TestConfigsNameServedModels checks every shipped PARoG config (any YAML
+// under configs/ with a kg or llm section): an LLM role whose base_url is
+// the address a shipped vLLM config serves on names a model that config
+// serves, so the planner a config asks for is the one serve-planner.sh
+// starts.
+func TestConfigsNameServedModels(t *testing.T) {
+	served := servedModels(t)
+	var files []string
+	require.NoError(t, filepath.WalkDir("../configs", func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(path) == ".yaml" {
+			m := loadYAML(t, path)
+			if m["kg"] != nil || m["llm"] != nil {
+				files = append(files, path)
+			}
+		}
+		return err
+	}))
+	getenv := func(string) (string, bool) { return "", false }
+	checked := 0
+	for _, path := range files {
+		cfg, err := config.Load(path, getenv, nil)
+		require.NoError(t, err, path)
+		for role, ep := range map[string]config.Endpoint{
+			"planner": cfg.LLM.Planner, "reasoner": cfg.LLM.Reasoner, "teacher": cfg.LLM.Teacher,
+		} {
+			if ep.BaseURL == "" {
+				continue
+			}
+			u, err := url.Parse(ep.BaseURL)
+			require.NoError(t, err, "%s llm.%s.base_url", path, role)
+			host := u.Hostname()
+			if host == "localhost" {
+				host = "127.0.0.1"
+			}
+			names, ok := served[host+":"+u.Port()]
+			if !ok {
+				continue
+			}
+			checked++
+			assert.Contains(t, names, ep.Model, "%s llm.%s.model: %s serves only %v", path, role, u.Host, names)
+		}
+	}
+	// freebase-virtuoso.yaml and finetune/parog-planner-vllm.yaml ask for
+	// the planner, wikidata.yaml's reasoner for the base model.
+	assert.GreaterOrEqual(t, checked, 3, "configs pointing at a shipped vLLM server, in %v", files)
 }
