@@ -4,8 +4,10 @@ STATICCHECK_VERSION ?= v0.8.2
 
 .PHONY: test lint build demo bench
 
+# -buildvcs=auto stamps the git revision into the binary for parog --version
+# even where GOFLAGS turns stamping off.
 build:
-	$(GO) build -o bin/parog ./cmd/parog
+	$(GO) build -buildvcs=auto -o bin/parog ./cmd/parog
 
 # Runs the main job: the HTTP server on the embedded demo KG.
 demo:

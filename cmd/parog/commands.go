@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -68,6 +69,10 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		fmt.Fprintln(env.Stdout, versionLine(debug.ReadBuildInfo()))
+		return 0
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(env.Stderr, "parog: unknown command %q (see parog --help)\n", args[0])
@@ -96,6 +101,7 @@ func printHelp(w io.Writer) {
 	fmt.Fprint(w, `parog - question answering over knowledge graphs (Plan-Answer-Refine-on-Graph)
 
 Usage: parog <command> [flags] [args]
+       parog --version
 
 Commands:
 `)
