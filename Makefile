@@ -2,16 +2,19 @@
 GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
 
-.PHONY: test lint build demo bench
+.PHONY: test lint build run bench
 
 # -buildvcs=auto stamps the git revision into the binary for parog --version
 # even where GOFLAGS turns stamping off.
 build:
 	$(GO) build -buildvcs=auto -o bin/parog ./cmd/parog
 
-# Runs the main job: the HTTP server on the embedded demo KG.
-demo:
-	$(GO) run ./cmd/parog serve --config configs/demo.yaml
+# Runs the main job: the HTTP server on the embedded demo KG. It builds
+# bin/parog, then execs it in place of the recipe's shell, so Ctrl-C and a
+# kill of make stop the server (a `go run` left it running). More serve
+# flags go in ARGS, e.g. make run ARGS="--addr 127.0.0.1:9090".
+run: build
+	exec bin/parog serve --config configs/demo.yaml $(ARGS)
 
 # Installs Virtuoso when missing (root) or says how, then lints and runs all
 # tests with the race detector.

@@ -2,20 +2,24 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/kgqa/config"
 )
 
-// readmeCommands returns, in reading order, the commands README.md shows
-// that need no model: parog kg, parog sparql2plan (without --teacher) and
-// parog finetune export, and the cat that joins SFT files between them.
-// Commands come from sh blocks (backslash continuations joined, comments
-// dropped) and from inline code spans.
-func readmeCommands(t *testing.T, readme string) [][]string {
+// readmeLines returns, in reading order, every command line README.md
+// shows, split into words: lines of sh blocks (backslash continuations
+// joined, comments dropped) and inline code spans starting with parog, cat
+// or mkdir.
+func readmeLines(t *testing.T, readme string) [][]string {
 	t.Helper()
 	var texts []string
 	inBlock := false
@@ -43,20 +47,30 @@ func readmeCommands(t *testing.T, readme string) [][]string {
 	}
 	var out [][]string
 	for _, text := range texts {
-		args := shellWords(t, text)
-		if len(args) < 2 {
-			continue
-		}
-		noModel := args[0] == "parog" && (args[1] == "kg" || args[1] == "sparql2plan" && !strings.Contains(text, "--teacher") ||
-			args[1] == "finetune" && len(args) > 2 && args[2] == "export")
-		if noModel || args[0] == "cat" {
+		if args := shellWords(t, text); len(args) >= 2 {
 			out = append(out, args)
 		}
 	}
 	return out
 }
 
-var inlineCode = regexp.MustCompile("`((?:parog|cat) [^`]+)`")
+// readmeCommands returns the README commands that need no model: parog kg,
+// parog sparql2plan (without --teacher) and parog finetune export, and the
+// mkdir and cat around them.
+func readmeCommands(t *testing.T, readme string) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, args := range readmeLines(t, readme) {
+		noModel := args[0] == "parog" && (args[1] == "kg" || args[1] == "sparql2plan" && !slices.Contains(args, "--teacher") ||
+			args[1] == "finetune" && len(args) > 2 && args[2] == "export")
+		if noModel || args[0] == "cat" || args[0] == "mkdir" {
+			out = append(out, args)
+		}
+	}
+	return out
+}
+
+var inlineCode = regexp.MustCompile("`((?:parog|cat|mkdir) [^`]+)`")
 
 // shellWords splits a command line as sh would for the quoting README uses
 // (single and double quotes, no escapes inside them).
@@ -118,8 +132,13 @@ func TestREADMECommands(t *testing.T) {
 	seen := map[string]bool{}
 	for _, args := range cmds {
 		name := strings.Join(args, " ")
-		if args[0] == "cat" {
+		switch args[0] {
+		case "cat":
 			catInto(t, args[1:])
+			continue
+		case "mkdir":
+			require.Equal(t, []string{"mkdir", "-p", "out"}, args)
+			require.NoError(t, os.MkdirAll("out", 0o755))
 			continue
 		}
 		seen[args[1]] = true
@@ -130,6 +149,73 @@ func TestREADMECommands(t *testing.T) {
 	for _, c := range []string{"kg", "sparql2plan", "finetune"} {
 		require.Truef(t, seen[c], "README shows no parog %s command that runs without a model", c)
 	}
+	// Everything the commands wrote is under out/, which git ignores.
+	entries, err := os.ReadDir(".")
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.ElementsMatch(t, []string{"configs", "out"}, names, "README commands wrote outside out/")
+}
+
+// TestREADMEOutputsUnderOut checks every README command, model or not:
+// each file or directory a flag names for writing is under out/, which
+// .gitignore lists, so following README leaves the repository clean.
+func TestREADMEOutputsUnderOut(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	ignore, err := os.ReadFile("../../.gitignore")
+	require.NoError(t, err)
+	require.Contains(t, strings.Fields(string(ignore)), "/out/")
+	outputs := 0
+	for _, args := range readmeLines(t, string(readme)) {
+		if args[0] == "cat" && len(args) > 2 && args[len(args)-2] == ">" {
+			outputs++
+			assert.Truef(t, strings.HasPrefix(args[len(args)-1], "out/"), "README writes outside out/: %s", strings.Join(args, " "))
+		}
+		if args[0] != "parog" {
+			continue
+		}
+		for i, a := range args[:len(args)-1] {
+			if slices.Contains([]string{"--out", "--report", "--md", "--json", "--compare"}, a) {
+				outputs++
+				assert.Truef(t, strings.HasPrefix(args[i+1], "out/"), "README writes outside out/: %s", strings.Join(args, " "))
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, outputs, 10, "README output paths found")
+}
+
+// TestREADMEMainCommand checks the main command README gives: make run
+// builds bin/parog and execs it (so a signal to make reaches the server)
+// with the demo config, which loads.
+func TestREADMEMainCommand(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	require.Contains(t, string(readme), "```sh\nmake run\n```", "README's main command")
+	require.Contains(t, string(readme), "```sh\nmake build\n```", "README says how to get the binary")
+
+	// -n prints the recipe without running it; the test may itself run
+	// under make test, whose variables would change what make prints.
+	cmd := exec.Command("make", "-n", "--no-print-directory", "run", "GO=go")
+	cmd.Dir = "../.."
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MAKELEVEL" && k != "MFLAGS" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.GreaterOrEqual(t, len(lines), 2, "%s", out)
+	assert.Contains(t, lines[0], "go build ")
+	assert.Contains(t, lines[0], "-o bin/parog ./cmd/parog")
+	last := strings.Fields(lines[len(lines)-1])
+	require.Equal(t, []string{"exec", "bin/parog", "serve", "--config", "configs/demo.yaml"}, last,
+		"make run must exec the server so that Ctrl-C and kill stop it")
+	_, err = config.Load("../../"+last[4], func(string) (string, bool) { return "", false }, nil)
+	require.NoError(t, err)
 }
 
 // catInto does `cat IN... > OUT`, failing on a missing input as cat does.
