@@ -130,6 +130,15 @@ func (a *Aliases) ForQuestion(id string) []string {
 	return a.byKey[id]
 }
 
+// ForKey returns the names under key exactly as written in the file (a
+// question text, for the PoG rule's aliases keyed by question).
+func (a *Aliases) ForKey(key string) []string {
+	if a == nil || key == "" {
+		return nil
+	}
+	return a.byKey[key]
+}
+
 // ForAnswer returns the names added to a gold answer, by its id and by its
 // name.
 func (a *Aliases) ForAnswer(ans Answer) []string {

@@ -96,6 +96,11 @@ func decodeArray(ctx context.Context, dec *json.Decoder, each func(int, json.Raw
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return badFile("want a JSON array of questions, found %v", describe(tok))
 	}
+	return decodeArrayBody(ctx, dec, each)
+}
+
+// decodeArrayBody reads the elements of an array whose '[' was read.
+func decodeArrayBody(ctx context.Context, dec *json.Decoder, each func(int, json.RawMessage) error) error {
 	for i := 0; dec.More(); i++ {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("dataset: decode: %w", err)
@@ -115,7 +120,8 @@ func decodeArray(ctx context.Context, dec *json.Decoder, each func(int, json.Raw
 }
 
 // decodeWebQSPEnvelope finds the "Questions" array in WebQSP's top-level
-// object, skipping the other keys (Version, FreebaseVersion).
+// object, skipping the other keys (Version, FreebaseVersion). A top-level
+// array of questions (the shape PoG distributes) is read as it is.
 func decodeWebQSPEnvelope(ctx context.Context, dec *json.Decoder, each func(int, json.RawMessage) error) error {
 	tok, err := dec.Token()
 	if err != nil {
@@ -124,8 +130,11 @@ func decodeWebQSPEnvelope(ctx context.Context, dec *json.Decoder, each func(int,
 		}
 		return badFile("not JSON: %v", err)
 	}
+	if d, ok := tok.(json.Delim); ok && d == '[' {
+		return decodeArrayBody(ctx, dec, each)
+	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return badFile("want a WebQSP object {\"Questions\": [...]}, found %v", describe(tok))
+		return badFile("want a WebQSP object {\"Questions\": [...]} or an array of questions, found %v", describe(tok))
 	}
 	found := false
 	for dec.More() {

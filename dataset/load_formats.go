@@ -161,29 +161,43 @@ func guessLiteralType(lex string, numeric bool) string {
 	return ""
 }
 
+type webqspAnswer struct {
+	AnswerType     string `json:"AnswerType"`
+	AnswerArgument string `json:"AnswerArgument"`
+	EntityName     string `json:"EntityName"`
+}
+
+type webqspParse struct {
+	ParseID         string         `json:"ParseId"`
+	Sparql          string         `json:"Sparql"`
+	TopicEntityMid  string         `json:"TopicEntityMid"`
+	TopicEntityName string         `json:"TopicEntityName"`
+	Answers         []webqspAnswer `json:"Answers"`
+}
+
 type webqspRecord struct {
-	QuestionID        string `json:"QuestionId"`
-	RawQuestion       string `json:"RawQuestion"`
-	ProcessedQuestion string `json:"ProcessedQuestion"`
-	Parses            []struct {
-		ParseID         string `json:"ParseId"`
-		Sparql          string `json:"Sparql"`
-		TopicEntityMid  string `json:"TopicEntityMid"`
-		TopicEntityName string `json:"TopicEntityName"`
-		Answers         []struct {
-			AnswerType     string `json:"AnswerType"`
-			AnswerArgument string `json:"AnswerArgument"`
-			EntityName     string `json:"EntityName"`
-		} `json:"Answers"`
-	} `json:"Parses"`
+	QuestionID        string        `json:"QuestionId"`
+	RawQuestion       string        `json:"RawQuestion"`
+	ProcessedQuestion string        `json:"ProcessedQuestion"`
+	Parses            []webqspParse `json:"Parses"`
+	// TopicEntityMid and Answers are the answer-only shape PoG
+	// distributes: one implicit parse without SPARQL.
+	TopicEntityMid string         `json:"TopicEntityMid"`
+	Answers        []webqspAnswer `json:"Answers"`
 }
 
 // convertWebQSP keeps the first parse's SPARQL (the one the benchmark's
 // tooling uses) and the union of all parses' topic entities and answers.
+// A record without Parses but with Answers (PoG's answer-only shape) is
+// read as one parse; its answers have no AnswerType, so an argument
+// shaped like a Freebase id is an entity and any other a value.
 func convertWebQSP(raw json.RawMessage) (Question, string, error) {
 	var r webqspRecord
 	if err := strictRecord(raw, &r); err != nil {
 		return Question{}, peekID(raw, "QuestionId"), err
+	}
+	if len(r.Parses) == 0 && r.Answers != nil {
+		r.Parses = []webqspParse{{TopicEntityMid: r.TopicEntityMid, Answers: r.Answers}}
 	}
 	text := r.RawQuestion
 	if text == "" {
@@ -202,6 +216,11 @@ func convertWebQSP(raw json.RawMessage) (Question, string, error) {
 			q.TopicEntities = appendEntity(q.TopicEntities, Entity{ID: mid, Name: p.TopicEntityName})
 		}
 		for _, a := range p.Answers {
+			if a.AnswerType == "" {
+				if _, ok := NormalizeMID(a.AnswerArgument); ok {
+					a.AnswerType = "Entity"
+				}
+			}
 			if a.AnswerType == "Entity" {
 				mid, _ := NormalizeMID(a.AnswerArgument)
 				q.Answers = appendAnswer(q.Answers, Answer{ID: mid, Name: a.EntityName})

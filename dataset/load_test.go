@@ -165,7 +165,7 @@ func TestBadFiles(t *testing.T) {
 		{"object not array", write("obj.json", `{"a":1}`), CWQ, "want a JSON array of questions, found '{'"},
 		{"truncated", write("trunc.json", `[{"ID":"a","question":"q"},{"ID":"b",`), CWQ, "record 1"},
 		{"unterminated", write("unterm.json", `[{"ID":"a","question":"q"}`), CWQ, "unterminated array"},
-		{"webqsp array", write("wq.json", `[]`), WebQSP, "want a WebQSP object"},
+		{"webqsp string", write("wq.json", `"x"`), WebQSP, "want a WebQSP object"},
 		{"webqsp no questions", write("wq2.json", `{"Version":"1"}`), WebQSP, "no \"Questions\""},
 	}
 	for _, tc := range tests {
@@ -201,4 +201,35 @@ func TestParseFormat(t *testing.T) {
 	}
 	_, err := ParseFormat("lcquad")
 	assert.Error(t, err)
+}
+
+// WebQSP in PoG's answer-only list shape, beside the published envelope.
+func TestLoadWebQSPListShape(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "webqsp_test_gold.json")
+	require.NoError(t, os.WriteFile(path, []byte(`[{"QuestionId": "WebQTest-0", "RawQuestion": "what does jamaican people speak?", "TopicEntityMid": "m.03_r3",
+ "Answers": [{"AnswerArgument": "m.01428y", "EntityName": "Jamaican English"}, {"AnswerArgument": "1962", "EntityName": null}]}]`), 0o644))
+	got, err := LoadFile(t.Context(), path, WebQSP)
+	require.NoError(t, err)
+	require.Empty(t, got.Skipped)
+	require.Len(t, got.Questions, 1)
+	q := got.Questions[0]
+	assert.Equal(t, "WebQTest-0", q.ID)
+	assert.Equal(t, []Entity{{ID: "m.03_r3"}}, q.TopicEntities)
+	require.Len(t, q.Answers, 2)
+	assert.Equal(t, "m.01428y", q.Answers[0].ID, "a Freebase id is an entity")
+	assert.Equal(t, "1962", q.Answers[1].Name, "anything else is a value")
+	assert.Empty(t, q.Answers[1].ID)
+
+	// The shared gold files of all three benchmarks load whole.
+	for _, tc := range []struct {
+		file string
+		f    Format
+		n    int
+	}{{"webqsp_test_gold.json", WebQSP, 1639}, {"cwq_gold.json", CWQ, 3531}, {"grailqa_gold.json", GrailQA, 1000}} {
+		got, err := LoadFile(t.Context(), filepath.Join(pogData, tc.file), tc.f)
+		require.NoError(t, err, tc.file)
+		assert.Len(t, got.Questions, tc.n, tc.file)
+		assert.Empty(t, got.Skipped, tc.file)
+	}
 }

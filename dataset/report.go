@@ -5,17 +5,9 @@ import (
 	"strings"
 )
 
-// Published reference figures quoted beside ours in reports.
-var (
-	// PoGMeans are PoG's mean LLM calls and tokens per question, from its
-	// released results, by dataset.
-	PoGMeans = map[string]struct{ Calls, Tokens float64 }{
-		"cwq": {13.8, 8441}, "webqsp": {9.0, 5518}, "grailqa": {6.5, 3595},
-	}
-	// PaperFixRates are the PARoG paper's shares of wrong tentative answers
-	// that refinement corrected, by dataset.
-	PaperFixRates = map[string]float64{"webqsp": 0.734, "cwq": 0.624, "grailqa": 0.771}
-)
+// PaperFixRates are the PARoG paper's shares of wrong tentative answers
+// that refinement corrected, by dataset.
+var PaperFixRates = map[string]float64{"webqsp": 0.734, "cwq": 0.624, "grailqa": 0.771}
 
 // ResultSet is one results file read for a report.
 type ResultSet struct {
@@ -28,7 +20,18 @@ type ResultSet struct {
 	// Notes are remarks found while reading (torn line, unmatched PoG
 	// questions).
 	Notes []string `json:"notes,omitempty"`
+	// Unscored is true when no gold answers were given for a PoG file: its
+	// Hits@1 is unknown, not zero.
+	Unscored bool `json:"unscored,omitempty"`
 }
+
+// The scoring rules a report can apply.
+const (
+	// RuleStrict is this package's rule (see Scorer and NamesMatch).
+	RuleStrict = "strict"
+	// RulePoG is PoG's evaluation script, defects included (see PoGRule).
+	RulePoG = "pog"
+)
 
 // ReportOptions tunes BuildReport.
 type ReportOptions struct {
@@ -43,12 +46,22 @@ type ReportOptions struct {
 	Scorer Scorer
 	// BootstrapRounds is the number of bootstrap resamples (default 2000).
 	BootstrapRounds int
+	// Scoring is the rule behind the headline Hits@1, per type figures and
+	// intervals: RuleStrict (default) or RulePoG. Both rules' counts are
+	// reported in RunReport.Rules whenever they can be computed.
+	Scoring string
+	// PoG are the gold names of PoG's rule, by question text; nil leaves
+	// that rule out.
+	PoG PoGGold
 }
 
 // Report is the content of `parog eval report`.
 type Report struct {
 	// Dataset is the benchmark the reference figures are for.
 	Dataset string `json:"dataset,omitempty"`
+	// Scoring is the rule behind the headline figures (RuleStrict or
+	// RulePoG).
+	Scoring string `json:"scoring"`
 	// Runs holds one section per results file.
 	Runs []RunReport `json:"runs"`
 }
@@ -60,6 +73,13 @@ type RunReport struct {
 	Format string `json:"format"`
 	// Questions is the number of distinct questions with a result.
 	Questions int `json:"questions"`
+	// Scored is false when the run's answers could not be scored (a PoG
+	// file without gold answers): its Hits@1, F1 and per-type figures are
+	// then n/a, not zero.
+	Scored bool `json:"scored"`
+	// Rules holds Hits@1 under each scoring rule that could be applied
+	// (pooled over seeds).
+	Rules []RuleScore `json:"rules,omitempty"`
 	// Expected is the number of questions the run should cover (0 when
 	// unknown); Missing counts (question, seed) pairs without a result.
 	Expected int `json:"expected,omitempty"`
@@ -83,6 +103,18 @@ type RunReport struct {
 	Failures []FailureCount `json:"failures,omitempty"`
 	// Notes repeat the ResultSet's notes.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// RuleScore is Hits@1 under one scoring rule.
+type RuleScore struct {
+	// Rule is RuleStrict or RulePoG.
+	Rule string `json:"rule"`
+	// N counts result lines and missing (question, seed) pairs; Hits
+	// those scored a hit.
+	N    int `json:"n"`
+	Hits int `json:"hits"`
+	// Hits1 is Hits/N.
+	Hits1 float64 `json:"hits1"`
 }
 
 // SeedReport is the result of one seed.
@@ -156,30 +188,6 @@ type RefinementByType struct {
 	Broken         int `json:"broken"`
 }
 
-// Efficiency holds the cost distributions per question.
-type Efficiency struct {
-	// N is the number of result lines measured.
-	N int `json:"n"`
-	// Calls, Tokens, InputTokens, OutputTokens, SPARQL and Seconds are
-	// per-question distributions.
-	Calls        Dist `json:"llm_calls"`
-	Tokens       Dist `json:"tokens"`
-	InputTokens  Dist `json:"input_tokens"`
-	OutputTokens Dist `json:"output_tokens"`
-	SPARQL       Dist `json:"sparql_queries"`
-	Seconds      Dist `json:"seconds"`
-	// PoGCalls and PoGTokens are PoG's published means (0 unknown).
-	PoGCalls  float64 `json:"pog_calls,omitempty"`
-	PoGTokens float64 `json:"pog_tokens,omitempty"`
-}
-
-// Dist summarises a distribution.
-type Dist struct {
-	Mean   float64 `json:"mean"`
-	Median float64 `json:"median"`
-	Max    float64 `json:"max"`
-}
-
 // FailureCount is the number of failed questions of one kind.
 type FailureCount struct {
 	// Kind is the error kind ("other" when unclassified).
@@ -192,9 +200,12 @@ type FailureCount struct {
 
 // BuildReport computes the report of runs.
 func BuildReport(runs []ResultSet, opts ReportOptions) Report {
-	rep := Report{Dataset: opts.Dataset}
+	rep := Report{Dataset: opts.Dataset, Scoring: opts.Scoring}
 	if rep.Dataset == "" {
 		rep.Dataset = GuessDataset(runs)
+	}
+	if rep.Scoring == "" {
+		rep.Scoring = RuleStrict
 	}
 	if opts.BootstrapRounds <= 0 {
 		opts.BootstrapRounds = 2000
@@ -203,14 +214,83 @@ func BuildReport(runs []ResultSet, opts ReportOptions) Report {
 	for i := range opts.Questions {
 		byID[opts.Questions[i].ID] = &opts.Questions[i]
 	}
+	ref := pogReference(runs, rep.Dataset)
 	for _, run := range runs {
 		results := run.Results
 		if len(byID) > 0 && run.Format == "parog" {
 			results = rescore(results, byID, opts.Scorer)
+			results = scorePoGRule(results, opts.PoG)
 		}
-		rep.Runs = append(rep.Runs, buildRun(run, results, opts, rep.Dataset))
+		rules := ruleScores(results, run, len(questionUniverse(results, opts.Questions))*max(1, seedCount(results)))
+		if rep.Scoring == RulePoG {
+			results = withPoGHits(results)
+		}
+		rr := buildRun(run, results, opts, rep.Dataset)
+		rr.Rules = rules
+		rr.Efficiency.PoG = ref
+		rep.Runs = append(rep.Runs, rr)
 	}
 	return rep
+}
+
+// scorePoGRule sets PoGHit on our results: PoG's matching of the top
+// prediction against PoG's gold names for the question text.
+func scorePoGRule(rs []Result, gold PoGGold) []Result {
+	if gold == nil {
+		return rs
+	}
+	rule := &PoGRule{Gold: gold}
+	for i := range rs {
+		if hit, err := rule.ScorePrediction(rs[i].Question, rs[i].Prediction); err == nil {
+			rs[i].PoGHit = &hit
+		}
+	}
+	return rs
+}
+
+// withPoGHits copies rs with Hit taken from PoGHit (a miss when unset).
+func withPoGHits(rs []Result) []Result {
+	out := make([]Result, len(rs))
+	for i, r := range rs {
+		out[i] = r
+		out[i].Hit = r.PoGHit != nil && *r.PoGHit
+	}
+	return out
+}
+
+// ruleScores counts hits under each rule that applies to the run; n is
+// the denominator (expected questions times seeds, or the lines).
+func ruleScores(rs []Result, run ResultSet, n int) []RuleScore {
+	n = max(n, len(rs))
+	var out []RuleScore
+	if !run.Unscored {
+		out = append(out, countRule(RuleStrict, rs, n, func(r Result) bool { return r.Hit }))
+	}
+	for _, r := range rs {
+		if r.PoGHit != nil {
+			return append(out, countRule(RulePoG, rs, n, func(r Result) bool { return r.PoGHit != nil && *r.PoGHit }))
+		}
+	}
+	return out
+}
+
+func countRule(rule string, rs []Result, n int, hit func(Result) bool) RuleScore {
+	sc := RuleScore{Rule: rule, N: n}
+	for _, r := range rs {
+		if hit(r) {
+			sc.Hits++
+		}
+	}
+	sc.Hits1 = ratio(sc.Hits, n)
+	return sc
+}
+
+func seedCount(rs []Result) int {
+	seeds := map[string]bool{}
+	for _, r := range rs {
+		seeds[SeedLabel(r.Seed)] = true
+	}
+	return len(seeds)
 }
 
 // rescore scores our results again against the given gold questions (an
@@ -242,7 +322,7 @@ func rescore(rs []Result, byID map[string]*Question, s Scorer) []Result {
 }
 
 func buildRun(run ResultSet, rs []Result, opts ReportOptions, dataset string) RunReport {
-	rr := RunReport{Name: run.Name, Format: run.Format, Notes: run.Notes, Expected: len(opts.Questions)}
+	rr := RunReport{Name: run.Name, Format: run.Format, Notes: run.Notes, Expected: len(opts.Questions), Scored: !run.Unscored}
 	bySeed := map[string][]Result{}
 	var seedOrder []string
 	ids := map[string]bool{}
@@ -281,10 +361,7 @@ func buildRun(run ResultSet, rs []Result, opts ReportOptions, dataset string) Ru
 	rr.ByType = typeReports(rs)
 	rr.Refinement = refinementStats(rs)
 	rr.Refinement.PaperFixRate = PaperFixRates[dataset]
-	rr.Efficiency = efficiency(rs)
-	if m, ok := PoGMeans[dataset]; ok {
-		rr.Efficiency.PoGCalls, rr.Efficiency.PoGTokens = m.Calls, m.Tokens
-	}
+	rr.Efficiency = efficiency(rs, run.Format != "pog")
 	rr.Failures = failures(rs)
 	return rr
 }
@@ -427,58 +504,6 @@ func refinementStats(rs []Result) RefinementStats {
 		st.FixRate = float64(st.Fixed) / float64(st.TentativeWrong)
 	}
 	return st
-}
-
-func efficiency(rs []Result) Efficiency {
-	e := Efficiency{N: len(rs)}
-	var calls, tok, in, out, sq, sec []float64
-	for _, r := range rs {
-		calls = append(calls, float64(r.CallNum))
-		tok = append(tok, float64(r.TotalToken))
-		in = append(in, float64(r.InputToken))
-		out = append(out, float64(r.OutputToken))
-		sq = append(sq, float64(r.SPARQLQueries))
-		sec = append(sec, r.Time)
-	}
-	e.Calls, e.Tokens, e.InputTokens = dist(calls), dist(tok), dist(in)
-	e.OutputTokens, e.SPARQL, e.Seconds = dist(out), dist(sq), dist(sec)
-	return e
-}
-
-func dist(xs []float64) Dist {
-	d := Dist{Mean: mean(xs), Median: median(xs)}
-	for _, x := range xs {
-		d.Max = max(d.Max, x)
-	}
-	return d
-}
-
-func failures(rs []Result) []FailureCount {
-	idx := map[string]int{}
-	var out []FailureCount
-	for _, r := range rs {
-		if r.Error == "" {
-			continue
-		}
-		k := r.ErrorKind
-		if k == "" {
-			k = "other"
-		}
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			out = append(out, FailureCount{Kind: k, Example: truncate(r.Error, 200)})
-		}
-		out[i].Count++
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Count != out[j].Count {
-			return out[i].Count > out[j].Count
-		}
-		return out[i].Kind < out[j].Kind
-	})
-	return out
 }
 
 // GuessDataset names the benchmark from the question ids of runs: GrailQA

@@ -26,13 +26,25 @@ type pogLine struct {
 	Time        float64         `json:"time"`
 }
 
+// Gold is what a report scores runs against.
+type Gold struct {
+	// Questions are the benchmark's questions with their gold answers
+	// (strict rule); nil leaves PoG files unscored.
+	Questions []Question
+	// Scorer is the strict rule, with its aliases.
+	Scorer Scorer
+	// PoG are the gold names of PoG's scoring rule; nil skips that rule.
+	PoG PoGGold
+}
+
 // LoadRun reads a results file for a report: ours (lines with an "id"), or
-// PoG's (lines with "results" and "call_num" but no "id"). PoG lines are
-// matched to gold questions by their text (exact, then NormalizeName) and
-// scored with s; without questions their Hits@1 is unknown and counted as
-// a miss, which the run's notes say. A torn final line is noted, not an
-// error.
-func LoadRun(path string, questions []Question, s Scorer) (ResultSet, error) {
+// PoG's (lines with "results" and "call_num" but no "id"). A torn final
+// line is noted, not an error. PoG lines are read as PoG's own script
+// reads them (one row per question text, the last line winning), matched
+// to gold questions by their text (exact, then NormalizeName) and scored
+// by the strict rule and, when g.PoG is set, by PoG's rule (Result.PoGHit).
+// Without gold their Hits@1 is unknown and ResultSet.Unscored is set.
+func LoadRun(path string, g Gold) (ResultSet, error) {
 	run := ResultSet{Name: filepath.Base(path)}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -40,7 +52,7 @@ func LoadRun(path string, questions []Question, s Scorer) (ResultSet, error) {
 	}
 	if isPoG(data) {
 		run.Format = "pog"
-		return run, loadPoG(&run, data, questions, s)
+		return run, loadPoG(&run, data, g)
 	}
 	run.Format = "parog"
 	rf, err := DecodeResults(bytes.NewReader(data))
@@ -75,15 +87,13 @@ func isPoG(data []byte) bool {
 	return false
 }
 
-func loadPoG(run *ResultSet, data []byte, questions []Question, s Scorer) error {
-	exact := map[string]*Question{}
-	loose := map[string]*Question{}
-	for i := range questions {
-		exact[questions[i].Text] = &questions[i]
-		loose[NormalizeName(questions[i].Text)] = &questions[i]
-	}
+// readPoGLines reads PoG's lines, one per question text: a repeated
+// question keeps its first position and its last line, as PoG's script
+// does.
+func readPoGLines(run *ResultSet, data []byte) ([]Result, error) {
+	var out []Result
+	at := map[string]int{}
 	br := bufio.NewReader(bytes.NewReader(data))
-	unmatched := 0
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -93,41 +103,79 @@ func loadPoG(run *ResultSet, data []byte, questions []Question, s Scorer) error 
 					run.Notes = append(run.Notes, fmt.Sprintf("torn final line %d ignored", lineNo))
 					break
 				}
-				return fmt.Errorf("%w: PoG line %d: %v", ErrBadResults, lineNo, perr)
+				return nil, fmt.Errorf("%w: PoG line %d: %v", ErrBadResults, lineNo, perr)
 			}
 			r := pogResult(p, lineNo)
-			q := exact[r.Question]
-			if q == nil {
-				q = loose[NormalizeName(r.Question)]
-			}
-			if q != nil {
-				r.ID, r.Type, r.Gold = q.ID, q.Label, goldNames(q)
-				items := AnswerItems(r.Results)
-				pred := make([]PredEntity, 0, len(items))
-				for _, it := range items {
-					pred = append(pred, PredEntity{Name: it})
-				}
-				r.Entities = pred
-				sc := s.Score(*q, pred)
-				r.Hit, r.F1, r.Prediction = sc.Hit, sc.F1, sc.Top
+			if i, ok := at[r.Question]; ok {
+				r.ID = out[i].ID
+				out[i] = r
 			} else {
-				unmatched++
+				at[r.Question] = len(out)
+				out = append(out, r)
 			}
-			run.Results = append(run.Results, r)
 		}
 		if err != nil {
 			break
 		}
 	}
-	if len(run.Results) == 0 {
-		return fmt.Errorf("%w: no PoG result lines", ErrBadResults)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no PoG result lines", ErrBadResults)
 	}
-	if unmatched > 0 {
-		if len(questions) == 0 {
-			run.Notes = append(run.Notes, "PoG results scored as misses: pass --dataset and --input to score them against the gold answers")
-		} else {
-			run.Notes = append(run.Notes, fmt.Sprintf("%d PoG lines match no question of the input; scored as misses", unmatched))
+	return out, nil
+}
+
+func loadPoG(run *ResultSet, data []byte, g Gold) error {
+	rs, err := readPoGLines(run, data)
+	if err != nil {
+		return err
+	}
+	exact := map[string]*Question{}
+	loose := map[string]*Question{}
+	for i := range g.Questions {
+		q := &g.Questions[i]
+		if exact[q.Text] == nil {
+			exact[q.Text] = q
 		}
+		if n := NormalizeName(q.Text); loose[n] == nil {
+			loose[n] = q
+		}
+	}
+	rule := &PoGRule{Gold: g.PoG}
+	unmatched, ruleErrs := 0, 0
+	for i := range rs {
+		r := &rs[i]
+		if g.PoG != nil {
+			hit, err := rule.ScoreResults(r.Question, r.Results)
+			if err != nil {
+				ruleErrs++
+			}
+			r.PoGHit = &hit
+		}
+		q := exact[r.Question]
+		if q == nil {
+			q = loose[NormalizeName(r.Question)]
+		}
+		if q == nil {
+			unmatched++
+			continue
+		}
+		r.ID, r.Type, r.Gold = q.ID, q.Label, goldNames(q)
+		for _, it := range ParsePoGAnswer(r.Results).Answers {
+			r.Entities = append(r.Entities, PredEntity{Name: it})
+		}
+		sc := g.Scorer.Score(*q, r.Entities)
+		r.Hit, r.F1, r.Prediction = sc.Hit, sc.F1, sc.Top
+	}
+	run.Results = rs
+	switch {
+	case len(g.Questions) == 0:
+		run.Unscored = true
+		run.Notes = append(run.Notes, "PoG results not scored: give --input (the gold answers) to score them")
+	case unmatched > 0:
+		run.Notes = append(run.Notes, fmt.Sprintf("%d PoG lines match no question of the input; scored as misses", unmatched))
+	}
+	if ruleErrs > 0 {
+		run.Notes = append(run.Notes, fmt.Sprintf("PoG's script would stop on %d rows (no gold record, or no answer and no earlier row); counted as misses by the pog rule", ruleErrs))
 	}
 	return nil
 }
@@ -156,4 +204,23 @@ func resultsText(raw json.RawMessage) string {
 		return "{" + strings.Join(list, "}, {") + "}"
 	}
 	return strings.TrimSpace(string(raw))
+}
+
+// DatasetFromName guesses the benchmark from a file name: "cwq" or
+// "complexwebquestions", "webqsp" or "wqsp", "grailqa" ("" when none or
+// several appear). PoG names its files PoG_<dataset>_<model>.jsonl.
+func DatasetFromName(path string) string {
+	base := strings.ToLower(filepath.Base(path))
+	found := ""
+	for _, c := range []struct{ name, ds string }{
+		{"complexwebquestions", "cwq"}, {"cwq", "cwq"}, {"webqsp", "webqsp"}, {"wqsp", "webqsp"}, {"grailqa", "grailqa"},
+	} {
+		if strings.Contains(base, c.name) {
+			if found != "" && found != c.ds {
+				return ""
+			}
+			found = c.ds
+		}
+	}
+	return found
 }

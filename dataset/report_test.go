@@ -80,13 +80,14 @@ func TestBuildReport(t *testing.T) {
 	assert.InDelta(t, 5.0, r.Efficiency.Calls.Mean, 1e-12)
 	assert.InDelta(t, 5.0, r.Efficiency.Calls.Median, 1e-12)
 	assert.Equal(t, 8.0, r.Efficiency.Calls.Max)
-	assert.Equal(t, 13.8, r.Efficiency.PoGCalls)
-	assert.Equal(t, 8441.0, r.Efficiency.PoGTokens)
+	require.NotNil(t, r.Efficiency.PoG, "PoG's released figures for cwq")
+	assert.Contains(t, r.Efficiency.PoG.Source, "PoG_cwq_gpt-3.5-turbo-0125.jsonl")
+	assert.Equal(t, PoGReleased["cwq"].Calls, r.Efficiency.PoG.Calls)
 	assert.Equal(t, []FailureCount{{Kind: "llm_unavailable", Count: 1, Example: "kgqa: plan: llm: endpoint unavailable"}}, r.Failures)
 
 	var md bytes.Buffer
 	require.NoError(t, rep.WriteMarkdown(&md))
-	for _, want := range []string{"Hits@1 50.0%", "| 1 | 3 | 1 | 33.3% |", "refinement fixed 1 of them (**50.0%**; paper: 62.4%)", "| LLM calls | 5.0 | 5.0 | 8.0 | 13.8 |", "| llm_unavailable | 1 |"} {
+	for _, want := range []string{"Hits@1 50.0%", "| 1 | 3 | 1 | 33.3% |", "refinement fixed 1 of them (**50.0%**; paper: 62.4%)", "| LLM calls | 5.0 | 5.0 | 7.0 | 8.0 | 13.8 | 9.0 | 28.0 |", "| llm_unavailable | 1 |"} {
 		assert.Contains(t, md.String(), want)
 	}
 	_, err := json.Marshal(rep)
@@ -122,7 +123,7 @@ func TestLoadRunPoG(t *testing.T) {
 `
 	path := filepath.Join(dir, "pog_cwq.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(pog), 0o644))
-	run, err := LoadRun(path, qs, Scorer{})
+	run, err := LoadRun(path, Gold{Questions: qs})
 	require.NoError(t, err)
 	assert.Equal(t, "pog", run.Format)
 	require.Len(t, run.Results, 2)
@@ -135,7 +136,7 @@ func TestLoadRunPoG(t *testing.T) {
 	assert.InDelta(t, 10.5, rep.Runs[0].Efficiency.Calls.Mean, 1e-12)
 
 	// Without gold questions PoG lines are kept for efficiency and noted.
-	run, err = LoadRun(path, nil, Scorer{})
+	run, err = LoadRun(path, Gold{})
 	require.NoError(t, err)
 	assert.NotEmpty(t, run.Notes)
 }
@@ -150,11 +151,11 @@ func TestLoadRunBadFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.name+".jsonl")
 			require.NoError(t, os.WriteFile(path, []byte(tc.content), 0o644))
-			_, err := LoadRun(path, nil, Scorer{})
+			_, err := LoadRun(path, Gold{})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
-	_, err := LoadRun(filepath.Join(dir, "nope.jsonl"), nil, Scorer{})
+	_, err := LoadRun(filepath.Join(dir, "nope.jsonl"), Gold{})
 	assert.ErrorContains(t, err, "no such file")
 }

@@ -49,6 +49,9 @@ type Result struct {
 	Entities []PredEntity `json:"entities"`
 	// Hit is Hits@1 under this package's matching rules.
 	Hit bool `json:"hit"`
+	// PoGHit is Hits@1 under PoG's scoring rule (see PoGRule); a report
+	// sets it when it has PoG's gold names, a run never writes it.
+	PoGHit *bool `json:"pog_hit,omitempty"`
 	// F1 is the answer-set F1.
 	F1 float64 `json:"f1"`
 	// Tentative is the question's parametric (pre-retrieval) answer, and

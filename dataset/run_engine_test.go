@@ -73,7 +73,7 @@ func TestEvalDemoEndToEnd(t *testing.T) {
 	assert.Equal(t, 2*len(qs), sum.Ran)
 	assert.Equal(t, 2, sum.Errors, "the refused question fails under both seeds")
 
-	run, err := LoadRun(path, nil, Scorer{})
+	run, err := LoadRun(path, Gold{})
 	require.NoError(t, err)
 	require.Len(t, run.Results, 2*len(qs))
 

@@ -55,6 +55,10 @@ func (s Scorer) gold(q Question) goldSet {
 		g.names[i] = append(ns, s.Aliases.ForAnswer(a)...)
 	}
 	g.extra = s.Aliases.ForQuestion(q.ID)
+	if q.Text != q.ID {
+		// Alias files keyed by question text (PoG's) apply too.
+		g.extra = append(append([]string(nil), g.extra...), s.Aliases.ForKey(q.Text)...)
+	}
 	return g
 }
 

@@ -267,22 +267,29 @@ func newRateLimitedHTTP(rate float64, burst, concurrency int) *http.Client {
 	return &http.Client{Transport: dataset.RateLimitedTransport(tr, rate, burst)}
 }
 
-const evalReportSynopsis = `results.jsonl [more.jsonl ...] [--dataset D] [--input FILE] [--alias FILE] [--md FILE] [--json FILE]
+const evalReportSynopsis = `results.jsonl [more.jsonl ...] [--dataset D] [--input FILE] [--alias FILE] [--scoring strict|pog] [--md FILE] [--json FILE]
 
 Summarises results files: Hits@1 and F1 per seed with 95% intervals (a
 t-interval over seeds and a bootstrap over questions), results per question
-type, self-refinement statistics, cost beside PoG's published means, and
+type, self-refinement statistics, cost (mean, median, p90) beside PoG's, and
 failures by reason. Several files are shown side by side. A PoG result file
-(PoG's fields only) is read too; give --dataset and --input so its answers can
-be scored against the gold answers. With --input, questions missing from a run
-count as misses and our results are rescored (with --alias if given). Without
---md or --json the markdown goes to standard output.`
+(PoG's fields only) is read too; give --input so its answers can be scored
+against the gold answers (without it its Hits@1 is n/a). With --input,
+questions missing from a run count as misses and our results are rescored
+(with --alias if given). The dataset is taken from --dataset, else from the
+file names (PoG_cwq_..., grailqa_gold.json).
+
+Two scoring rules are reported side by side: strict (ours, the default) and
+pog (PoG's evaluation script, defects included); --scoring picks the one
+behind the headline figures. Without --md or --json the markdown goes to
+standard output.`
 
 func runEvalReport(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "eval report", evalReportSynopsis)
-	ds := fs.String("dataset", "", "benchmark of the runs (cwq, webqsp, grailqa, demo); guessed from the ids when empty")
+	ds := fs.String("dataset", "", "benchmark of the runs (cwq, webqsp, grailqa, demo); guessed from file names and ids when empty")
 	input := fs.String("input", "", "benchmark question `FILE`: the expected questions and their gold answers")
-	alias := fs.String("alias", "", "alias `FILE` used when rescoring (needs --input)")
+	alias := fs.String("alias", "", "alias `FILE` used when rescoring (needs --input); keys may also be question texts, for the pog rule")
+	scoring := fs.String("scoring", dataset.RuleStrict, "rule behind the headline figures: strict or pog")
 	mdPath := fs.String("md", "", "write the markdown report to `FILE`")
 	jsonPath := fs.String("json", "", "write the JSON report to `FILE`")
 	rounds := fs.Int("bootstrap", 2000, "bootstrap resamples")
@@ -293,27 +300,27 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 	if len(files) == 0 {
 		return usageError("give at least one results file")
 	}
-	opts := dataset.ReportOptions{Dataset: *ds, BootstrapRounds: *rounds}
-	if *alias != "" {
-		if *input == "" {
-			return usageError("--alias needs --input (the gold answers to rescore against)")
-		}
-		if opts.Scorer.Aliases, err = dataset.LoadAliases(*alias); err != nil {
-			return err
-		}
+	if *scoring != dataset.RuleStrict && *scoring != dataset.RulePoG {
+		return usageError("--scoring: want strict or pog, not %q", *scoring)
 	}
-	if *input != "" {
-		format, err := dataset.ParseFormat(*ds)
-		if err != nil {
-			return usageError("--input needs --dataset naming its format: %v", err)
-		}
-		if opts.Questions, err = loadQuestions(ctx, env, format, *input); err != nil {
-			return err
-		}
+	if *alias != "" && *input == "" {
+		return usageError("--alias needs --input (the gold answers to rescore against)")
+	}
+	if *ds == "" {
+		*ds = datasetFromNames(append([]string{*input}, files...))
+	}
+	opts := dataset.ReportOptions{Dataset: *ds, BootstrapRounds: *rounds, Scoring: *scoring}
+	gold, err := loadReportGold(ctx, env, *ds, *input, *alias)
+	if err != nil {
+		return err
+	}
+	opts.Questions, opts.Scorer, opts.PoG = gold.Questions, gold.Scorer, gold.PoG
+	if *scoring == dataset.RulePoG && gold.PoG == nil {
+		return usageError("--scoring pog needs --input (PoG's rule scores against the gold file)")
 	}
 	var runs []dataset.ResultSet
 	for _, path := range files {
-		run, err := dataset.LoadRun(path, opts.Questions, opts.Scorer)
+		run, err := dataset.LoadRun(path, gold)
 		if err != nil {
 			return err
 		}
@@ -336,6 +343,54 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 		})
 	}
 	return nil
+}
+
+// datasetFromNames is the one dataset the file names agree on, or "".
+func datasetFromNames(paths []string) string {
+	found := ""
+	for _, p := range paths {
+		d := dataset.DatasetFromName(p)
+		switch {
+		case d == "":
+		case found == "":
+			found = d
+		case found != d:
+			return ""
+		}
+	}
+	return found
+}
+
+// loadReportGold reads the gold answers a report scores against: the
+// questions for the strict rule and PoG's gold names for the pog rule.
+func loadReportGold(ctx context.Context, env *Env, ds, input, alias string) (dataset.Gold, error) {
+	var g dataset.Gold
+	if input == "" {
+		return g, nil
+	}
+	format, err := dataset.ParseFormat(ds)
+	if err != nil {
+		return g, usageError("--input needs --dataset naming its format (or a file name that says it): %v", err)
+	}
+	if alias != "" {
+		if g.Scorer.Aliases, err = dataset.LoadAliases(alias); err != nil {
+			return g, err
+		}
+	}
+	if g.Questions, err = loadQuestions(ctx, env, format, input); err != nil {
+		return g, err
+	}
+	if format == dataset.Demo {
+		return g, nil
+	}
+	data, err := os.ReadFile(input)
+	if err != nil {
+		return g, fmt.Errorf("eval report: %w", err)
+	}
+	if g.PoG, err = dataset.LoadPoGGold(data, format, g.Scorer.Aliases); err != nil {
+		return g, fmt.Errorf("%w (file %s)", err, input)
+	}
+	return g, nil
 }
 
 func writeFileWith(path string, write func(io.Writer) error) error {

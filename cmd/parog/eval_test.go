@@ -197,3 +197,27 @@ func countLines(t *testing.T, path string) int {
 	}
 	return n
 }
+
+// PoG's released GrailQA results: n/a without gold, both rules with it,
+// the dataset taken from the file names.
+func TestEvalReportPoGFile(t *testing.T) {
+	const pogDir = "../../../shared/data/pog"
+	results := filepath.Join(pogDir, "PoG_grailqa_gpt-3.5-turbo-0125.jsonl")
+	code, stdout, stderr := runParog(t, nil, "eval", "report", results)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "Dataset: grailqa")
+	assert.Contains(t, stdout, "**Hits@1 n/a**")
+	assert.NotContains(t, stdout, "**Hits@1 0.0%")
+	assert.Contains(t, stdout, "| SPARQL queries | n/a |")
+
+	for _, tc := range []struct{ scoring, headline string }{{"strict", "**Hits@1 68.3%**"}, {"pog", "**Hits@1 76.5%**"}} {
+		t.Run(tc.scoring, func(t *testing.T) {
+			code, stdout, stderr := runParog(t, nil, "eval", "report", results,
+				"--input", filepath.Join(pogDir, "grailqa_gold.json"), "--scoring", tc.scoring)
+			require.Equal(t, 0, code, stderr)
+			assert.Contains(t, stdout, tc.headline)
+			assert.Contains(t, stdout, "By scoring rule: strict 68.3% (683/1000); pog 76.5% (765/1000).")
+			assert.Contains(t, stdout, "| LLM calls | 6.5 | 4.0 | 11.0 |")
+		})
+	}
+}
