@@ -1,0 +1,125 @@
+package oracle
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa/prompts"
+)
+
+const demoQuestions = "../../kgqa/kg/demokg/questions.json"
+
+func demoModel(t *testing.T, opts ...Option) *Model {
+	t.Helper()
+	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
+	require.NoError(t, err)
+	m, skipped := New(l.Questions, opts...)
+	require.Empty(t, skipped, "every demo question's gold query converts")
+	return m
+}
+
+func validate(t *testing.T, stage, content string) map[string]any {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(prompts.Schema(stage)))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	require.NoError(t, c.AddResource(stage+".json", doc))
+	sch, err := c.Compile(stage + ".json")
+	require.NoError(t, err)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(content)))
+	require.NoError(t, err, "the reply is JSON: %s", content)
+	require.NoError(t, sch.Validate(inst), "the reply follows the engine's schema: %s", content)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal([]byte(content), &out))
+	return out
+}
+
+// TestPerfectReplies checks every prompt kind's reply against the
+// engine's own schema and against what a perfect model says: the sample
+// is the second subgoal of "What is the capital of the country that
+// contains Weeze Airport?", whose gold answer is Berlin.
+func TestPerfectReplies(t *testing.T) {
+	m := demoModel(t)
+	data := sampleData()
+	want := map[string]func(t *testing.T, rep map[string]any){
+		prompts.Plan: func(t *testing.T, rep map[string]any) { assert.Len(t, rep["subgoals"], 2) },
+		prompts.Mentions: func(t *testing.T, rep map[string]any) {
+			assert.Equal(t, []any{"Weeze Airport"}, rep["mentions"])
+		},
+		prompts.Tentative: func(t *testing.T, rep map[string]any) { assert.Equal(t, []any{"Berlin"}, rep["entities"]) },
+		prompts.Relations: func(t *testing.T, rep map[string]any) {
+			assert.Equal(t, []any{map[string]any{"id": "location.country.capital", "dir": "out"}}, rep["relations"])
+		},
+		prompts.Prune: func(t *testing.T, rep map[string]any) { assert.Equal(t, []any{1.0}, rep["keep"]) },
+		prompts.Refine: func(t *testing.T, rep map[string]any) {
+			assert.Equal(t, true, rep["aligned"])
+			assert.Equal(t, []any{"m.0156q"}, rep["entities"])
+			assert.Equal(t, []any{1.0}, rep["used_facts"])
+		},
+		prompts.Sufficiency: func(t *testing.T, rep map[string]any) {
+			assert.Equal(t, true, rep["sufficient"])
+			assert.Equal(t, []any{"m.0156q"}, rep["entities"])
+		},
+		prompts.Final:  func(t *testing.T, rep map[string]any) { assert.Equal(t, "Berlin", rep["answer"]) },
+		prompts.Select: func(t *testing.T, rep map[string]any) { assert.Equal(t, []any{"m.0156q"}, rep["entities"]) },
+	}
+	want[prompts.PlanFewShot] = want[prompts.Plan]
+	for _, stage := range prompts.Names {
+		t.Run(stage, func(t *testing.T) {
+			check, ok := want[stage]
+			require.True(t, ok, "no expectation for prompt kind %q", stage)
+			rep := m.Answer(chatRequest(t, stage, data[stage], true), "")
+			require.Equal(t, http.StatusOK, rep.Status, rep.Error)
+			assert.Equal(t, stage, rep.Stage)
+			check(t, validate(t, stage, rep.Content))
+		})
+	}
+	assert.Zero(t, m.Stats().Unrecognised)
+}
+
+func TestRefineWithoutTheGoldAnswerKeepsTheTentative(t *testing.T) {
+	m := demoModel(t)
+	d := sampleData()[prompts.Refine].(prompts.RefineData)
+	d.Facts = []string{"Germany [m.0345h] -[location: contains]-> Bonn [m.0dlv0]"}
+	rep := validate(t, prompts.Refine, m.Answer(chatRequest(t, prompts.Refine, d, true), "").Content)
+	assert.Equal(t, false, rep["aligned"])
+	assert.Equal(t, "Berlin", rep["answer"], "the tentative answer stands")
+	assert.Equal(t, []string{"s2: gold answer not among 1 facts"}, m.Question("demo-06").Notes)
+}
+
+func TestIntermediateSubgoalFollowsTheGoldPath(t *testing.T) {
+	m := demoModel(t)
+	d := sampleData()[prompts.Refine].(prompts.RefineData)
+	d.Plan.Current, d.Plan.Known = "s1", nil
+	d.Subgoal = "Find the countries that contains Weeze Airport."
+	// contains, read against its direction: the container is the subject.
+	d.Facts = []string{"Germany [m.0345h] -[location: contains]-> Weeze Airport [m.01785m]",
+		"Weeze Airport [m.01785m] -[airport: serves]-> Weeze [m.0weez]"}
+	rep := validate(t, prompts.Refine, m.Answer(chatRequest(t, prompts.Refine, d, true), "").Content)
+	assert.Equal(t, true, rep["aligned"])
+	assert.Equal(t, []any{"m.0345h"}, rep["entities"])
+	assert.Equal(t, []any{1.0}, rep["used_facts"])
+}
+
+func TestTentativePolicies(t *testing.T) {
+	d := sampleData()[prompts.Tentative]
+	for policy, want := range map[string][]any{"gold": {"Berlin"}, "wrong": {"Weeze Airport"}, "none": {}, "mixed:1": {"Weeze Airport"}, "mixed:0": {"Berlin"}} {
+		t.Run(policy, func(t *testing.T) {
+			p, err := ParsePolicy(policy)
+			require.NoError(t, err)
+			m := demoModel(t, WithTentative(p))
+			rep := validate(t, prompts.Tentative, m.Answer(chatRequest(t, prompts.Tentative, d, true), "").Content)
+			assert.Equal(t, want, rep["entities"])
+		})
+	}
+	_, err := ParsePolicy("mixed:x")
+	assert.Error(t, err)
+}

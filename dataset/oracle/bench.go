@@ -1,0 +1,206 @@
+package oracle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/sparql2plan"
+)
+
+// BenchOptions configures a benchmark of the engine against the oracle.
+type BenchOptions struct {
+	// Name labels the report ("fb15k237 webqsp-train", "demo").
+	Name string
+	// Config is the engine's configuration: its KG and budgets. Its LLM
+	// endpoints are replaced by the oracle.
+	Config config.Config
+	// Graph, when set, is used instead of opening Config.KG.
+	Graph kg.Graph
+	// Questions are the questions whose gold evidence the KG holds:
+	// the ceiling, cost, robustness and correction measures run on them.
+	Questions []dataset.Question
+	// Missing are questions whose gold evidence the KG lacks: the share of
+	// right tentative answers kept runs on them (skipped when empty).
+	Missing []dataset.Question
+	// Noise are the noise rates of the robustness measure.
+	Noise []float64
+	// Seeds are the seeds of each noise rate.
+	Seeds []int
+	// Concurrency is the number of questions in flight.
+	Concurrency int
+	// Timeout bounds one question.
+	Timeout time.Duration
+	// Dir receives the results files, one per run.
+	Dir string
+	// Logf, when set, reports progress.
+	Logf func(format string, args ...any)
+}
+
+// Run is the outcome of one pass over a question set.
+type Run struct {
+	// Name says what the run measured.
+	Name string `json:"name"`
+	// Results are the results rows, one per question and seed.
+	Results []dataset.Result `json:"-"`
+	// PerQuestion is what the oracle saw, by question id.
+	PerQuestion map[string]QuestionStats `json:"-"`
+	// Oracle counts the requests and the errors injected.
+	Oracle Stats `json:"oracle"`
+	// Expected is the number of rows the run should have written.
+	Expected int `json:"expected"`
+}
+
+// runOnce answers qs once per seed with the engine talking to an oracle of
+// the given policy and noise, served on a loopback port.
+func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Question, p Policy, n Noise, seeds []int) (*Run, error) {
+	m, _ := New(qs, WithTentative(p), WithNoise(n))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("oracle: bench: %w", err)
+	}
+	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = srv.Serve(ln)
+	}()
+	defer func() {
+		_ = srv.Close()
+		wg.Wait()
+	}()
+	cfg := o.Config
+	ep := config.Endpoint{BaseURL: "http://" + ln.Addr().String() + "/v1", Model: ModelID, Timeout: 30 * time.Second,
+		Concurrency: 16, Retries: 2, MaxTokens: 1024, JSONSchema: cfg.LLM.Reasoner.JSONSchema}
+	cfg.LLM.Planner, cfg.LLM.Reasoner = ep, ep
+	ans, err := dataset.NewEngineAnswerer(ctx, cfg, o.Graph)
+	if err != nil {
+		return nil, fmt.Errorf("oracle: bench: %w", err)
+	}
+	defer func() { _ = ans.Close() }()
+	path := filepath.Join(o.Dir, name+".jsonl")
+	_ = os.Remove(path)
+	w, err := dataset.CreateResultWriter(path, false)
+	if err != nil {
+		return nil, fmt.Errorf("oracle: bench: %w", err)
+	}
+	run := &Run{Name: name, Expected: len(qs) * max(1, len(seeds))}
+	opts := dataset.RunOptions{Concurrency: max(1, o.Concurrency), Seeds: seeds, Timeout: o.Timeout,
+		OnResult: func(r dataset.Result, _ dataset.Progress) { run.Results = append(run.Results, r) }}
+	_, err = dataset.Run(ctx, ans, qs, w, opts)
+	err = errors.Join(err, w.Close())
+	if err != nil {
+		return nil, fmt.Errorf("oracle: bench: %s: %w", name, err)
+	}
+	slices.SortFunc(run.Results, func(a, b dataset.Result) int {
+		if a.ID != b.ID {
+			return compareStrings(a.ID, b.ID)
+		}
+		return seedOf(a) - seedOf(b)
+	})
+	run.Oracle = m.Stats()
+	run.PerQuestion = map[string]QuestionStats{}
+	for _, q := range qs {
+		run.PerQuestion[q.ID] = m.Question(q.ID)
+	}
+	if o.Logf != nil {
+		o.Logf("%s: %d rows, Hits@1 %.1f%%", name, len(run.Results), 100*hits(run.Results))
+	}
+	return run, nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func seedOf(r dataset.Result) int {
+	if r.Seed == nil {
+		return 0
+	}
+	return *r.Seed
+}
+
+// hits is the share of rows that hit.
+func hits(rs []dataset.Result) float64 {
+	if len(rs) == 0 {
+		return 0
+	}
+	n := 0
+	for _, r := range rs {
+		if r.Hit {
+			n++
+		}
+	}
+	return float64(n) / float64(len(rs))
+}
+
+// Labelled returns qs with the primary kind of their gold plan as the
+// type label where the dataset gives none (WebQSP), so that results break
+// down by question type.
+func Labelled(qs []dataset.Question) []dataset.Question {
+	out := make([]dataset.Question, len(qs))
+	for i, q := range qs {
+		if q.Label == "" {
+			if c, err := sparql2plan.Convert(q); err == nil {
+				q.Label = string(sparql2plan.PrimaryKind(c.Plan))
+			}
+		}
+		out[i] = q
+	}
+	return out
+}
+
+// MissingEvidence picks up to limit questions of all that are not among
+// answerable (by id) but whose topic entities the KG names: the engine can
+// start from them, and the evidence of their answer is missing.
+func MissingEvidence(ctx context.Context, g kg.Graph, all, answerable []dataset.Question, limit int) ([]dataset.Question, error) {
+	in := map[string]bool{}
+	for _, q := range answerable {
+		in[q.ID] = true
+	}
+	var out []dataset.Question
+	for _, q := range all {
+		if len(out) >= limit {
+			break
+		}
+		if in[q.ID] || len(q.TopicEntities) == 0 || len(q.Answers) == 0 {
+			continue
+		}
+		if _, err := sparql2plan.Convert(q); err != nil {
+			continue
+		}
+		known := true
+		for _, e := range q.TopicEntities {
+			if !g.Dialect().ValidEntity(e.ID) {
+				known = false
+				break
+			}
+			name, err := g.Name(ctx, e.ID)
+			if err != nil {
+				return nil, fmt.Errorf("oracle: missing evidence: %w", err)
+			}
+			known = known && name != ""
+		}
+		if known {
+			out = append(out, q)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,64 @@
+package oracle
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa/config"
+)
+
+// TestDemoBench runs the measures on the demo graph: the engine with the
+// perfect oracle, then under noise, then with wrong tentative answers.
+func TestDemoBench(t *testing.T) {
+	cfg, err := config.Load("../../configs/demo.yaml", func(string) (string, bool) { return "", false }, nil)
+	require.NoError(t, err)
+	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
+	require.NoError(t, err)
+	rep, err := Bench(context.Background(), BenchOptions{Name: "demo", Config: cfg, Questions: l.Questions,
+		Noise: []float64{0, 0.1}, Seeds: []int{1}, Concurrency: 4, Dir: t.TempDir()})
+	require.NoError(t, err)
+
+	assert.Equal(t, 22, rep.Ceiling.Total)
+	assert.GreaterOrEqual(t, rep.Ceiling.Hits1, 0.85, "misses: %+v", rep.Ceiling.Misses)
+	for _, m := range rep.Ceiling.Misses {
+		assert.NotEmpty(t, m.Kind, "every miss is classified")
+	}
+	require.NotEmpty(t, rep.Cost)
+	assert.Equal(t, "all", rep.Cost[0].Type)
+	assert.Equal(t, 22, rep.Cost[0].Questions)
+	assert.Positive(t, rep.Cost[0].Calls)
+	assert.Positive(t, rep.Cost[0].Facts)
+
+	require.Len(t, rep.Robustness, 2)
+	for _, n := range rep.Robustness {
+		assert.Equal(t, n.Expected, n.Rows, "no question loses its results row at noise %g", n.Noise)
+		assert.Zero(t, n.Crashes, "no question crashes the engine at noise %g", n.Noise)
+	}
+	assert.NotEmpty(t, rep.Robustness[1].Injected, "noise 0.1 injected errors")
+	assert.Positive(t, rep.Refinement.WrongJudged)
+
+	md := rep.Markdown()
+	for _, s := range []string{"## Ceiling", "## Cost per question", "## Robustness", "## Refinement"} {
+		assert.Contains(t, md, s)
+	}
+	svg := rep.SVG()
+	assert.True(t, strings.HasPrefix(svg, "<svg") && strings.Contains(svg, "<polyline"), svg)
+}
+
+// TestEngineKnowsNothingOfTheOracle: the engine's packages never link the
+// oracle.
+func TestEngineKnowsNothingOfTheOracle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped with -short")
+	}
+	out, err := exec.Command("go", "list", "-deps", "../../kgqa/...").Output()
+	require.NoError(t, err)
+	assert.NotContains(t, strings.Fields(string(out)), "github.com/parog/parog-go/dataset/oracle")
+	assert.Contains(t, strings.Fields(string(out)), "github.com/parog/parog-go/kgqa", "the list is the engine's")
+}

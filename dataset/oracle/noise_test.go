@@ -1,0 +1,98 @@
+package oracle
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/kgqa/prompts"
+)
+
+func TestEachNoiseKind(t *testing.T) {
+	rel := chatRequest(t, prompts.Relations, sampleData()[prompts.Relations], true)
+	clean := demoModel(t).Answer(rel, "").Content
+	for _, kind := range NoiseKinds {
+		t.Run(kind, func(t *testing.T) {
+			stage, req := prompts.Relations, rel
+			if kind == NoiseMisspelled {
+				stage = prompts.Refine
+				req = chatRequest(t, stage, sampleData()[stage], true)
+			}
+			m := demoModel(t, WithNoise(Noise{Rate: 1, Seed: 7, Kinds: []string{kind}}))
+			rep := m.Answer(req, "")
+			require.Equal(t, http.StatusOK, rep.Status)
+			assert.Equal(t, kind, rep.Noise)
+			assert.Equal(t, 1, m.Stats().Noisy[kind])
+			var obj map[string]any
+			decodes := json.Unmarshal([]byte(rep.Content), &obj) == nil
+			switch kind {
+			case NoiseFence:
+				assert.True(t, strings.HasPrefix(rep.Content, "```json\n") && strings.HasSuffix(rep.Content, "\n```"), rep.Content)
+			case NoiseProse:
+				assert.Contains(t, rep.Content, clean)
+				assert.False(t, decodes)
+			case NoiseTrailing:
+				assert.Contains(t, rep.Content, ",}")
+				assert.False(t, decodes)
+			case NoiseUnoffered:
+				assert.Contains(t, rep.Content, "people.person.favorite_color")
+			case NoiseCaseDir:
+				assert.True(t, strings.Contains(rep.Content, "LOCATION.COUNTRY.CAPITAL") || strings.Contains(rep.Content, `"dir":"in"`), rep.Content)
+			case NoiseMisspelled:
+				require.True(t, decodes)
+				assert.NotEqual(t, []any{"m.0156q"}, obj["entities"])
+			case NoiseMissingField:
+				require.True(t, decodes)
+				assert.NotContains(t, obj, "relations", "the one required field is gone")
+			case NoiseCutOff:
+				assert.Equal(t, "length", rep.FinishReason)
+				assert.Equal(t, clean[:len(clean)/2], rep.Content)
+			case NoiseEmpty:
+				assert.Empty(t, rep.Content)
+			case NoiseRefusal:
+				assert.Equal(t, refusal, rep.Content)
+			}
+		})
+	}
+}
+
+func TestNoiseIsReproducible(t *testing.T) {
+	d := sampleData()
+	replies := func(seed int64) []string {
+		m := demoModel(t, WithNoise(Noise{Rate: 0.5, Seed: seed}))
+		var out []string
+		for range 3 { // the same requests again: fresh draws, the same ones each run
+			for _, stage := range prompts.Names {
+				out = append(out, m.Answer(chatRequest(t, stage, d[stage], true), "").Content)
+			}
+		}
+		return out
+	}
+	a := replies(1)
+	assert.Equal(t, a, replies(1), "the same seed gives the same errors")
+	assert.NotEqual(t, a, replies(2), "another seed gives other errors")
+	clean := demoModel(t)
+	n := 0
+	for i, stage := range prompts.Names {
+		if a[i] != clean.Answer(chatRequest(t, stage, d[stage], true), "").Content {
+			n++
+		}
+	}
+	assert.Positive(t, n, "some replies are corrupted at rate 0.5")
+	assert.Less(t, n, len(prompts.Names), "not all of them")
+}
+
+func TestParseNoiseKinds(t *testing.T) {
+	ks, err := ParseNoiseKinds(" fence, empty ")
+	require.NoError(t, err)
+	assert.Equal(t, []string{NoiseFence, NoiseEmpty}, ks)
+	ks, err = ParseNoiseKinds("")
+	require.NoError(t, err)
+	assert.Empty(t, ks)
+	_, err = ParseNoiseKinds("fence,typo")
+	assert.ErrorContains(t, err, `"typo"`)
+}
