@@ -1,0 +1,41 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBenchOracleCLI(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runParog(t, nil, "bench", "oracle", "--config", demoConfig, "--format", "demo", "--demo=false",
+		"--noise", "0,0.2", "--seeds", "1", "--out", dir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "## Ceiling (perfect oracle)")
+	assert.Contains(t, stdout, "| 0.2 | 1 |", "the robustness row of noise 0.2")
+	for _, f := range []string{"report.md", "report.json", "robustness.svg", "ceiling.jsonl", "noise-0.2-seed-1.jsonl", "tentative-wrong.jsonl"} {
+		assert.FileExists(t, filepath.Join(dir, "demo", f))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "demo", "report.json"))
+	require.NoError(t, err)
+	var rep struct {
+		Ceiling struct{ Total int } `json:"ceiling"`
+	}
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Equal(t, 22, rep.Ceiling.Total)
+
+	for name, args := range map[string][]string{
+		"no subcommand": {"bench"},
+		"bad noise":     {"bench", "oracle", "--config", demoConfig, "--format", "demo", "--noise", "0,2"},
+		"bad format":    {"bench", "oracle", "--config", demoConfig, "--format", "qald"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, _, stderr := runParog(t, nil, args...)
+			assert.Equal(t, 2, code, stderr)
+		})
+	}
+}
