@@ -10,6 +10,7 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/llm"
 )
 
@@ -35,7 +36,7 @@ func NewEngineAnswerer(ctx context.Context, cfg config.Config, g kg.Graph, llmOp
 	a := &EngineAnswerer{graph: g}
 	if g == nil {
 		var err error
-		if a.graph, err = kg.Open(ctx, cfg.KG, ""); err != nil {
+		if a.graph, err = kg.Open(ctx, cfg.KG, "", adapters.Open); err != nil {
 			return nil, fmt.Errorf("dataset: engine: %w", err)
 		}
 		a.ownsKG = true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
@@ -23,7 +24,7 @@ func demoGraph(tb testing.TB) kg.Graph {
 	require.NoError(tb, os.WriteFile(p, demokg.Freebase(), 0o600))
 	cfg := config.Default().KG
 	cfg.Files = []string{p}
-	g, err := kg.Open(context.Background(), cfg, "")
+	g, err := kg.Open(context.Background(), cfg, "", adapters.Open)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = g.Close() })
 	return g

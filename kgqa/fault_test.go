@@ -12,6 +12,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
@@ -130,7 +131,7 @@ func TestKGOutageMidQuestion(t *testing.T) {
 	srv, n := sparqlEndpoint(t, 3)
 	cfg := config.Default().KG
 	cfg.Backend, cfg.Endpoint, cfg.CacheSize, cfg.Retries, cfg.Timeout = "sparql", srv.URL, 0, 1, 2*time.Second
-	g, err := kg.Open(context.Background(), cfg, "")
+	g, err := kg.Open(context.Background(), cfg, "", adapters.Open)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = g.Close() })
 	m := kgqatest.NewDemoModel()

@@ -6,7 +6,9 @@ import (
 
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
+	"github.com/parog/parog-go/kgqa/kg/embedded"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,8 +19,8 @@ import (
 func wikidataGraph(tb testing.TB) kg.Graph {
 	tb.Helper()
 	cfg := config.Default().KG
-	cfg.Dialect, cfg.Files = "wikidata", []string{kg.BuiltinDemoWikidata}
-	g, err := kg.Open(context.Background(), cfg, "")
+	cfg.Dialect, cfg.Files = "wikidata", []string{embedded.BuiltinDemoWikidata}
+	g, err := kg.Open(context.Background(), cfg, "", adapters.Open)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = g.Close() })
 	return g

@@ -8,6 +8,7 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/server"
 )
@@ -32,7 +33,7 @@ type app struct {
 // env.Getenv, calls observed by the metrics) and kgqa.New. Extra llm
 // options come last, so callers can override the defaults.
 func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...llm.Option) (*app, error) {
-	g, err := kg.Open(ctx, cfg.KG, "")
+	g, err := kg.Open(ctx, cfg.KG, "", adapters.Open)
 	if err != nil {
 		return nil, fmt.Errorf("open knowledge graph: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
@@ -48,7 +49,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if !client.Has(llm.Reasoner) {
 		return errors.New("no reasoner model is configured: set llm.reasoner.base_url and llm.reasoner.model (or PAROG_LLM_REASONER_BASE_URL and PAROG_LLM_REASONER_MODEL)")
 	}
-	g, err := kg.Open(ctx, cfg.KG, filepath.Dir(cf.path))
+	g, err := kg.Open(ctx, cfg.KG, filepath.Dir(cf.path), adapters.Open)
 	if err != nil {
 		return err
 	}

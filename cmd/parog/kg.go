@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 )
 
 func init() {
@@ -83,7 +84,7 @@ func runKG(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := kg.Open(ctx, cfg.KG, "")
+	g, err := kg.Open(ctx, cfg.KG, "", adapters.Open)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parog/parog-go/kgqa/kg/embedded"
+	"github.com/parog/parog-go/kgqa/kg/endpoint"
 	"github.com/parog/parog-go/kgqa/kg/virtuosotest"
 )
 
@@ -38,7 +40,7 @@ var bench struct {
 	err     error
 
 	embedOnce sync.Once
-	embedded  *embedded
+	embedded  *embedded.Store
 	embedLoad time.Duration
 
 	virtOnce sync.Once
@@ -102,12 +104,12 @@ func writeBenchGraph(path string) (int, error) {
 	return n, f.Close()
 }
 
-func benchEmbedded(b *testing.B) *embedded {
+func benchEmbedded(b *testing.B) *embedded.Store {
 	file := benchFile(b)
 	bench.embedOnce.Do(func() {
 		start := time.Now()
 		var err error
-		bench.embedded, err = openEmbedded(context.Background(), "", []string{file}, "", 0)
+		bench.embedded, err = embedded.Open(context.Background(), "", []string{file}, "", 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -135,9 +137,9 @@ func benchVirtuoso(b *testing.B) *virtuosotest.Server {
 	return bench.virt
 }
 
-func benchBackends(b *testing.B) map[string]executor {
-	out := map[string]executor{"embedded": benchEmbedded(b)}
-	ep, err := newEndpoint(benchVirtuoso(b).SPARQL, endpointOptions{timeout: time.Minute, maxConns: 32})
+func benchBackends(b *testing.B) map[string]Backend {
+	out := map[string]Backend{"embedded": benchEmbedded(b)}
+	ep, err := endpoint.New(benchVirtuoso(b).SPARQL, endpoint.Options{Timeout: time.Minute, MaxConns: 32})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -208,7 +210,7 @@ func runBench(b *testing.B, op benchOp) {
 		for _, mode := range []string{"cold", "cached"} {
 			for _, callers := range []int{1, 16} {
 				b.Run(fmt.Sprintf("%s/%s/callers=%d", name, mode, callers), func(b *testing.B) {
-					s, err := newStore(Freebase(DialectOptions{}), exec, 200)
+					s, err := New(Freebase(DialectOptions{}), exec, Options{NeighborLimit: 200})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
+	"github.com/parog/parog-go/kgqa/kg/embedded"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -51,9 +52,9 @@ func TestDemoGoldSPARQL(t *testing.T) {
 		questions []demokg.Question
 		endpoint  func(t *testing.T) string
 	}{
-		{"freebase", "freebase", BuiltinDemoFreebase, demokg.FreebaseQuestions(),
+		{"freebase", "freebase", embedded.BuiltinDemoFreebase, demokg.FreebaseQuestions(),
 			func(t *testing.T) string { return virtuoso(t).GraphURL(demoGraph) }},
-		{"wikidata", "wikidata", BuiltinDemoWikidata, demokg.WikidataQuestions(), virtuosoWithWikidata},
+		{"wikidata", "wikidata", embedded.BuiltinDemoWikidata, demokg.WikidataQuestions(), virtuosoWithWikidata},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
+	"github.com/parog/parog-go/kgqa/kg/embedded"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,10 +16,10 @@ import (
 // entities and answers, and requires the same answers from both.
 func TestDemoBackendsAgree(t *testing.T) {
 	t.Run("freebase", func(t *testing.T) {
-		backendsAgree(t, "freebase", BuiltinDemoFreebase, virtuoso(t).GraphURL(demoGraph), demokg.FreebaseQuestions(), 100)
+		backendsAgree(t, "freebase", embedded.BuiltinDemoFreebase, virtuoso(t).GraphURL(demoGraph), demokg.FreebaseQuestions(), 100)
 	})
 	t.Run("wikidata", func(t *testing.T) {
-		backendsAgree(t, "wikidata", BuiltinDemoWikidata, virtuosoWithWikidata(t), demokg.WikidataQuestions(), 50)
+		backendsAgree(t, "wikidata", embedded.BuiltinDemoWikidata, virtuosoWithWikidata(t), demokg.WikidataQuestions(), 50)
 	})
 }
 

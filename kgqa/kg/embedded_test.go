@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,7 +18,7 @@ func fixtureConfig() config.KG {
 
 func openFixture(t *testing.T, cfg config.KG) Graph {
 	t.Helper()
-	g, err := Open(context.Background(), cfg, "")
+	g, err := Open(context.Background(), cfg, "", adapters.Open)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = g.Close() })
 	return g

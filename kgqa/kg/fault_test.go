@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	rdflibgo "github.com/tggo/goRDFlib"
@@ -113,7 +114,7 @@ func TestEndpointSlowHonoursDeadline(t *testing.T) {
 	cfg.CacheSize = 0
 	cfg.Timeout = 300 * time.Millisecond
 	cfg.Retries = 0
-	g, err := Open(context.Background(), cfg, "")
+	g, err := Open(context.Background(), cfg, "", adapters.Open)
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	start := time.Now()

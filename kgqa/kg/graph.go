@@ -9,37 +9,30 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/parog/parog-go/kgqa/kg/backend"
 )
 
-// termKind tells the three kinds of RDF term apart.
-type termKind uint8
+// Node, Table and Backend are the contract between a Graph and the
+// adapter that runs its queries; they live in package backend so that
+// adapters need not import kg.
+type (
+	// Node is an RDF term as a backend returns it.
+	Node = backend.Node
+	// Table is a SELECT result as a backend returns it.
+	Table = backend.Table
+	// Backend runs SELECT text.
+	Backend = backend.Backend
+)
 
+// The kinds of Node.
 const (
-	kindIRI termKind = iota + 1
-	kindLiteral
-	kindBlank
+	NodeIRI     = backend.NodeIRI
+	NodeLiteral = backend.NodeLiteral
+	NodeBlank   = backend.NodeBlank
 )
 
-// rterm is an RDF term as a backend returns it, before the dialect maps it.
-type rterm struct {
-	kind     termKind
-	value    string
-	datatype string
-	lang     string
-}
-
-// table is a SELECT result as a backend returns it.
-type table struct {
-	vars []string
-	rows []map[string]rterm
-}
-
-// executor runs SELECT text. The endpoint sends it over HTTP, the embedded
-// store evaluates it in process; both get the same text from query.go.
-type executor interface {
-	query(ctx context.Context, q string) (*table, error)
-	close() error
-}
+const xsdNS = "http://www.w3.org/2001/XMLSchema#"
 
 // Maximum mediator nodes expanded per Neighbors call, and per query.
 const (
@@ -52,7 +45,7 @@ const (
 // queries, and maps results through the dialect.
 type store struct {
 	d             *dialect
-	exec          executor
+	exec          Backend
 	neighborLimit int
 	// fullText sends searches that miss the exact name to Virtuoso's
 	// free-text index (bif:contains) instead of scanning every name.
@@ -61,30 +54,43 @@ type store struct {
 
 var _ Graph = (*store)(nil)
 
-func newStore(d Dialect, exec executor, neighborLimit int) (*store, error) {
-	dd, ok := d.(*dialect)
-	if !ok {
-		return nil, fmt.Errorf("kg: dialect %T was not made by Freebase or Wikidata", d)
-	}
-	if neighborLimit <= 0 {
-		neighborLimit = 200
-	}
-	return &store{d: dd, exec: exec, neighborLimit: neighborLimit}, nil
+// Options tune a Graph built by New.
+type Options struct {
+	// NeighborLimit is the default and maximum number of facts per
+	// Neighbors call (200 when <= 0).
+	NeighborLimit int
+	// FullText sends searches that miss the exact name to Virtuoso's
+	// free-text index (bif:contains); only a Virtuoso backend has one.
+	FullText bool
 }
 
-func (s *store) run(ctx context.Context, q string) (*table, error) {
+// New builds a Graph on b: it validates ids, builds every query with
+// dialect d, and maps the results through it. d must come from Freebase,
+// Wikidata or NewDialect. The Graph owns b and closes it on Close.
+func New(d Dialect, b Backend, o Options) (Graph, error) {
+	dd, ok := d.(*dialect)
+	if !ok {
+		return nil, fmt.Errorf("kg: new: dialect %T was not made by Freebase or Wikidata", d)
+	}
+	if o.NeighborLimit <= 0 {
+		o.NeighborLimit = 200
+	}
+	return &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText}, nil
+}
+
+func (s *store) run(ctx context.Context, q string) (*Table, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	StatsFrom(ctx).addQuery()
-	return s.exec.query(ctx, q)
+	return s.exec.Query(ctx, q)
 }
 
 // Dialect implements Graph.
 func (s *store) Dialect() Dialect { return s.d }
 
 // Close implements Graph.
-func (s *store) Close() error { return s.exec.close() }
+func (s *store) Close() error { return s.exec.Close() }
 
 // Relations implements Graph.
 func (s *store) Relations(ctx context.Context, id string) ([]Relation, error) {
@@ -101,8 +107,8 @@ func (s *store) Relations(ctx context.Context, id string) ([]Relation, error) {
 	}
 	seen := make(map[Relation]bool)
 	var out []Relation
-	for _, row := range t.rows {
-		rel, ok := s.d.relationRow(row["r"].value, row["dir"].value)
+	for _, row := range t.Rows {
+		rel, ok := s.d.relationRow(row["r"].Value, row["dir"].Value)
 		if !ok || s.d.Noise(rel.ID) || seen[rel] {
 			continue
 		}
@@ -138,7 +144,7 @@ func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit in
 	head := Term{ID: id}
 	var facts []Fact
 	seen := make(map[string]bool)
-	for _, row := range t.rows {
+	for _, row := range t.Rows {
 		tail, ok := s.term(row["t"])
 		if !ok || seen[tail.Key()] {
 			continue
@@ -194,9 +200,9 @@ func (s *store) fillNames(ctx context.Context, facts []Fact) error {
 		if err != nil {
 			return fmt.Errorf("names: %w", err)
 		}
-		for _, row := range t.rows {
-			id := s.d.localID(row["t"].value)
-			if n := row["n"].value; names[id] == "" || n < names[id] {
+		for _, row := range t.Rows {
+			id := s.d.localID(row["t"].Value)
+			if n := row["n"].Value; names[id] == "" || n < names[id] {
 				names[id] = n // the least name, so every backend picks the same
 			}
 		}
@@ -220,7 +226,7 @@ func (s *store) expand(ctx context.Context, id string, rel Relation, mediators [
 		if err != nil {
 			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 		}
-		for _, row := range t.rows {
+		for _, row := range t.Rows {
 			if f, ok := s.twoHop(id, rel, row); ok {
 				facts = append(facts, f)
 			}
@@ -233,22 +239,22 @@ func (s *store) expand(ctx context.Context, id string, rel Relation, mediators [
 	return facts, nil
 }
 
-func (s *store) twoHop(id string, rel Relation, row map[string]rterm) (Fact, bool) {
+func (s *store) twoHop(id string, rel Relation, row map[string]Node) (Fact, bool) {
 	var r2 string
 	if s.d.v.expansion == expandQualifier {
-		r, ok := strings.CutPrefix(row["r"].value, WikidataQualifierNS)
+		r, ok := strings.CutPrefix(row["r"].Value, WikidataQualifierNS)
 		if !ok {
-			r, ok = strings.CutPrefix(row["r"].value, WikidataStatementNS)
+			r, ok = strings.CutPrefix(row["r"].Value, WikidataStatementNS)
 		}
 		if !ok {
-			r, ok = strings.CutPrefix(row["r"].value, WikidataClaimNS)
+			r, ok = strings.CutPrefix(row["r"].Value, WikidataClaimNS)
 		}
 		if !ok || !s.d.ValidRelation(r) {
 			return Fact{}, false
 		}
 		r2 = r
 	} else {
-		r, ok := s.d.relationID(row["r"].value)
+		r, ok := s.d.relationID(row["r"].Value)
 		if !ok {
 			return Fact{}, false
 		}
@@ -263,14 +269,14 @@ func (s *store) twoHop(id string, rel Relation, row map[string]rterm) (Fact, boo
 		// every engine honours a FILTER next to a UNION).
 		return Fact{}, false
 	}
-	m := row["m"].value
+	m := row["m"].Value
 	if s.d.v.expansion == expandQualifier {
 		m = strings.TrimPrefix(m, WikidataEntityNS+"statement/")
 	} else {
 		m = s.d.localID(m)
 	}
 	dir2 := Out
-	if row["d"].value == string(In) {
+	if row["d"].Value == string(In) {
 		dir2 = In
 	}
 	return Fact{Head: Term{ID: id}, Path: []string{rel.ID, r2}, Dir: rel.Dir, Dir2: dir2, Mediator: m, Tail: tail}, true
@@ -306,11 +312,11 @@ func dedupeTwoHop(facts []Fact) []Fact {
 
 // term maps a result term to a Term without its name; blank nodes are
 // dropped (they have no stable id to ask about later).
-func (s *store) term(t rterm) (Term, bool) {
-	switch t.kind {
-	case kindIRI:
-		return Term{ID: s.d.localID(t.value)}, true
-	case kindLiteral:
+func (s *store) term(t Node) (Term, bool) {
+	switch t.Kind {
+	case NodeIRI:
+		return Term{ID: s.d.localID(t.Value)}, true
+	case NodeLiteral:
 		return literalTerm(t), true
 	}
 	return Term{}, false
@@ -340,13 +346,13 @@ func (s *store) Name(ctx context.Context, id string) (string, error) {
 		return "", fmt.Errorf("kg: name of %s: %w", id, err)
 	}
 	best := ""
-	for _, row := range t.rows {
+	for _, row := range t.Rows {
 		n := row["n"]
-		if strings.EqualFold(n.lang, s.d.v.lang) {
-			return n.value, nil
+		if strings.EqualFold(n.Lang, s.d.v.lang) {
+			return n.Value, nil
 		}
 		if best == "" {
-			best = n.value
+			best = n.Value
 		}
 	}
 	return best, nil
@@ -366,7 +372,7 @@ func (s *store) Search(ctx context.Context, name string, limit int) ([]Entity, e
 	if s.fullText {
 		second = searchTextQuery
 	}
-	var t *table
+	var t *Table
 	for _, build := range []func(vocab, string, int) (string, error){searchExactQuery, second} {
 		q, err := build(s.d.v, name, limit)
 		if errors.Is(err, errNoTextWords) {
@@ -378,22 +384,22 @@ func (s *store) Search(ctx context.Context, name string, limit int) ([]Entity, e
 		if t, err = s.run(ctx, q); err != nil {
 			return nil, fmt.Errorf("kg: search %q: %w", name, err)
 		}
-		if len(t.rows) > 0 {
+		if len(t.Rows) > 0 {
 			break
 		}
 	}
 	seen := make(map[string]bool)
 	var out []Entity
-	for _, row := range t.rows {
+	for _, row := range t.Rows {
 		e := row["e"]
-		id := s.d.localID(e.value)
-		if e.kind != kindIRI || !s.d.ValidEntity(id) || seen[id] {
+		id := s.d.localID(e.Value)
+		if e.Kind != NodeIRI || !s.d.ValidEntity(id) || seen[id] {
 			continue
 		}
 		seen[id] = true
 		n := name
 		if v, ok := row["n"]; ok {
-			n = v.value
+			n = v.Value
 		}
 		out = append(out, Entity{ID: id, Name: n})
 	}
@@ -428,15 +434,15 @@ func (s *store) Select(ctx context.Context, query string) (*Results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kg: select: %w", err)
 	}
-	res := &Results{Vars: t.vars, Rows: make([]map[string]Term, 0, len(t.rows))}
-	for _, row := range t.rows {
+	res := &Results{Vars: t.Vars, Rows: make([]map[string]Term, 0, len(t.Rows))}
+	for _, row := range t.Rows {
 		m := make(map[string]Term, len(row))
 		for k, v := range row {
-			switch v.kind {
-			case kindIRI:
-				m[k] = Term{ID: s.d.localID(v.value)}
-			case kindBlank:
-				m[k] = Term{ID: "_:" + v.value}
+			switch v.Kind {
+			case NodeIRI:
+				m[k] = Term{ID: s.d.localID(v.Value)}
+			case NodeBlank:
+				m[k] = Term{ID: "_:" + v.Value}
 			default:
 				m[k] = literalTerm(v)
 			}
@@ -450,17 +456,17 @@ func (s *store) Select(ctx context.Context, query string) (*Results, error) {
 // canonical form: engines differ (Virtuoso answers "2850.0" for a stored
 // "2850"^^xsd:float), and the same fact must read the same from every
 // backend.
-func literalTerm(t rterm) Term {
-	v := t.value
-	switch t.datatype {
+func literalTerm(t Node) Term {
+	v := t.Value
+	switch t.Datatype {
 	case xsdNS + "float", xsdNS + "double":
 		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
 			bits := 64
-			if t.datatype == xsdNS+"float" {
+			if t.Datatype == xsdNS+"float" {
 				bits = 32
 			}
 			v = strconv.FormatFloat(f, 'g', -1, bits)
 		}
 	}
-	return Term{Name: v, Datatype: t.datatype, Lang: t.lang}
+	return Term{Name: v, Datatype: t.Datatype, Lang: t.Lang}
 }

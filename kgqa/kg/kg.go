@@ -1,8 +1,10 @@
 // Package kg is PARoG's access to a knowledge graph: the primitives the
 // engine needs (relations, neighbours, names, linking, raw SELECT) behind one
-// Graph interface, with a SPARQL-endpoint backend and an embedded backend
-// that run the same query templates, dialects (Freebase, Wikidata), and a
-// cache.
+// Graph interface, the dialects (Freebase, Wikidata), the query templates,
+// and a cache. It has no heavy dependencies: the backends that run its
+// queries are adapters in sub-packages (endpoint: a SPARQL endpoint;
+// embedded: an in-process goRDFlib store; adapters: the one that opens
+// either from a config), which meet kg in package backend.
 //
 // All SPARQL text is built in this package from validated identifiers.
 package kg
@@ -10,6 +12,8 @@ package kg
 import (
 	"context"
 	"errors"
+
+	"github.com/parog/parog-go/kgqa/kg/backend"
 )
 
 // Direction says which way a relation points relative to an entity.
@@ -151,14 +155,14 @@ var (
 	ErrInvalidID = errors.New("kg: invalid identifier")
 	// ErrUnavailable means the endpoint could not be reached or failed
 	// (connection error, 5xx after retries, timeout).
-	ErrUnavailable = errors.New("kg: endpoint unavailable")
+	ErrUnavailable = backend.ErrUnavailable
 	// ErrBadResponse means the endpoint answered with something that is not
 	// a SPARQL result (HTML, truncated JSON).
-	ErrBadResponse = errors.New("kg: bad response")
+	ErrBadResponse = backend.ErrBadResponse
 	// ErrTooLarge means a result exceeded the configured size cap.
-	ErrTooLarge = errors.New("kg: result too large")
+	ErrTooLarge = backend.ErrTooLarge
 	// ErrQuery means the endpoint rejected the query (4xx).
-	ErrQuery = errors.New("kg: query rejected")
+	ErrQuery = backend.ErrQuery
 )
 
 // IDError reports an identifier that does not fit the dialect's grammar.

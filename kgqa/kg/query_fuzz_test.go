@@ -12,21 +12,23 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tggo/goRDFlib/sparql"
+
+	"github.com/parog/parog-go/kgqa/kg/embedded"
 )
 
 // recorder keeps the query text a store sends, passing it on to a real
 // embedded store.
 type recorder struct {
-	executor
+	Backend
 	mu      sync.Mutex
 	queries []string
 }
 
-func (r *recorder) query(ctx context.Context, q string) (*table, error) {
+func (r *recorder) Query(ctx context.Context, q string) (*Table, error) {
 	r.mu.Lock()
 	r.queries = append(r.queries, q)
 	r.mu.Unlock()
-	return r.executor.query(ctx, q)
+	return r.Backend.Query(ctx, q)
 }
 
 func (r *recorder) take() []string {
@@ -115,12 +117,13 @@ type fuzzTarget struct {
 // every statement template runs with rows to name.
 func newFuzzTarget(t testing.TB, d Dialect, fullText bool) *fuzzTarget {
 	file := map[string]string{"freebase": "testdata/fixture.nt", "wikidata": wikidataFixture}[d.Name()]
-	e, err := openEmbedded(context.Background(), "", []string{file}, "", 0)
+	e, err := embedded.Open(context.Background(), "", []string{file}, "", 0)
 	require.NoError(t, err)
-	rec := &recorder{executor: e}
-	s, err := newStore(d, rec, 50)
+	rec := &recorder{Backend: e}
+	// The embedded store answers bif:contains with nothing.
+	g, err := New(d, rec, Options{NeighborLimit: 50, FullText: fullText})
 	require.NoError(t, err)
-	s.fullText = fullText // the embedded store answers bif:contains with nothing
+	s := g.(*store)
 	ft := &fuzzTarget{rec: rec, s: s, ok: map[string]bool{}}
 	ctx := context.Background()
 	ids := map[string][3]string{"freebase": {france, "location.location.adjoin_s", "France"}, "wikidata": {"Q9", "P39", "Mayor"}}[d.Name()]

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
+	"github.com/parog/parog-go/kgqa/kg/embedded"
 )
 
 func TestTextWords(t *testing.T) {
@@ -63,7 +65,7 @@ func openDemoText(t *testing.T) Graph {
 	cfg.FullText = true
 	cfg.CacheSize = 0
 	cfg.Retries = 0 // a rejected free-text expression must show at once
-	g, err := Open(context.Background(), cfg, "")
+	g, err := Open(context.Background(), cfg, "", adapters.Open)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = g.Close() })
 	return g
@@ -146,10 +148,10 @@ func TestSearchFullTextQueries(t *testing.T) {
 // case-insensitive scan runs, which matches whole names only.
 func TestSearchFullTextIgnoredByEmbedded(t *testing.T) {
 	cfg := config.Default().KG
-	cfg.Files = []string{BuiltinDemoFreebase}
+	cfg.Files = []string{embedded.BuiltinDemoFreebase}
 	cfg.FullText = true
 	cfg.CacheSize = 0
-	g, err := Open(context.Background(), cfg, "")
+	g, err := Open(context.Background(), cfg, "", adapters.Open)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = g.Close() })
 	ctx := context.Background()

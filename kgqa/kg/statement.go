@@ -71,13 +71,13 @@ func (s *store) statements(ctx context.Context, id string, rel Relation, truthy 
 	}
 	var facts []Fact
 	qualified := make(map[string]bool)
-	for _, row := range t.rows {
+	for _, row := range t.Rows {
 		for _, row := range s.statementRows(rel, row) {
 			f, ok := s.twoHop(id, rel, row)
 			if !ok {
 				continue
 			}
-			if strings.HasPrefix(row["r"].value, WikidataQualifierNS) {
+			if strings.HasPrefix(row["r"].Value, WikidataQualifierNS) {
 				qualified[f.Mediator] = true
 			}
 			facts = append(facts, f)
@@ -108,15 +108,15 @@ func (s *store) statements(ctx context.Context, id string, rel Relation, truthy 
 // points into the node (?s p:P ?m), and the qualifier, which points out of
 // it (the main value's is the way back to the head, which twoHop drops).
 // Rows of qualifierQuery pass unchanged.
-func (s *store) statementRows(rel Relation, row map[string]rterm) []map[string]rterm {
+func (s *store) statementRows(rel Relation, row map[string]Node) []map[string]Node {
 	subj, ok := row["s"]
 	if !ok {
-		return []map[string]rterm{row}
+		return []map[string]Node{row}
 	}
-	claim := map[string]rterm{
-		"m": row["m"], "t": subj, "d": {kind: kindLiteral, value: string(In)},
-		"r": {kind: kindIRI, value: WikidataClaimNS + rel.ID},
+	claim := map[string]Node{
+		"m": row["m"], "t": subj, "d": {Kind: NodeLiteral, Value: string(In)},
+		"r": {Kind: NodeIRI, Value: WikidataClaimNS + rel.ID},
 	}
-	qual := map[string]rterm{"m": row["m"], "r": row["r"], "t": row["t"], "d": {kind: kindLiteral, value: string(Out)}}
-	return []map[string]rterm{claim, qual}
+	qual := map[string]Node{"m": row["m"], "r": row["r"], "t": row["t"], "d": {Kind: NodeLiteral, Value: string(Out)}}
+	return []map[string]Node{claim, qual}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
@@ -83,7 +84,7 @@ func newHarness(tb testing.TB, s setup) *harness {
 	g := s.graph
 	if g == nil {
 		var err error
-		g, err = kg.Open(context.Background(), h.cfg.KG, "")
+		g, err = kg.Open(context.Background(), h.cfg.KG, "", adapters.Open)
 		require.NoError(tb, err)
 		tb.Cleanup(func() { _ = g.Close() })
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
 
@@ -159,7 +160,7 @@ func TestLLMDown(t *testing.T) {
 func TestKGDown(t *testing.T) {
 	cfg := config.Default().KG
 	cfg.Backend, cfg.Endpoint, cfg.Retries, cfg.Timeout = "sparql", "http://127.0.0.1:1/sparql", 0, time.Second
-	g, err := kg.Open(context.Background(), cfg, "")
+	g, err := kg.Open(context.Background(), cfg, "", adapters.Open)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = g.Close() })
 	h := newHarness(t, setup{graph: g})
@@ -201,7 +202,7 @@ func TestKGRejectsQuery(t *testing.T) {
 	t.Cleanup(kgSrv.Close)
 	cfg := config.Default().KG
 	cfg.Backend, cfg.Endpoint, cfg.Retries, cfg.Timeout = "sparql", kgSrv.URL+"/sparql", 0, time.Second
-	g, err := kg.Open(context.Background(), cfg, "")
+	g, err := kg.Open(context.Background(), cfg, "", adapters.Open)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = g.Close() })
 	h := newHarness(t, setup{graph: g})

@@ -1,17 +1,22 @@
-package kg
+// Package embedded is the in-process adapter of package kg: a goRDFlib
+// graph, in memory or persisted in Badger, that evaluates the same SELECT
+// text kg sends to a SPARQL endpoint. It also knows the shipped demo graphs
+// (see Builtin*).
+package embedded
 
 import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/parog/parog-go/kgqa/kg/backend"
 
 	rdflibgo "github.com/tggo/goRDFlib"
 	"github.com/tggo/goRDFlib/nt"
@@ -25,23 +30,17 @@ import (
 // persistent store finds its triples again after a restart.
 const graphName = "urn:parog:kg"
 
-// Builtin graph names accepted in config.KG.Files.
-const (
-	BuiltinDemoFreebase = "builtin:demo-freebase"
-	BuiltinDemoWikidata = "builtin:demo-wikidata"
-)
-
-// embedded runs queries on an in-process goRDFlib graph.
-type embedded struct {
+// Store runs queries on an in-process goRDFlib graph.
+type Store struct {
 	g       *rdflibgo.Graph
 	closer  func() error
 	timeout time.Duration
 }
 
-// openEmbedded opens the store (in memory, or Badger under dir) and loads
+// Open opens the store (in memory, or Badger under dir) and loads
 // files when it is empty. Relative file paths are resolved against baseDir.
-func openEmbedded(ctx context.Context, dir string, files []string, baseDir string, timeout time.Duration) (*embedded, error) {
-	e := &embedded{closer: func() error { return nil }, timeout: timeout}
+func Open(ctx context.Context, dir string, files []string, baseDir string, timeout time.Duration) (*Store, error) {
+	e := &Store{closer: func() error { return nil }, timeout: timeout}
 	if dir == "" {
 		e.g = rdflibgo.NewGraph(rdflibgo.WithIdentifier(term.NewURIRefUnsafe(graphName)))
 	} else {
@@ -61,11 +60,11 @@ func openEmbedded(ctx context.Context, dir string, files []string, baseDir strin
 	}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			_ = e.close()
+			_ = e.Close()
 			return nil, err
 		}
 		if err := e.load(f, baseDir, dir != ""); err != nil {
-			_ = e.close()
+			_ = e.Close()
 			return nil, err
 		}
 	}
@@ -75,7 +74,7 @@ func openEmbedded(ctx context.Context, dir string, files []string, baseDir strin
 // load parses one file (or builtin graph) into the store. A persistent
 // store is filled in batches from an in-memory parse: Badger commits a
 // transaction per single Add.
-func (e *embedded) load(name, baseDir string, batch bool) error {
+func (e *Store) load(name, baseDir string, batch bool) error {
 	r, format, closeFn, err := openSource(name, baseDir)
 	if err != nil {
 		return err
@@ -156,12 +155,12 @@ func openSource(name, baseDir string) (io.Reader, string, func(), error) {
 	return r, format, closeFn, nil
 }
 
-// query evaluates q in a goroutine so that the caller's deadline holds even
+// Query implements backend.Backend: it evaluates q in a goroutine so that the caller's deadline holds even
 // while the evaluator (which takes no context) is busy; the goroutine ends
 // when evaluation does.
-func (e *embedded) query(ctx context.Context, q string) (*table, error) {
+func (e *Store) Query(ctx context.Context, q string) (*backend.Table, error) {
 	type outcome struct {
-		t   *table
+		t   *backend.Table
 		err error
 	}
 	if e.timeout > 0 {
@@ -173,7 +172,7 @@ func (e *embedded) query(ctx context.Context, q string) (*table, error) {
 	go func() {
 		res, err := sparql.Query(e.g, q)
 		if err != nil {
-			done <- outcome{err: fmt.Errorf("%w: %v", ErrQuery, err)}
+			done <- outcome{err: fmt.Errorf("%w: %v", backend.ErrQuery, err)}
 			return
 		}
 		done <- outcome{t: fromRDFLib(res)}
@@ -182,33 +181,32 @@ func (e *embedded) query(ctx context.Context, q string) (*table, error) {
 	case o := <-done:
 		return o.t, o.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
+		return nil, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
 	}
 }
 
-func (e *embedded) close() error { return e.closer() }
+// Close implements backend.Backend.
+func (e *Store) Close() error { return e.closer() }
 
-func fromRDFLib(res *sparql.Result) *table {
-	t := &table{vars: res.Vars, rows: make([]map[string]rterm, 0, len(res.Bindings))}
+func fromRDFLib(res *sparql.Result) *backend.Table {
+	t := &backend.Table{Vars: res.Vars, Rows: make([]map[string]backend.Node, 0, len(res.Bindings))}
 	for _, b := range res.Bindings {
-		row := make(map[string]rterm, len(b))
+		row := make(map[string]backend.Node, len(b))
 		for k, v := range b {
 			switch v := v.(type) {
 			case term.URIRef:
-				row[k] = rterm{kind: kindIRI, value: v.Value()}
+				row[k] = backend.Node{Kind: backend.NodeIRI, Value: v.Value()}
 			case term.BNode:
-				row[k] = rterm{kind: kindBlank, value: v.Value()}
+				row[k] = backend.Node{Kind: backend.NodeBlank, Value: v.Value()}
 			case term.Literal:
 				dt := v.Datatype().Value()
 				if dt == term.XSDNamespace+"string" || v.Language() != "" {
 					dt = ""
 				}
-				row[k] = rterm{kind: kindLiteral, value: v.Lexical(), datatype: dt, lang: v.Language()}
+				row[k] = backend.Node{Kind: backend.NodeLiteral, Value: v.Lexical(), Datatype: dt, Lang: v.Language()}
 			}
 		}
-		t.rows = append(t.rows, row)
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
-
-var errNoBuiltin = errors.New("kg: unknown builtin graph")

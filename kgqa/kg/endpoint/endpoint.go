@@ -1,0 +1,238 @@
+// Package endpoint is the SPARQL 1.1 Protocol adapter of package kg: it
+// sends the SELECT text kg builds to an endpoint (Virtuoso, QLever,
+// Blazegraph) and reads SPARQL 1.1 JSON results.
+package endpoint
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/parog/parog-go/kgqa/kg/backend"
+)
+
+// Client sends SELECT queries to a SPARQL 1.1 Protocol endpoint with its
+// own client: it never touches http.DefaultClient, bounds every request by a
+// deadline and every response by a size cap, and retries only what can
+// succeed on a second try (connection errors, 5xx).
+type Client struct {
+	url      string
+	client   *http.Client
+	timeout  time.Duration
+	retries  int
+	maxBytes int64
+	backoff  time.Duration
+}
+
+// Options configure a Client; zero fields take the defaults.
+type Options struct {
+	// Timeout bounds a query, retries included (30s when <= 0).
+	Timeout time.Duration
+	// Retries is how many times a connection error or 5xx is retried.
+	Retries int
+	// MaxBytes caps a response body (64 MiB when <= 0).
+	MaxBytes int64
+	// MaxConns caps the connections to the endpoint (32 when <= 0).
+	MaxConns int
+	// Backoff is the first retry's delay, doubled per attempt (100ms when
+	// <= 0).
+	Backoff time.Duration
+}
+
+// New returns a Client for the endpoint at rawURL, an http(s) URL.
+func New(rawURL string, o Options) (*Client, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("kg: kg.endpoint: want an http(s) URL, got %q", rawURL)
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 64 << 20
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = 32
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 100 * time.Millisecond
+	}
+	tr := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        o.MaxConns,
+		MaxIdleConnsPerHost: o.MaxConns,
+		MaxConnsPerHost:     o.MaxConns,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}
+	return &Client{
+		url: u.String(), client: &http.Client{Transport: tr},
+		timeout: o.Timeout, retries: max(o.Retries, 0), maxBytes: o.MaxBytes, backoff: o.Backoff,
+	}, nil
+}
+
+// Close implements backend.Backend.
+func (e *Client) Close() error {
+	e.client.CloseIdleConnections()
+	return nil
+}
+
+// Query implements backend.Backend: it runs q within the configured timeout, retries included.
+func (e *Client) Query(ctx context.Context, q string) (*backend.Table, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	var err error
+	for attempt := 0; ; attempt++ {
+		var t *backend.Table
+		var retry bool
+		t, retry, err = e.attempt(ctx, q)
+		if err == nil {
+			return t, nil
+		}
+		if !retry || attempt >= e.retries {
+			return nil, err
+		}
+		d := e.backoff << attempt
+		d = min(d, 5*time.Second)
+		d += rand.N(d/2 + 1)
+		timer := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, fmt.Errorf("%w: %w (after %d attempts; last: %v)", backend.ErrUnavailable, ctx.Err(), attempt+1, err)
+		case <-timer.C:
+		}
+	}
+}
+
+// attempt sends q once; retry reports whether the failure is worth another
+// try.
+func (e *Client) attempt(ctx context.Context, q string) (*backend.Table, bool, error) {
+	form := url.Values{"query": {q}}.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, strings.NewReader(form))
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %v", backend.ErrUnavailable, err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/sparql-results+json")
+	resp, err := e.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
+		}
+		return nil, true, fmt.Errorf("%w: %v", backend.ErrUnavailable, err)
+	}
+	defer func() {
+		// Drain a little so the connection can be reused, never the whole
+		// of an oversized body.
+		_, _ = io.CopyN(io.Discard, resp.Body, 4096)
+		_ = resp.Body.Close()
+	}()
+	switch {
+	case resp.StatusCode >= 500:
+		return nil, true, fmt.Errorf("%w: %s: %s", backend.ErrUnavailable, resp.Status, snippet(resp.Body))
+	case resp.StatusCode >= 400:
+		return nil, false, fmt.Errorf("%w: %s: %s", backend.ErrQuery, resp.Status, snippet(resp.Body))
+	case resp.StatusCode != http.StatusOK:
+		return nil, false, fmt.Errorf("%w: unexpected status %s", backend.ErrBadResponse, resp.Status)
+	}
+	t, err := e.decode(resp)
+	if err != nil && ctx.Err() != nil {
+		return nil, false, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
+	}
+	return t, false, err
+}
+
+// snippet returns the start of an error body, on one line.
+func snippet(r io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(r, 300))
+	return strings.Join(strings.Fields(string(b)), " ")
+}
+
+func (e *Client) decode(resp *http.Response) (*backend.Table, error) {
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if strings.Contains(ct, "html") {
+		return nil, fmt.Errorf("%w: got %s instead of SPARQL JSON results: %s", backend.ErrBadResponse, ct, snippet(resp.Body))
+	}
+	if resp.ContentLength > e.maxBytes {
+		return nil, fmt.Errorf("%w: %d bytes announced, cap is %d", backend.ErrTooLarge, resp.ContentLength, e.maxBytes)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, e.maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading body: %v", backend.ErrUnavailable, err)
+	}
+	if int64(len(body)) > e.maxBytes {
+		return nil, fmt.Errorf("%w: more than %d bytes", backend.ErrTooLarge, e.maxBytes)
+	}
+	return parseResultsJSON(body)
+}
+
+// srj is the SPARQL 1.1 Query Results JSON format.
+type srj struct {
+	Head struct {
+		Vars []string `json:"vars"`
+	} `json:"head"`
+	Results *struct {
+		Bindings []map[string]srjTerm `json:"bindings"`
+	} `json:"results"`
+}
+
+type srjTerm struct {
+	Type     string `json:"type"`
+	Value    string `json:"value"`
+	Datatype string `json:"datatype"`
+	Lang     string `json:"xml:lang"`
+}
+
+const xsdString = "http://www.w3.org/2001/XMLSchema#string"
+
+func parseResultsJSON(body []byte) (*backend.Table, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '<' {
+		return nil, fmt.Errorf("%w: got markup instead of SPARQL JSON results: %.80s", backend.ErrBadResponse, trimmed)
+	}
+	var r srj
+	if err := json.Unmarshal(body, &r); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%w: malformed or truncated JSON: %v", backend.ErrBadResponse, err)
+		}
+		return nil, fmt.Errorf("%w: %v", backend.ErrBadResponse, err)
+	}
+	if r.Results == nil {
+		return nil, fmt.Errorf("%w: JSON without results.bindings", backend.ErrBadResponse)
+	}
+	t := &backend.Table{Vars: r.Head.Vars, Rows: make([]map[string]backend.Node, 0, len(r.Results.Bindings))}
+	for _, b := range r.Results.Bindings {
+		row := make(map[string]backend.Node, len(b))
+		for k, v := range b {
+			switch v.Type {
+			case "uri":
+				row[k] = backend.Node{Kind: backend.NodeIRI, Value: v.Value}
+			case "bnode":
+				row[k] = backend.Node{Kind: backend.NodeBlank, Value: v.Value}
+			case "literal", "typed-literal":
+				dt := v.Datatype
+				if dt == xsdString || v.Lang != "" {
+					dt = ""
+				}
+				row[k] = backend.Node{Kind: backend.NodeLiteral, Value: v.Value, Datatype: dt, Lang: v.Lang}
+			default:
+				return nil, fmt.Errorf("%w: unknown term type %q", backend.ErrBadResponse, v.Type)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, nil
+}
