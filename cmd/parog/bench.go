@@ -13,6 +13,7 @@ import (
 	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 )
 
 func init() {
@@ -125,7 +126,7 @@ func demoGraphConfig(cfg config.Config) config.Config {
 // bench opens the KG once, picks the questions lacking evidence, runs the
 // measures and writes the reports.
 func (f *benchFlags) bench(ctx context.Context, env *Env, o oracle.BenchOptions, format dataset.Format) error {
-	g, err := kg.Open(ctx, o.Config.KG, "")
+	g, err := kg.Open(ctx, o.Config.KG, "", adapters.Open)
 	if err != nil {
 		return err
 	}
