@@ -32,6 +32,12 @@ finished (id, seed) pairs are skipped, and a line torn by a crash is dropped
 and its question run again. All seeds go to the one file; each line has a
 "seed" field (null without --seeds).
 
+Seeds vary the sampling only when the models sample: each call of a seeded
+run sends the seed and, for every role whose llm.<role>.seed_temperature is
+set (or all roles with --seed-temperature T), samples at that temperature
+instead of the greedy temperature 0. The paper reports the mean of three
+runs: --seeds 1,2,3 --seed-temperature 0.7.
+
 --limit N takes the first N questions of the input, then --shard i/n (1-based)
 keeps those whose id hashes to shard i, so n machines given the same input and
 limit split it without overlap. --dataset demo without --input uses the demo
@@ -52,6 +58,7 @@ type evalRunFlags struct {
 	limit       int
 	shard       string
 	seeds       string
+	seedTemp    float64
 	alias       string
 	timeout     time.Duration
 	retryFailed bool
@@ -74,6 +81,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` questions of the input (0: all)")
 	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` (1-based) of the questions")
 	fs.StringVar(&f.seeds, "seeds", "", "comma-separated sampling `seeds`, e.g. 1,2,3 (each question runs once per seed)")
+	fs.Float64Var(&f.seedTemp, "seed-temperature", 0, "sampling temperature `T` of every role under --seeds (0: each role's llm.<role>.seed_temperature)")
 	fs.StringVar(&f.alias, "alias", "", "alias `FILE`: JSON object of question id, answer id or answer name -> aliases")
 	fs.DurationVar(&f.timeout, "timeout", 0, "deadline of one question (0: the engine's engine.deadline)")
 	fs.BoolVar(&f.retryFailed, "retry-failed", false, "on resume, run again the questions whose last result is an error")
@@ -132,7 +140,14 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "parog eval: %s\n", note)
 	}
+	if f.seedTemp < 0 || f.seedTemp > 2 {
+		return usageError("--seed-temperature must be between 0 and 2")
+	}
+	if f.seedTemp > 0 {
+		cfg.LLM.Planner.SeedTemperature, cfg.LLM.Reasoner.SeedTemperature = f.seedTemp, f.seedTemp
+	}
 	warnConcurrency(env.Stderr, cfg, f.concurrency)
+	warnGreedySeeds(env.Stderr, cfg, len(seeds))
 	httpc := newRateLimitedHTTP(f.rate, f.burst, f.concurrency)
 	ans, err := dataset.NewEngineAnswerer(ctx, cfg, nil, llm.WithHTTPClient(httpc), llm.WithGetenv(env.Getenv))
 	if err != nil {
@@ -209,6 +224,20 @@ func warnConcurrency(w io.Writer, cfg config.Config, n int) {
 				name, ep.Concurrency, n, ep.Concurrency, name, name, n)
 		}
 	}
+}
+
+// warnGreedySeeds says when several seeds cannot differ: every configured
+// role decodes greedily.
+func warnGreedySeeds(w io.Writer, cfg config.Config, seeds int) {
+	if seeds < 2 {
+		return
+	}
+	for _, ep := range []config.Endpoint{cfg.LLM.Planner, cfg.LLM.Reasoner} {
+		if ep.BaseURL != "" && (ep.Temperature > 0 || ep.SeedTemperature > 0) {
+			return
+		}
+	}
+	fmt.Fprintf(w, "parog eval: every model decodes at temperature 0, so the %d seeds give the same run; set --seed-temperature (e.g. 0.7)\n", seeds)
 }
 
 // loadQuestions reads the benchmark file, or the shipped demo questions.

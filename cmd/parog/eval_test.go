@@ -44,6 +44,7 @@ func TestEvalCLIRunAndReport(t *testing.T) {
 	assert.Contains(t, stdout, "ran 12, skipped 0")
 	assert.Contains(t, stderr, "12/12", "the progress bar counts to the end")
 	assert.Contains(t, stderr, "Hits@1")
+	assert.Contains(t, stderr, "the 2 seeds give the same run", "greedy decoding is named")
 	// Resume: nothing left to do.
 	code, stdout, stderr = runParog(t, evalEnv(srv.URL()), "eval", "--config", demoConfig, "--dataset", "demo",
 		"--out", out, "--limit", "6", "--seeds", "1,2", "--no-progress")
@@ -72,6 +73,22 @@ func TestEvalCLIRunAndReport(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "## Side by side")
 	assert.Contains(t, stdout, "| pog.jsonl | pog | 1 | 4.5% |", "one PoG hit over the 22 expected demo questions")
+}
+
+func TestEvalSeedsSample(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithHandler(evalModel()))
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, stderr := runParog(t, evalEnv(srv.URL()), "eval", "--config", demoConfig, "--dataset", "demo",
+		"--out", out, "--limit", "1", "--seeds", "1,2", "--seed-temperature", "0.7", "--no-progress")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "give the same run")
+	seeds := map[int]bool{}
+	for _, r := range srv.Requests() {
+		assert.InDelta(t, 0.7, r.Chat.Temperature, 1e-6, "stage %s", r.Stage)
+		require.NotNil(t, r.Chat.Seed, "stage %s", r.Stage)
+		seeds[*r.Chat.Seed] = true
+	}
+	assert.Equal(t, map[int]bool{1: true, 2: true}, seeds)
 }
 
 func TestEvalCLIBadInput(t *testing.T) {

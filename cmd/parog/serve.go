@@ -46,7 +46,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	defer a.Close()
 	srv, err := server.New(cfg.Server, a.Graph,
-		server.WithEngine(a.Engine), server.WithLLMConfig(cfg.LLM), server.WithBudgets(cfg.Engine),
+		server.WithEngine(a.Engine), server.WithLLMConfig(cfg.LLM), server.WithCapabilities(a.LLM.Capabilities),
+		server.WithBudgets(cfg.Engine),
 		server.WithLogger(log), server.WithMetrics(a.Metrics), server.WithGetenv(env.Getenv))
 	if err != nil {
 		return err

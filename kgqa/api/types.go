@@ -234,6 +234,11 @@ type Check struct {
 	Status string `json:"status"`
 	// Detail says what failed, or what endpoint was checked.
 	Detail string `json:"detail,omitempty"`
+	// Capabilities says, for a model endpoint, how JSON replies are asked
+	// for and which request parameters it takes, as learned from what it
+	// rejected so far (for example "response_format json_object,
+	// max_tokens").
+	Capabilities string `json:"capabilities,omitempty"`
 	// LatencyMS is how long the check took.
 	LatencyMS int64 `json:"latency_ms"`
 }

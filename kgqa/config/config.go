@@ -49,17 +49,21 @@ type LLM struct {
 
 // Endpoint is one OpenAI-compatible chat endpoint.
 type Endpoint struct {
-	BaseURL     string        `yaml:"base_url" desc:"OpenAI-compatible base URL, e.g. http://localhost:8000/v1; empty leaves the role unconfigured"`
-	Model       string        `yaml:"model" desc:"model name sent to the endpoint"`
-	APIKeyEnv   string        `yaml:"api_key_env" desc:"name of the environment variable holding the API key"`
-	APIKey      string        `yaml:"api_key" desc:"API key (prefer api_key_env); masked in logs" secret:"true"`
-	Temperature float64       `yaml:"temperature" desc:"sampling temperature"`
-	Seed        *int          `yaml:"seed" desc:"sampling seed sent to the endpoint (unset sends none)"`
-	MaxTokens   int           `yaml:"max_tokens" desc:"largest completion, in tokens"`
-	Timeout     time.Duration `yaml:"timeout" desc:"deadline of one chat call, retries included"`
-	Concurrency int           `yaml:"concurrency" desc:"calls in flight at once to this endpoint"`
-	Retries     int           `yaml:"retries" desc:"retries after 429, 5xx or a connection error"`
-	JSONSchema  bool          `yaml:"json_schema" desc:"send response_format with a JSON schema (vLLM, OpenAI); off extracts JSON from free text"`
+	BaseURL     string  `yaml:"base_url" desc:"OpenAI-compatible base URL, e.g. http://localhost:8000/v1; empty leaves the role unconfigured"`
+	Model       string  `yaml:"model" desc:"model name sent to the endpoint"`
+	APIKeyEnv   string  `yaml:"api_key_env" desc:"name of the environment variable holding the API key"`
+	APIKey      string  `yaml:"api_key" desc:"API key (prefer api_key_env); masked in logs" secret:"true"`
+	Temperature float64 `yaml:"temperature" desc:"sampling temperature"`
+	Seed        *int    `yaml:"seed" desc:"sampling seed sent to the endpoint (unset sends none)"`
+	// SeedTemperature makes the seeds of a repeated run (eval --seeds)
+	// mean something: at temperature 0 decoding is greedy and every seed
+	// gives the same run.
+	SeedTemperature float64       `yaml:"seed_temperature" desc:"sampling temperature of calls made under a run seed (eval --seeds); 0 keeps temperature"`
+	MaxTokens       int           `yaml:"max_tokens" desc:"largest completion, in tokens"`
+	Timeout         time.Duration `yaml:"timeout" desc:"deadline of one chat call, retries included"`
+	Concurrency     int           `yaml:"concurrency" desc:"calls in flight at once to this endpoint"`
+	Retries         int           `yaml:"retries" desc:"retries after 429, 5xx or a connection error"`
+	JSONSchema      bool          `yaml:"json_schema" desc:"send response_format with a JSON schema (vLLM, OpenAI); off extracts JSON from free text"`
 }
 
 // Engine holds the budgets of the Plan-Answer-Refine loop.

@@ -320,6 +320,8 @@ func validateEndpoint(key string, ep Endpoint) error {
 		return bad("model", "required when base_url is set")
 	case ep.Temperature < 0 || ep.Temperature > 2:
 		return bad("temperature", "must be between 0 and 2")
+	case ep.SeedTemperature < 0 || ep.SeedTemperature > 2:
+		return bad("seed_temperature", "must be between 0 and 2")
 	case ep.Timeout <= 0:
 		return bad("timeout", "must be positive")
 	case ep.Concurrency <= 0:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -34,6 +35,7 @@ type Client struct {
 	sleep    func(ctx context.Context, d time.Duration) error
 	jitter   func() float64 // in [0, 1)
 	maxReply int64          // cap on a response body
+	log      *slog.Logger
 }
 
 var _ Chatter = (*Client)(nil)
@@ -43,6 +45,7 @@ type endpoint struct {
 	cfg  config.Endpoint
 	api  *openai.Client
 	sem  chan struct{} // nil: no limit
+	caps *caps
 }
 
 // Option configures a Client.
@@ -82,6 +85,10 @@ func WithMaxReplyBytes(n int64) Option {
 	}
 }
 
+// WithLogger sets the logger that reports, once per endpoint, a request
+// parameter the endpoint rejected (default: slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
+
 // New builds a client for the roles of cfg; a role with an empty base_url
 // stays unconfigured (calls to it fail with ErrNotConfigured).
 func New(cfg config.LLM, opts ...Option) (*Client, error) {
@@ -97,6 +104,7 @@ func New(cfg config.LLM, opts ...Option) (*Client, error) {
 		sleep:    sleepCtx,
 		jitter:   rand.Float64,
 		maxReply: DefaultMaxReplyBytes,
+		log:      slog.Default(),
 	}
 	for _, o := range opts {
 		o(c)
@@ -143,11 +151,25 @@ func (c *Client) endpoint(role Role, ep config.Endpoint, doer openai.HTTPDoer) (
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = strings.TrimRight(ep.BaseURL, "/")
 	oc.HTTPClient = doer
-	e := &endpoint{role: role, cfg: ep, api: openai.NewClientWithConfig(oc)}
+	first := Capabilities{Format: FormatPrompt, Seed: true, CompletionTokens: isReasoningModel(ep.Model)}
+	if ep.JSONSchema {
+		first.Format = FormatJSONSchema
+	}
+	e := &endpoint{role: role, cfg: ep, api: openai.NewClientWithConfig(oc), caps: &caps{c: first}}
 	if ep.Concurrency > 0 {
 		e.sem = make(chan struct{}, ep.Concurrency)
 	}
 	return e, nil
+}
+
+// Capabilities reports what the endpoint of role has been found to accept,
+// and false when the role is not configured.
+func (c *Client) Capabilities(role Role) (Capabilities, bool) {
+	e := c.roles[role]
+	if e == nil {
+		return Capabilities{}, false
+	}
+	return e.caps.get(), true
 }
 
 // Has reports whether role has a configured endpoint.
@@ -199,12 +221,7 @@ func (c *Client) call(ctx context.Context, e *endpoint, req Request, msgs []Mess
 		callCtx, cancel = context.WithTimeout(ctx, e.cfg.Timeout)
 	}
 	defer cancel()
-	oreq := e.request(req, msgs, schema)
-	oreq.Seed = seedFrom(ctx, oreq.Seed)
-	resp, attempts, err := c.attempts(callCtx, e, req.Stage, oreq)
-	if err != nil {
-		err = c.finalError(ctx, callCtx, e, req.Stage, err)
-	}
+	resp, attempts, err := c.send(ctx, callCtx, e, req, msgs, schema, &rec)
 	rec.Latency = time.Since(start)
 	rec.Retries = max(attempts-1, 0)
 	var content string
@@ -219,6 +236,44 @@ func (c *Client) call(ctx context.Context, e *endpoint, req Request, msgs []Mess
 	}
 	c.record(ctx, rec)
 	return content, rec, err
+}
+
+// maxFallbacks bounds the resends after rejected parameters: three formats
+// and two more parameters.
+const maxFallbacks = 4
+
+// send makes the attempts of one call. When the endpoint rejects a request
+// parameter, the endpoint's capabilities narrow (logged once) and the call
+// is sent again without it, counted in rec.Fallbacks.
+func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req Request, msgs []Message, schema bool, rec *Call) (openai.ChatCompletionResponse, int, error) {
+	total := 0
+	for {
+		capa := e.caps.get()
+		oreq := e.request(req, msgs, schema, capa)
+		if t := e.cfg.SeedTemperature; t > 0 && runSeed(ctx) && !isReasoningModel(e.cfg.Model) {
+			oreq.Temperature = float32(t)
+		}
+		if capa.Seed {
+			oreq.Seed = seedFrom(ctx, oreq.Seed)
+		}
+		resp, attempts, err := c.attempts(callCtx, e, req.Stage, oreq)
+		total += attempts
+		if err == nil {
+			return resp, total, nil
+		}
+		if rec.Fallbacks < maxFallbacks && ctx.Err() == nil {
+			if what := e.caps.learn(err, oreq); what != "" {
+				if what != "again" {
+					c.log.Warn("llm: endpoint rejected a request parameter; using a fallback for the life of the process",
+						"role", e.role, "model", e.cfg.Model, "change", what, "error", err)
+				}
+				rec.Fallbacks++
+				total -= attempts // the rejected request is not a retry
+				continue
+			}
+		}
+		return resp, total, c.finalError(ctx, callCtx, e, req.Stage, err)
+	}
 }
 
 func (c *Client) record(ctx context.Context, rec Call) {
@@ -251,8 +306,14 @@ func (c *Client) finalError(parent, callCtx context.Context, e *endpoint, stage 
 }
 
 // request builds the wire request of one call.
-func (e *endpoint) request(req Request, msgs []Message, schema bool) openai.ChatCompletionRequest {
+func (e *endpoint) request(req Request, msgs []Message, schema bool, capa Capabilities) openai.ChatCompletionRequest {
 	o := openai.ChatCompletionRequest{Model: e.cfg.Model, Seed: e.cfg.Seed}
+	if !capa.Seed {
+		o.Seed = nil
+	}
+	if schema && capa.Format != FormatJSONSchema && !strings.Contains(lastUser(msgs), string(req.Schema)) {
+		msgs = schemaInPrompt(msgs, req.Schema)
+	}
 	for _, m := range msgs {
 		o.Messages = append(o.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
@@ -270,13 +331,16 @@ func (e *endpoint) request(req Request, msgs []Message, schema bool) openai.Chat
 	if req.MaxTokens > 0 {
 		maxTok = req.MaxTokens
 	}
-	if reasoning {
+	if capa.CompletionTokens {
 		o.MaxCompletionTokens = maxTok
 	} else {
 		//lint:ignore SA1019 max_tokens is what vLLM, Ollama and llama.cpp read.
 		o.MaxTokens = maxTok
 	}
-	if schema {
+	switch {
+	case schema && capa.Format == FormatJSONObject:
+		o.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	case schema && capa.Format == FormatJSONSchema:
 		o.ResponseFormat = &openai.ChatCompletionResponseFormat{
 			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
@@ -285,6 +349,15 @@ func (e *endpoint) request(req Request, msgs []Message, schema bool) openai.Chat
 		}
 	}
 	return o
+}
+
+func lastUser(msgs []Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return msgs[i].Content
+		}
+	}
+	return ""
 }
 
 // isReasoningModel reports OpenAI models that refuse max_tokens and a

@@ -16,9 +16,10 @@ const maxReplyShown = 2000
 
 // JSON sends req, extracts the JSON value of the reply, decodes it strictly
 // (unknown fields are errors) into out, a non-nil pointer, and runs check
-// (which may be nil). When the role supports it and req.Schema is set, the
-// schema is sent as response_format. If the reply does not fit, one repair
-// turn shows the model its reply and the error; if that reply does not fit
+// (which may be nil). When req.Schema is set it is sent as response_format
+// json_schema where the endpoint takes it, else in the prompt (with
+// response_format json_object where that is taken; see Capabilities). If
+// the reply does not fit, one repair turn shows the model its reply and the error; if that reply does not fit
 // either, JSON fails with *SchemaError. Every call is accounted; the
 // returned Usage sums them.
 func (c *Client) JSON(ctx context.Context, req Request, out any, check func() error) (Response, error) {
@@ -29,7 +30,7 @@ func (c *Client) JSON(ctx context.Context, req Request, out any, check func() er
 	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
 		return Response{}, fmt.Errorf("llm: %s/%s: json: out must be a non-nil pointer, not %T", req.Role, req.Stage, out)
 	}
-	schema := len(req.Schema) > 0 && e.cfg.JSONSchema
+	schema := len(req.Schema) > 0
 	content, first, err := c.call(ctx, e, req, req.Messages, schema)
 	if err != nil {
 		return Response{Content: content, Usage: first}, err
@@ -71,6 +72,7 @@ func sumCalls(a, b Call) Call {
 	a.Estimated = a.Estimated || b.Estimated
 	a.Latency += b.Latency
 	a.Retries += b.Retries
+	a.Fallbacks += b.Fallbacks
 	a.Err = b.Err
 	return a
 }

@@ -64,6 +64,9 @@ type Tally struct {
 	TotalTokens int `json:"total_tokens"`
 	// Retries is the sum of retried attempts.
 	Retries int `json:"retries,omitempty"`
+	// Fallbacks is the sum of requests resent without a parameter the
+	// endpoint rejected.
+	Fallbacks int `json:"fallbacks,omitempty"`
 	// Latency is the summed wall time of the calls (not the elapsed time of
 	// the question: calls may overlap).
 	Latency time.Duration `json:"latency_ns"`
@@ -78,6 +81,7 @@ func (t *Tally) add(c Call) {
 	t.CompletionTokens += c.CompletionTokens
 	t.TotalTokens += c.PromptTokens + c.CompletionTokens
 	t.Retries += c.Retries
+	t.Fallbacks += c.Fallbacks
 	t.Latency += c.Latency
 }
 
@@ -117,9 +121,16 @@ type seedKey struct{}
 
 // WithSeed makes every call made with ctx send seed as the sampling seed,
 // in place of the role's configured one, so one run of an evaluation can be
-// repeated per seed.
+// repeated per seed. Such calls sample at the role's seed_temperature when
+// it is set: a seed changes nothing under greedy decoding.
 func WithSeed(ctx context.Context, seed int) context.Context {
 	return context.WithValue(ctx, seedKey{}, seed)
+}
+
+// runSeed reports whether ctx carries a seed set by WithSeed.
+func runSeed(ctx context.Context) bool {
+	_, ok := ctx.Value(seedKey{}).(int)
+	return ok
 }
 
 // seedFrom returns the seed set by WithSeed, or fallback.

@@ -80,6 +80,9 @@ type Call struct {
 	Latency time.Duration `json:"latency_ns"`
 	// Retries is the number of retried attempts.
 	Retries int `json:"retries,omitempty"`
+	// Fallbacks counts requests the endpoint rejected for a parameter it
+	// does not take (see Capabilities), each resent without it.
+	Fallbacks int `json:"fallbacks,omitempty"`
 	// Err is the error text when the call failed.
 	Err string `json:"error,omitempty"`
 }

@@ -170,6 +170,11 @@ func (c *Client) attempts(ctx context.Context, e *endpoint, stage Stage, oreq op
 			return resp, n + 1, nil
 		}
 		f := classify(err, a, time.Now())
+		if p, _ := rejection(err, oreq); p != "" {
+			// A refused parameter is refused again: the caller falls
+			// back instead (llama.cpp and Ollama refuse with a 500).
+			return resp, n + 1, f
+		}
 		if ctx.Err() != nil || !f.retryable || n >= e.cfg.Retries {
 			return resp, n + 1, f
 		}

@@ -95,7 +95,7 @@ func newHarness(tb testing.TB, s setup) *harness {
 	tb.Cleanup(func() { _ = client.Close() })
 	h.model = client
 	opts = append(opts, server.WithEngine(kgqa.New(g, client, h.cfg.Engine)), server.WithLLMConfig(h.cfg.LLM),
-		server.WithBudgets(h.cfg.Engine), server.WithMetrics(m), server.WithLogger(discardLogger()))
+		server.WithCapabilities(client.Capabilities), server.WithBudgets(h.cfg.Engine), server.WithMetrics(m), server.WithLogger(discardLogger()))
 	h.srv, err = server.New(h.cfg.Server, g, opts...)
 	require.NoError(tb, err)
 	h.http = httptest.NewServer(h.srv.Handler())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/llm"
 )
 
 // healthz serves GET /healthz: the process is up.
@@ -27,6 +28,7 @@ func (s *Server) readyz(c *gin.Context) {
 	defer cancel()
 	checks := []api.Check{{Name: "kg"}, {Name: "llm.planner"}, {Name: "llm.reasoner"}}
 	eps := []config.Endpoint{{}, s.llmCfg.Planner, s.llmCfg.Reasoner}
+	roles := []llm.Role{"", llm.Planner, llm.Reasoner}
 	var wg sync.WaitGroup
 	for i := range checks {
 		wg.Add(1)
@@ -37,6 +39,9 @@ func (s *Server) readyz(c *gin.Context) {
 				checks[i].Status, checks[i].Detail = s.checkKG(ctx)
 			} else {
 				checks[i].Status, checks[i].Detail = s.checkLLM(ctx, eps[i])
+				if capa, ok := s.capabilities(roles[i]); ok {
+					checks[i].Capabilities = capa.String()
+				}
 			}
 			checks[i].LatencyMS = time.Since(start).Milliseconds()
 		}()
@@ -53,6 +58,13 @@ func (s *Server) readyz(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, resp)
+}
+
+func (s *Server) capabilities(role llm.Role) (llm.Capabilities, bool) {
+	if s.caps == nil || role == "" {
+		return llm.Capabilities{}, false
+	}
+	return s.caps(role)
 }
 
 // checkKG looks up the name of an entity id of the dialect's shape: one

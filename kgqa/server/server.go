@@ -19,6 +19,7 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/llm"
 )
 
 func init() {
@@ -46,6 +47,7 @@ type Server struct {
 	graph   kg.Graph
 	engine  Engine
 	llmCfg  config.LLM
+	caps    func(llm.Role) (llm.Capabilities, bool)
 	budgets config.Engine
 	log     *slog.Logger
 	metrics *Metrics
@@ -69,6 +71,12 @@ func WithEngine(e Engine) Option { return func(s *Server) { s.engine = e } }
 // and for the 503 that names the missing settings. Its URLs come from the
 // configuration only; no request can choose one.
 func WithLLMConfig(cfg config.LLM) Option { return func(s *Server) { s.llmCfg = cfg } }
+
+// WithCapabilities tells /readyz what each model endpoint has been found
+// to accept (pass the LLM client's Capabilities method).
+func WithCapabilities(fn func(llm.Role) (llm.Capabilities, bool)) Option {
+	return func(s *Server) { s.caps = fn }
+}
 
 // WithBudgets sets the default reasoning budgets that per-request options
 // override (default: config.Default().Engine).
