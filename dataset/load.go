@@ -21,6 +21,13 @@ type Yield func(Question) error
 // readable JSON document of the expected shape, when ctx is done, or when
 // yield fails.
 func Decode(ctx context.Context, r io.Reader, f Format, yield Yield, onSkip func(Skipped)) error {
+	return DecodeRecords(ctx, r, f, func(q Question, _ json.RawMessage) error { return yield(q) }, onSkip)
+}
+
+// DecodeRecords is Decode that also hands yield each question's record as
+// the file holds it, so a filtered copy can be written in the input's own
+// format.
+func DecodeRecords(ctx context.Context, r io.Reader, f Format, yield func(Question, json.RawMessage) error, onSkip func(Skipped)) error {
 	conv, err := converter(f)
 	if err != nil {
 		return err
@@ -37,7 +44,7 @@ func Decode(ctx context.Context, r io.Reader, f Format, yield Yield, onSkip func
 			return nil
 		}
 		q.Source = f
-		return yield(q)
+		return yield(q, raw)
 	}
 	if f == WebQSP {
 		return decodeWebQSPEnvelope(ctx, dec, each)

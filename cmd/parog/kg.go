@@ -27,6 +27,7 @@ Subcommands:
   search NAME                    entities named NAME (exact, then case-insensitive; with
                                  kg.full_text, Virtuoso full text on the name's words)
   query 'SELECT ...'             a raw read-only SELECT, as tab-separated values
+  import freebase|fb15k237       turn Freebase data into N-Triples (parog kg import --help)
 
 Entity and relation ids are in the dialect's form: m.0f8l9c and
 location.location.contains (freebase), Q142 and P47 (wikidata).
@@ -44,6 +45,12 @@ type kgOpts struct {
 	limit    int
 }
 
+// kgTools are the subcommands that build a KG rather than query one; they
+// take no configuration.
+var kgTools = map[string]func(ctx context.Context, env *Env, args []string) error{
+	"import": runKGImport,
+}
+
 var kgSubs = map[string]kgSub{
 	"relations": {"ENTITY", 1, kgRelations},
 	"neighbors": {"ENTITY RELATION [--incoming] [--limit N]", 2, kgNeighbors},
@@ -59,6 +66,9 @@ func runKG(ctx context.Context, env *Env, args []string) error {
 			return usageError("missing subcommand (relations, neighbors, name, search, query)")
 		}
 		return flag.ErrHelp
+	}
+	if tool, ok := kgTools[args[0]]; ok {
+		return tool(ctx, env, args[1:])
 	}
 	sub, ok := kgSubs[args[0]]
 	if !ok {

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parog/parog-go/kgqa/kg/fbimport"
+)
+
+const kgImportHelp = `Usage: parog kg import <source> [flags]
+
+Sources:
+  freebase   stream the official Freebase dump (gzip N-Triples) into filtered,
+             sharded .nt.gz files for parallel bulk load
+  fb15k237   FB15k-237 (train/valid/test.txt in a .tar.gz) with its names file,
+             mediator (CVT) nodes rebuilt, into one N-Triples file
+
+Examples:
+  parog kg import freebase --in freebase-rdf-latest.gz --out /data/freebase-nt
+  parog kg import fb15k237 --in FB15k-237.tar.gz --names FB15k_mid2name.txt --out data/fb15k237.nt.gz
+`
+
+func runKGImport(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(env.Stderr, kgImportHelp)
+		return usageError("missing source (freebase or fb15k237)")
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(env.Stdout, kgImportHelp)
+		return flag.ErrHelp
+	case "fb15k237":
+		return runImportFB15k(ctx, env, args[1:])
+	}
+	fmt.Fprint(env.Stderr, kgImportHelp)
+	return usageError("unknown source %q (want freebase or fb15k237)", args[0])
+}
+
+func runImportFB15k(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "kg import fb15k237", "--in FB15k-237.tar.gz --names FB15k_mid2name.txt --out FILE.nt.gz [--report FILE]")
+	in := fs.String("in", "", "the FB15k-237 `ARCHIVE` (.tar.gz holding train.txt, valid.txt, test.txt)")
+	names := fs.String("names", "", "the names `FILE`: one MID<TAB>Name_With_Underscores per line")
+	out := fs.String("out", "", "N-Triples output `FILE` (gzip when it ends in .gz); written only when complete")
+	report := fs.String("report", "", "also write the counts as JSON to `FILE`")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *in == "" || *names == "" || *out == "" || fs.NArg() > 0 {
+		return usageError("--in, --names and --out are required, and nothing else")
+	}
+	rep, err := fbimport.ImportFB15k237(ctx, *in, *names, *out)
+	if err != nil {
+		return err
+	}
+	printBadLines(env.Stderr, rep.Bad)
+	fmt.Fprintf(env.Stdout, "%s: %d triples (%d facts, %d paths through a rebuilt mediator node, %d names); "+
+		"%d entities, %d without a name; %d bad lines left out\n",
+		*out, rep.Triples, rep.Facts, rep.Paths, rep.Names, rep.Entities, rep.Unnamed, rep.Bad.Count)
+	return writeJSONReport(*report, rep)
+}
+
+// printBadLines lists the bad-line examples and says how many there were.
+func printBadLines(w io.Writer, p fbimport.Problems) {
+	for _, b := range p.Examples {
+		fmt.Fprintf(w, "bad line %s\n", b)
+	}
+	if p.Count > int64(len(p.Examples)) {
+		fmt.Fprintf(w, "... and %d more bad lines (all counted in the report)\n", p.Count-int64(len(p.Examples)))
+	}
+}
+
+// writeJSONReport writes v as indented JSON to path, when path is set.
+func writeJSONReport(path string, v any) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
