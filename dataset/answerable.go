@@ -103,7 +103,7 @@ type AnswerableReport struct {
 	Counts map[Coverage]int `json:"counts"`
 	// Keep is the worst verdict written; Written how many were.
 	Keep    Coverage `json:"keep"`
-	Written int     `json:"written"`
+	Written int      `json:"written"`
 	// Failures counts failed questions by reason.
 	Failures map[string]int `json:"failures,omitempty"`
 	// Skipped are the malformed input records.

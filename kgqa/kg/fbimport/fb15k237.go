@@ -149,7 +149,7 @@ func readNames(file string, rep *FB15kReport) (names, error) {
 }
 
 // readArchive calls fact for each well-formed line of the archive's triple
-// members, in train, valid, test order of appearance.
+// members, in the order the archive holds them.
 func readArchive(ctx context.Context, archive string, rep *FB15kReport, fact func(h, rel, t string)) error {
 	f, err := os.Open(archive)
 	if err != nil {

@@ -75,15 +75,23 @@ func TestImportFB15k237RealFiles(t *testing.T) {
 	lines := readNT(t, out)
 	require.Len(t, lines, int(rep.Triples))
 	var tr triple
+	have := map[string]bool{}
+	firstPath := -1
 	for i, l := range lines {
 		require.Empty(t, parseTriple([]byte(l), &tr), "line %d: %s", i+1, l)
+		if firstPath < 0 && strings.HasPrefix(l, "<"+NS+"m.017dcd> <"+NS+"tv.tv_program.regular_cast> ") {
+			firstPath = i
+		}
+		if strings.Contains(l, "m.027rn> ") || strings.Contains(l, "m.0c94fn> ") {
+			have[l] = true
+		}
 	}
-	text := strings.Join(lines, "\n")
-	assert.Contains(t, text, `<`+NS+`m.027rn> <`+NS+`location.country.form_of_government> <`+NS+`m.06cx9> .`)
-	assert.Contains(t, text, `<`+NS+`m.0c94fn> <`+NS+`type.object.name> "Gary Rydstrom"@en .`)
+	assert.True(t, have[`<`+NS+`m.027rn> <`+NS+`location.country.form_of_government> <`+NS+`m.06cx9> .`])
+	assert.True(t, have[`<`+NS+`m.0c94fn> <`+NS+`type.object.name> "Gary Rydstrom"@en .`])
 	// The first collapsed path of train.txt, through a rebuilt mediator.
-	assert.Regexp(t, `<`+NS+`m.017dcd> <`+NS+`tv.tv_program.regular_cast> <`+NS+`(m.fb15k_cvt_\d+)> .\n<`+NS+
-		`m.fb15k_cvt_\d+> <`+NS+`tv.regular_tv_appearance.actor> <`+NS+`m.06v8s0> .`, text)
+	require.GreaterOrEqual(t, firstPath, 0)
+	assert.Regexp(t, `^<`+NS+`m.017dcd> <`+NS+`tv.tv_program.regular_cast> <`+NS+`(m.fb15k_cvt_\d+)> .$`, lines[firstPath])
+	assert.Regexp(t, `^<`+NS+`m.fb15k_cvt_\d+> <`+NS+`tv.regular_tv_appearance.actor> <`+NS+`m.06v8s0> .$`, lines[firstPath+1])
 }
 
 func TestImportFB15k237BadInput(t *testing.T) {

@@ -48,16 +48,6 @@ func (p *Problems) add(b BadLine) {
 	}
 }
 
-// merge adds q's count and examples (which come later in the input) to p.
-func (p *Problems) merge(q Problems) {
-	p.Count += q.Count
-	for _, b := range q.Examples {
-		if len(p.Examples) < maxExamples {
-			p.Examples = append(p.Examples, b)
-		}
-	}
-}
-
 // Object kinds of a parsed triple.
 const (
 	objIRI     = 'i'
