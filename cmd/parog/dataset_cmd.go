@@ -9,6 +9,7 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/sparql2plan"
 )
 
@@ -70,7 +71,7 @@ func runAnswerable(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := kg.Open(ctx, cfg.KG, "")
+	g, err := kg.Open(ctx, cfg.KG, "", adapters.Open)
 	if err != nil {
 		return err
 	}
