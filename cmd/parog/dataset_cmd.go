@@ -25,7 +25,7 @@ Commands:
 
 Example (the FB15k-237 slice, see README "Freebase"):
   parog dataset answerable --config configs/fb15k237.yaml --format webqsp \
-    --input WebQSP.train.json --out data/webqsp-train-fb15k237.json --report data/answerable.json
+    --input WebQSP.train.json --out out/webqsp-train-fb15k237.json --report out/answerable.json
 `
 
 func runDataset(ctx context.Context, env *Env, args []string) error {

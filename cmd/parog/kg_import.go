@@ -21,7 +21,7 @@ Sources:
 
 Examples:
   parog kg import freebase --in freebase-rdf-latest.gz --out /data/freebase-nt
-  parog kg import fb15k237 --in FB15k-237.tar.gz --names FB15k_mid2name.txt --out data/fb15k237.nt.gz
+  parog kg import fb15k237 --in FB15k-237.tar.gz --names FB15k_mid2name.txt --out out/fb15k237.nt.gz
 `
 
 func runKGImport(ctx context.Context, env *Env, args []string) error {
