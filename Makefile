@@ -1,6 +1,5 @@
 # PARoG-Go. `make test` is the one command that runs every test.
 GO ?= go
-STATICCHECK_VERSION ?= v0.8.2
 
 .PHONY: test lint build run bench
 
@@ -25,7 +24,7 @@ test: lint
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) tool staticcheck ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...

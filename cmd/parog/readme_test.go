@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -196,19 +195,8 @@ func TestREADMEMainCommand(t *testing.T) {
 	require.Contains(t, string(readme), "```sh\nmake run\n```", "README's main command")
 	require.Contains(t, string(readme), "```sh\nmake build\n```", "README says how to get the binary")
 
-	// -n prints the recipe without running it; the test may itself run
-	// under make test, whose variables would change what make prints.
-	cmd := exec.Command("make", "-n", "--no-print-directory", "run", "GO=go")
-	cmd.Dir = "../.."
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MAKELEVEL" && k != "MFLAGS" {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	require.GreaterOrEqual(t, len(lines), 2, "%s", out)
+	lines := makeDryRun(t, "run")
+	require.GreaterOrEqual(t, len(lines), 2, "%q", lines)
 	assert.Contains(t, lines[0], "go build ")
 	assert.Contains(t, lines[0], "-o bin/parog ./cmd/parog")
 	last := strings.Fields(lines[len(lines)-1])

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// makeDryRun returns the recipe lines `make -n target` prints at the
+// repository root, without running them. The test may itself run under
+// make test, whose variables would change what make prints, so they are
+// left out of make's environment.
+func makeDryRun(t *testing.T, target string) []string {
+	t.Helper()
+	cmd := exec.Command("make", "-n", "--no-print-directory", target, "GO=go")
+	cmd.Dir = "../.."
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MAKELEVEL" && k != "MFLAGS" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "make -n %s: %s", target, out)
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+// TestStaticcheckIsATool checks that staticcheck is a tool dependency of
+// the module at the version the project pins, and that make lint runs it
+// with go tool, so the build cache keeps the binary between runs instead
+// of building it from source for each make test.
+func TestStaticcheckIsATool(t *testing.T) {
+	cmd := exec.Command("go", "mod", "edit", "-json")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	var mod struct {
+		Require []struct{ Path, Version string }
+		Tool    []struct{ Path string }
+	}
+	require.NoError(t, json.Unmarshal(out, &mod))
+	var tools []string
+	for _, tl := range mod.Tool {
+		tools = append(tools, tl.Path)
+	}
+	assert.Contains(t, tools, "honnef.co/go/tools/cmd/staticcheck")
+	versions := map[string]string{}
+	for _, r := range mod.Require {
+		versions[r.Path] = r.Version
+	}
+	assert.Equal(t, "v0.8.2", versions["honnef.co/go/tools"])
+
+	lint := makeDryRun(t, "lint")
+	assert.Contains(t, lint, "go tool staticcheck ./...")
+	for _, l := range lint {
+		assert.NotContains(t, l, "@", "make lint builds a tool outside go.mod: %s", l)
+	}
+}
