@@ -173,7 +173,10 @@ func TestREADMEOutputsUnderOut(t *testing.T) {
 			outputs++
 			assert.Truef(t, strings.HasPrefix(args[len(args)-1], "out/"), "README writes outside out/: %s", strings.Join(args, " "))
 		}
-		if args[0] != "parog" {
+		for len(args) > 0 && strings.Contains(args[0], "=") {
+			args = args[1:] // VAR=value before the command
+		}
+		if len(args) == 0 || args[0] != "parog" {
 			continue
 		}
 		for i, a := range args[:len(args)-1] {
