@@ -35,6 +35,9 @@ func (r *run) execute(ctx context.Context, plan *Plan) error {
 			rec.Status, rec.Error = statusSkipped, "not needed by the answer subgoal"
 		}
 	}
+	if r.b.Parallelism <= 1 {
+		return r.executeInOrder(ctx, plan, needed)
+	}
 	stopCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	done := make(map[string]chan struct{}, len(plan.Subgoals))
@@ -79,17 +82,62 @@ func (r *run) execute(ctx context.Context, plan *Plan) error {
 		return err
 	}
 	if r.isStopped() {
-		for _, rec := range r.ans.Subgoals {
-			if rec.Status == statusPending || rec.Status == statusRunning {
-				rec.Status, rec.Error = statusSkipped, "question answered early"
-			}
-		}
+		r.skipAfterStop()
 		return nil
 	}
 	// Every needed subgoal finished: concluding from their results is
 	// computation, and the final-answer call, when one is needed, fails on
 	// its own if the deadline has passed.
 	return r.conclude(ctx, plan)
+}
+
+// executeInOrder runs the needed subgoals one at a time in a fixed order:
+// the plan's order, each subgoal after those it needs. With one subgoal at a
+// time the order is then the same on every run, so the prompts are too (a
+// prompt shows the whole plan with what has been found so far), which a
+// replayed or sharded eval relies on.
+func (r *run) executeInOrder(ctx context.Context, plan *Plan, needed map[string]bool) error {
+	finished := map[string]bool{}
+	for len(finished) < len(needed) {
+		progressed := false
+		for _, s := range plan.Subgoals {
+			if !needed[s.ID] || finished[s.ID] || !allFinished(s.Needs, finished) {
+				continue
+			}
+			progressed = true
+			finished[s.ID] = true
+			sufficient, err := r.runSubgoal(ctx, plan, s)
+			if err != nil {
+				return err
+			}
+			if sufficient {
+				r.skipAfterStop()
+				return nil
+			}
+		}
+		if !progressed {
+			return errors.New("kgqa: plan: subgoals wait on each other") // validation rules this out
+		}
+	}
+	return r.conclude(ctx, plan)
+}
+
+// skipAfterStop marks the subgoals an early stop left undone.
+func (r *run) skipAfterStop() {
+	for _, rec := range r.ans.Subgoals {
+		if rec.Status == statusPending || rec.Status == statusRunning {
+			rec.Status, rec.Error = statusSkipped, "question answered early"
+		}
+	}
+}
+
+func allFinished(ids []string, finished map[string]bool) bool {
+	for _, id := range ids {
+		if !finished[id] {
+			return false
+		}
+	}
+	return true
 }
 
 // quiet turns the cancellation caused by an early stop into success.
