@@ -24,6 +24,7 @@ func init() {
 }
 
 const evalSynopsis = `--config FILE --dataset cwq|webqsp|grailqa|demo [--input FILE] --out results.jsonl [flags]
+       parog eval merge --out merged.jsonl shard*.jsonl [--dataset D --input FILE]
        parog eval report results.jsonl [more.jsonl ...] [--dataset D --input FILE] [--md FILE] [--json FILE]
 
 Runs every selected question through the engine and appends one JSON line per
@@ -69,6 +70,9 @@ type evalRunFlags struct {
 func runEval(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 && args[0] == "report" {
 		return runEvalReport(ctx, env, args[1:])
+	}
+	if len(args) > 0 && args[0] == "merge" {
+		return runEvalMerge(ctx, env, args[1:])
 	}
 	fs := newFlags(env, "eval", evalSynopsis)
 	f := evalRunFlags{cfg: addConfigFlags(fs)}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -144,10 +145,7 @@ func TestEvalKill9(t *testing.T) {
 		t.Skip("builds the parog binary; skipped with -short")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "parog")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run(), "go build ./cmd/parog")
+	bin := buildParog(t)
 
 	srv := llmtest.New(t, llmtest.WithHandler(evalModel()), llmtest.WithDelay(40*time.Millisecond))
 	out := filepath.Join(dir, "r.jsonl")
@@ -198,6 +196,31 @@ func TestEvalKill9(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, rf.Results, total, "no pair answered twice")
 	assert.Len(t, rf.Latest(), total)
+}
+
+var parogBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildParog builds the parog binary once per test process and returns
+// its path; tests that need real processes (kill -9, shards) run it.
+func buildParog(t *testing.T) string {
+	t.Helper()
+	parogBinary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "parog-bin-")
+		if err != nil {
+			parogBinary.err = err
+			return
+		}
+		parogBinary.path = filepath.Join(dir, "parog")
+		build := exec.Command("go", "build", "-o", parogBinary.path, ".")
+		build.Stderr = os.Stderr
+		parogBinary.err = build.Run()
+	})
+	require.NoError(t, parogBinary.err, "go build ./cmd/parog")
+	return parogBinary.path
 }
 
 func countLines(t *testing.T, path string) int {
