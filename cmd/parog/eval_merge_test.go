@@ -79,7 +79,7 @@ func TestEvalShardsMerge(t *testing.T) {
 // process (wall time, file name) left out.
 func reportOf(t *testing.T, path string) dataset.RunReport {
 	t.Helper()
-	run, err := dataset.LoadRun(path, nil, dataset.Scorer{})
+	run, err := dataset.LoadRun(path, dataset.Gold{})
 	require.NoError(t, err)
 	rep := dataset.BuildReport([]dataset.ResultSet{run}, dataset.ReportOptions{Dataset: "demo"})
 	require.Len(t, rep.Runs, 1)
