@@ -36,7 +36,7 @@ func TestKGCommands(t *testing.T) {
 		{"query", []string{"query", "--config", cfg, "SELECT ?d WHERE { <http://rdf.freebase.com/ns/m.0ds8qct> <http://rdf.freebase.com/ns/time.event.end_date> ?d }"}, 0,
 			"d\n2014-10-29^^http://www.w3.org/2001/XMLSchema#date\n", ""},
 		{"malformed id", []string{"relations", "--config", cfg, "m.0f8l9c> ?p"}, 2, "", "parog kg: kg: invalid freebase entity id \"m.0f8l9c> ?p\"\n"},
-		{"update refused", []string{"query", "--config", cfg, "DELETE WHERE { ?s ?p ?o }"}, 1, "", "parog kg: kg: select: kg: query rejected: only SELECT queries are accepted\n"},
+		{"update refused", []string{"query", "--config", cfg, "DELETE WHERE { ?s ?p ?o }"}, 1, "", "parog kg: kg: select: kg: query rejected: sparqlgate: query refused: parse error at pos 0: expected SELECT, ASK, or CONSTRUCT\n"},
 		{"missing argument", []string{"neighbors", "--config", cfg, "m.0f8l9c"}, 2, "", "parog kg: want 2 argument(s): ENTITY RELATION [--incoming] [--limit N]\n"},
 		{"unknown subcommand", []string{"frobnicate"}, 2, "", "parog kg: unknown subcommand \"frobnicate\" (want relations, neighbors, name, search or query)\n"},
 	}

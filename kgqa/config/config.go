@@ -33,6 +33,10 @@ type KG struct {
 	Language         string        `yaml:"language" desc:"language tag of names and labels"`
 	NoiseRelations   []string      `yaml:"noise_relations" desc:"relation prefixes dropped from exploration (empty keeps the dialect's defaults)"`
 	NeighborLimit    int           `yaml:"neighbor_limit" desc:"default cap on facts returned by one neighbour query"`
+	ScanBudget       int           `yaml:"scan_budget" desc:"triples one raw SELECT (/sparql, parog kg query) may read from the embedded store before it is refused; bounds its memory (0: 100000)"`
+	User             string        `yaml:"user" desc:"user name for HTTP authentication (Basic or Digest) to the SPARQL endpoint, e.g. the read-only user of parog kg virtuoso setup"`
+	PasswordEnv      string        `yaml:"password_env" desc:"environment variable holding the SPARQL endpoint password"`
+	Password         string        `yaml:"password" desc:"SPARQL endpoint password (prefer password_env); masked in logs" secret:"true"`
 	FullText         bool          `yaml:"full_text" desc:"search names that miss an exact match with Virtuoso's free-text index (bif:contains) instead of a case-insensitive scan of every name; backend sparql only, and the endpoint's text index must be enabled"`
 }
 
@@ -80,17 +84,18 @@ type Engine struct {
 
 // Server configures the HTTP API.
 type Server struct {
-	Addr           string        `yaml:"addr" desc:"listen address HOST:PORT"`
-	APIKeys        []string      `yaml:"api_keys" desc:"bearer API keys accepted; required when addr is not loopback" secret:"true"`
-	APIKeysEnv     string        `yaml:"api_keys_env" desc:"environment variable holding comma-separated API keys"`
-	RateLimit      float64       `yaml:"rate_limit" desc:"requests per second allowed per API key (0 disables)"`
-	RateBurst      int           `yaml:"rate_burst" desc:"burst of requests allowed per API key"`
-	MaxBodyBytes   int64         `yaml:"max_body_bytes" desc:"largest request body accepted"`
-	MaxQuestionLen int           `yaml:"max_question_len" desc:"longest question accepted, in characters"`
-	RequestTimeout time.Duration `yaml:"request_timeout" desc:"deadline of one request"`
-	SPARQLTimeout  time.Duration `yaml:"sparql_timeout" desc:"deadline of one /sparql query"`
-	SPARQLMaxRows  int           `yaml:"sparql_max_rows" desc:"rows returned by /sparql at most"`
-	ShutdownGrace  time.Duration `yaml:"shutdown_grace" desc:"time given to in-flight requests on shutdown"`
+	Addr              string        `yaml:"addr" desc:"listen address HOST:PORT"`
+	APIKeys           []string      `yaml:"api_keys" desc:"bearer API keys accepted; required when addr is not loopback" secret:"true"`
+	APIKeysEnv        string        `yaml:"api_keys_env" desc:"environment variable holding comma-separated API keys"`
+	RateLimit         float64       `yaml:"rate_limit" desc:"requests per second allowed per API key (0 disables)"`
+	RateBurst         int           `yaml:"rate_burst" desc:"burst of requests allowed per API key"`
+	MaxBodyBytes      int64         `yaml:"max_body_bytes" desc:"largest request body accepted"`
+	MaxQuestionLen    int           `yaml:"max_question_len" desc:"longest question accepted, in characters"`
+	RequestTimeout    time.Duration `yaml:"request_timeout" desc:"deadline of one request"`
+	SPARQLTimeout     time.Duration `yaml:"sparql_timeout" desc:"deadline of one /sparql query"`
+	SPARQLMaxRows     int           `yaml:"sparql_max_rows" desc:"rows returned by /sparql at most"`
+	SPARQLConcurrency int           `yaml:"sparql_concurrency" desc:"/sparql queries evaluated at once; more get 503 (0: 2)"`
+	ShutdownGrace     time.Duration `yaml:"shutdown_grace" desc:"time given to in-flight requests on shutdown"`
 }
 
 // Default returns the configuration used where a file says nothing.

@@ -74,26 +74,3 @@ func TestNewDialectNamesTheSetting(t *testing.T) {
 	_, err = NewDialect(cfg)
 	require.ErrorContains(t, err, "kg.language")
 }
-
-func TestReadOnlySelect(t *testing.T) {
-	ok := []string{
-		"SELECT * WHERE { ?s ?p ?o }",
-		"PREFIX ns: <http://rdf.freebase.com/ns/>\nselect ?x where { ns:m.1 ns:a.b.c ?x } # DELETE in a comment",
-		`SELECT ?x WHERE { ?x ?p "INSERT DATA" }`,
-	}
-	bad := []string{
-		"INSERT DATA { <a> <b> <c> }",
-		"PREFIX x: <y> DELETE WHERE { ?s ?p ?o }",
-		"SELECT * WHERE { ?s ?p ?o } ; DROP ALL",
-		"SELECT * WHERE { SERVICE <http://evil/sparql> { ?s ?p ?o } }",
-		"DEFINE sql:log-enable 3 SELECT * WHERE { ?s ?p ?o }",
-		"CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }",
-		"",
-	}
-	for _, q := range ok {
-		assert.NoError(t, checkReadOnlySelect(q), q)
-	}
-	for _, q := range bad {
-		assert.ErrorIs(t, checkReadOnlySelect(q), ErrQuery, q)
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parog/parog-go/kgqa/kg/backend"
+	"github.com/parog/parog-go/kgqa/kg/sparqlgate"
 )
 
 // Node, Table and Backend are the contract between a Graph and the
@@ -50,6 +51,9 @@ type store struct {
 	// fullText sends searches that miss the exact name to Virtuoso's
 	// free-text index (bif:contains) instead of scanning every name.
 	fullText bool
+	// scanBudget is the number of triples a raw query may read on a
+	// backend.Evaluator.
+	scanBudget int
 }
 
 var _ Graph = (*store)(nil)
@@ -62,6 +66,9 @@ type Options struct {
 	// FullText sends searches that miss the exact name to Virtuoso's
 	// free-text index (bif:contains); only a Virtuoso backend has one.
 	FullText bool
+	// ScanBudget is the number of triples a raw query (Select) may read on
+	// an in-process backend (DefaultScanBudget when <= 0).
+	ScanBudget int
 }
 
 // New builds a Graph on b: it validates ids, builds every query with
@@ -75,7 +82,10 @@ func New(d Dialect, b Backend, o Options) (Graph, error) {
 	if o.NeighborLimit <= 0 {
 		o.NeighborLimit = 200
 	}
-	return &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText}, nil
+	if o.ScanBudget <= 0 {
+		o.ScanBudget = DefaultScanBudget
+	}
+	return &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText, scanBudget: o.ScanBudget}, nil
 }
 
 func (s *store) run(ctx context.Context, q string) (*Table, error) {
@@ -425,12 +435,26 @@ func searchRank(got, want string) int {
 	return 2
 }
 
-// Select implements Graph.
+// Select implements Graph. The query passes the read-only gate
+// (sparqlgate), and only the gate's rewriting of it is sent. A backend
+// that cannot cancel an evaluation (backend.Evaluator) gets only queries
+// the gate finds bounded, with a scan budget.
 func (s *store) Select(ctx context.Context, query string) (*Results, error) {
-	if err := checkReadOnlySelect(query); err != nil {
-		return nil, err
+	q, err := sparqlgate.Parse(query)
+	if err == nil && q.Form != "SELECT" {
+		err = errors.New("only SELECT queries are accepted here")
 	}
-	t, err := s.run(ctx, query)
+	_, inProcess := s.exec.(backend.Evaluator)
+	if err == nil && inProcess {
+		err = q.Bounded()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kg: select: %w: %w", ErrQuery, err)
+	}
+	if inProcess {
+		ctx = backend.WithScanBudget(ctx, s.scanBudget)
+	}
+	t, err := s.run(ctx, q.String())
 	if err != nil {
 		return nil, fmt.Errorf("kg: select: %w", err)
 	}

@@ -32,6 +32,7 @@ func Open(ctx context.Context, cfg config.KG, baseDir string, open OpenBackend) 
 	s, err := New(d, b, Options{
 		NeighborLimit: cfg.NeighborLimit,
 		FullText:      cfg.FullText && strings.EqualFold(cfg.Backend, "sparql"),
+		ScanBudget:    cfg.ScanBudget,
 	})
 	if err != nil {
 		_ = b.Close()

@@ -111,15 +111,7 @@ type openaiRequest = openai.ChatCompletionRequest
 
 // inFlight reads the server's in-flight request gauge.
 func inFlight(t testing.TB, h *harness) float64 {
-	mfs, err := h.srv.Metrics().Registry().Gather()
-	require.NoError(t, err)
-	for _, mf := range mfs {
-		if mf.GetName() == "parog_http_in_flight_requests" {
-			return mf.GetMetric()[0].GetGauge().GetValue()
-		}
-	}
-	t.Fatal("no in-flight gauge")
-	return 0
+	return gauge(t, h, "parog_http_in_flight_requests")
 }
 
 type lockedWriter struct {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -57,6 +58,9 @@ type Server struct {
 	keys    [][]byte
 	limiter *limiter
 	handler *gin.Engine
+
+	sparqlSlots    chan struct{}
+	sparqlInFlight prometheus.Gauge
 }
 
 // Option configures a Server.
@@ -118,6 +122,12 @@ func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.limiter = newLimiter(cfg.RateLimit, cfg.RateBurst)
+	n := cfg.SPARQLConcurrency
+	if n <= 0 {
+		n = defaultSPARQLConcurrency
+	}
+	s.sparqlSlots = make(chan struct{}, n)
+	s.sparqlGauges()
 	s.handler = s.routes()
 	return s, nil
 }

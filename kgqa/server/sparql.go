@@ -15,6 +15,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/sparqlgate"
 )
 
 // maxQueryChars bounds a /sparql query's text.
@@ -22,22 +23,39 @@ const maxQueryChars = 100_000
 
 // sparql serves GET|POST /sparql, the query operation of the SPARQL 1.1
 // Protocol, read-only: query by GET parameter, by URL-encoded form, or as
-// an application/sparql-query body. Updates are refused (403); only SELECT
-// is answered, as application/sparql-results+json, cut to
+// an application/sparql-query body. Updates are refused (403); a query
+// that does not pass the read-only gate (kgqa/kg/sparqlgate) gets 400; at
+// most server.sparql_concurrency queries run at once (503 with
+// Retry-After beyond). Only SELECT is answered, as application/sparql-results+json, cut to
 // server.sparql_max_rows rows (X-Parog-Truncated: true when cut).
 func (s *Server) sparql(c *gin.Context) {
-	q, err := s.sparqlQuery(c)
+	text, err := s.sparqlQuery(c)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
+	q, err := sparqlgate.Parse(text)
+	if err != nil {
+		s.fail(c, &httpError{status: http.StatusBadRequest, msg: err.Error(), cause: err})
+		return
+	}
+	if max := s.cfg.SPARQLMaxRows; max > 0 {
+		// One row more than returned tells that the answer was cut.
+		q.CapRows(max + 1)
+	}
+	release, err := s.sparqlSlot()
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	defer release()
 	timeout := s.cfg.SPARQLTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
 	defer cancel()
-	res, err := s.graph.Select(ctx, q)
+	res, err := s.graph.Select(ctx, q.String())
 	if errors.Is(err, kg.ErrQuery) {
 		err = &httpError{status: http.StatusBadRequest, msg: err.Error(), cause: err}
 	}

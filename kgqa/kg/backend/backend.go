@@ -68,3 +68,27 @@ var (
 	// ErrQuery means the backend rejected or could not evaluate the query.
 	ErrQuery = errors.New("kg: query rejected")
 )
+
+// Evaluator is implemented by a backend that evaluates queries in the
+// process and cannot cancel an evaluation, only starve it of input (the
+// embedded store). kg refuses the raw queries such a backend cannot bound
+// and gives the others a scan budget (WithScanBudget).
+type Evaluator interface {
+	// Evaluating reports the evaluations running, including those whose
+	// caller has gone.
+	Evaluating() int
+}
+
+type scanBudgetKey struct{}
+
+// WithScanBudget asks an Evaluator to read at most n triples for each
+// query run under ctx, and to fail the query when it would read more.
+func WithScanBudget(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, scanBudgetKey{}, n)
+}
+
+// ScanBudget returns the budget WithScanBudget set, or 0.
+func ScanBudget(ctx context.Context) int {
+	n, _ := ctx.Value(scanBudgetKey{}).(int)
+	return n
+}

@@ -11,9 +11,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/parog/parog-go/kgqa/kg/backend"
@@ -35,6 +37,7 @@ type Store struct {
 	g       *rdflibgo.Graph
 	closer  func() error
 	timeout time.Duration
+	running atomic.Int64
 }
 
 // Open opens the store (in memory, or Badger under dir) and loads
@@ -155,9 +158,11 @@ func openSource(name, baseDir string) (io.Reader, string, func(), error) {
 	return r, format, closeFn, nil
 }
 
-// Query implements backend.Backend: it evaluates q in a goroutine so that the caller's deadline holds even
-// while the evaluator (which takes no context) is busy; the goroutine ends
-// when evaluation does.
+// Query implements backend.Backend: it evaluates q in a goroutine so that
+// the caller's deadline holds even while the evaluator (which takes no
+// context) is busy. The evaluation reads the store through a budgetStore,
+// so it also stops reading when the deadline passes or the scan budget
+// (backend.WithScanBudget) is spent.
 func (e *Store) Query(ctx context.Context, q string) (*backend.Table, error) {
 	type outcome struct {
 		t   *backend.Table
@@ -168,22 +173,40 @@ func (e *Store) Query(ctx context.Context, q string) (*backend.Table, error) {
 		ctx, cancel = context.WithTimeout(ctx, e.timeout)
 		defer cancel()
 	}
+	budget := backend.ScanBudget(ctx)
+	if budget <= 0 {
+		budget = math.MaxInt64
+	}
+	bs := newBudgetStore(ctx, e.g.Store(), budget)
 	done := make(chan outcome, 1)
+	e.running.Add(1)
 	go func() {
-		res, err := sparql.Query(e.g, q)
-		if err != nil {
+		defer e.running.Add(-1)
+		res, err := sparql.Query(bs.view(e.g), q)
+		switch {
+		case err != nil:
 			done <- outcome{err: fmt.Errorf("%w: %v", backend.ErrQuery, err)}
-			return
+		case bs.exceeded.Load():
+			done <- outcome{err: fmt.Errorf("%w: the query reads more than %d triples of the graph: narrow it", backend.ErrQuery, budget)}
+		default:
+			done <- outcome{t: fromRDFLib(res)}
 		}
-		done <- outcome{t: fromRDFLib(res)}
 	}()
 	select {
 	case o := <-done:
+		if o.err == nil && ctx.Err() != nil {
+			// The store went dry when the deadline passed: the result
+			// is incomplete.
+			return nil, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
+		}
 		return o.t, o.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
 	}
 }
+
+// Evaluating implements backend.Evaluator.
+func (e *Store) Evaluating() int { return int(e.running.Load()) }
 
 // Close implements backend.Backend.
 func (e *Store) Close() error { return e.closer() }

@@ -1,0 +1,153 @@
+package sparqlgate_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/kgqa/kg/sparqlgate"
+)
+
+const ns = "PREFIX ns: <http://rdf.freebase.com/ns/> "
+
+func TestParseAccepts(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"select", ns + `SELECT ?x WHERE { ns:m.1 ns:type.object.name ?x } LIMIT 5`,
+			`SELECT ?x WHERE { <http://rdf.freebase.com/ns/m.1> <http://rdf.freebase.com/ns/type.object.name> ?x . } LIMIT 5`},
+		{"ask", `ASK { ?s ?p "a\"b\\c" }`, `ASK WHERE { ?s ?p "a\"b\\c" . }`},
+		{"count", ns + `SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { ?x ns:p ?y }`,
+			`SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { ?x <http://rdf.freebase.com/ns/p> ?y . }`},
+		{"filter and bind", `SELECT * WHERE { ?s ?p ?o FILTER(regex(STR(?o), "^a", "i")) BIND(STRLEN(?o) AS ?l) }`,
+			`SELECT * WHERE { ?s ?p ?o . BIND(STRLEN(?o) AS ?l) FILTER(REGEX(STR(?o), "^a", "i")) }`},
+		{"optional union", `SELECT * { ?s <http://x/p> ?o OPTIONAL { ?o <http://x/q> ?r } { ?s <http://x/a> 1 } UNION { ?s <http://x/b> 2.5 } } ORDER BY DESC(?s) LIMIT 3 OFFSET 2`,
+			`SELECT * WHERE { ?s <http://x/p> ?o . OPTIONAL { ?o <http://x/q> ?r . } { ?s <http://x/a> 1 . } UNION { ?s <http://x/b> 2.5 . } } ORDER BY DESC(?s) LIMIT 3 OFFSET 2`},
+		{"language and datatype", `SELECT * { ?s ?p "x"@en-GB . ?s ?q "1"^^<http://www.w3.org/2001/XMLSchema#integer> }`,
+			`SELECT * WHERE { ?s ?p "x"@en-GB . ?s ?q "1"^^<http://www.w3.org/2001/XMLSchema#integer> . }`},
+		{"path", ns + `SELECT * { ?s ns:a/ns:b* ?o }`,
+			`SELECT * WHERE { ?s (<http://rdf.freebase.com/ns/a>/(<http://rdf.freebase.com/ns/b>)*) ?o . }`},
+		{"in", `SELECT * { ?s ?p ?o FILTER(?o IN (1, 2)) }`,
+			`SELECT * WHERE { ?s ?p ?o . FILTER(((?o = "1"^^<http://www.w3.org/2001/XMLSchema#integer>) || (?o = "2"^^<http://www.w3.org/2001/XMLSchema#integer>))) }`},
+		{"codepoint escape of a plain letter", `SELECT * WHERE { ?s ?p "\u0041" }`, `SELECT * WHERE { ?s ?p "A" . }`},
+		{"group by", `SELECT ?s (SUM(?o) AS ?t) WHERE { ?s ?p ?o } GROUP BY ?s HAVING (SUM(?o) > 2)`,
+			`SELECT ?s (SUM(?o) AS ?t) WHERE { ?s ?p ?o . } GROUP BY ?s HAVING ((SUM(?o) > "2"^^<http://www.w3.org/2001/XMLSchema#integer>))`},
+		{"values", `SELECT * { VALUES ?s { <http://x/a> <http://x/b> } ?s ?p ?o }`,
+			`SELECT * WHERE { VALUES (?s) { (<http://x/a>) (<http://x/b>) } ?s ?p ?o . }`},
+		{"not exists", `SELECT * { ?s ?p ?o FILTER NOT EXISTS { ?o ?q ?s } }`,
+			`SELECT * WHERE { ?s ?p ?o . FILTER(NOT EXISTS { ?o ?q ?s . }) }`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := sparqlgate.Parse(tt.in)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, q.String())
+			again, err := sparqlgate.Parse(q.String())
+			require.NoError(t, err)
+			assert.Equal(t, q.String(), again.String(), "the canonical text reads back as itself")
+		})
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	tests := []struct {
+		name, in, why string
+	}{
+		{"service after a dot", `SELECT * WHERE { ?s ?p ?o.SERVICE <http://127.0.0.1:9/x> { ?a ?b ?c } } LIMIT 1`, "SERVICE"},
+		{"escaped service", `SELECT * WHERE { ?s ?p ?o.\u0053ERVICE <http://127.0.0.1:9/x> { ?a ?b ?c } } LIMIT 1`, "SERVICE"},
+		{"define in a pattern", `SELECT * WHERE { ?s ?p ?x.DEFINE input:inference "x" }`, "not a term"},
+		{"define pragma", `DEFINE input:inference "x" SELECT * WHERE { ?s ?p ?o }`, "expected SELECT"},
+		{"insert in a pattern", `SELECT * WHERE { ?s ?p ?o.INSERT DATA { <http://a> <http://b> <http://c> } }`, "expected object"},
+		{"update", `INSERT DATA { <http://a> <http://b> <http://c> }`, "expected SELECT"},
+		{"construct", `CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }`, "only SELECT and ASK"},
+		{"bif function", `SELECT * WHERE { ?s ?p ?o FILTER(bif:getenv("x")) }`, "not a SPARQL 1.1 built-in"},
+		{"declared bif function", `PREFIX bif: <bif:> SELECT * WHERE { ?s ?p ?o FILTER(bif:contains(?o, "x")) }`, "not a SPARQL 1.1 built-in"},
+		{"extension function", `PREFIX f: <http://x/> SELECT * WHERE { ?s ?p ?o FILTER(f:g(?o)) }`, "not a SPARQL 1.1 built-in"},
+		{"undeclared prefix", `SELECT * WHERE { ?s sql:x ?o }`, "undeclared prefix"},
+		{"base", `BASE <http://x/> SELECT * WHERE { ?s <p> ?o }`, "BASE"},
+		{"relative IRI", `SELECT * WHERE { ?s <p> ?o }`, "not absolute"},
+		{"triple term", `SELECT * WHERE { <<( ?s ?p ?o )>> ?q ?r }`, ""},
+		{"garbage", `SELECT * WHERE { ?s ?p ?o ) ) }`, ""},
+		{"chained update", `SELECT * WHERE { ?s ?p ?o } ; DROP ALL`, "one query per request"},
+		{"escaped chain", `SELECT * WHERE { ?s ?p ?o } \u003B DELETE WHERE { ?s ?p ?o }`, "one query per request"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := sparqlgate.Parse(tt.in)
+			require.Error(t, err, "accepted as %v", q)
+			assert.ErrorIs(t, err, sparqlgate.ErrRefused)
+			assert.Contains(t, err.Error(), tt.why)
+		})
+	}
+}
+
+// A query the lenient parser reads with something after its end, or with a
+// \u escape that closes a string, is forwarded only as the gate read it.
+func TestParseForwardsOnlyWhatItRead(t *testing.T) {
+	for name, in := range map[string]string{
+		"trailing service": `SELECT * WHERE { ?s ?p ?o } LIMIT 1 garbage SERVICE <http://x/>`,
+		"escaped quote":    `SELECT * WHERE { ?s ?p "\u0022 . } SERVICE <http://x/> {?a ?b ?c} #" }`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			q, err := sparqlgate.Parse(in)
+			if err != nil {
+				require.ErrorIs(t, err, sparqlgate.ErrRefused)
+				return
+			}
+			assertHarmless(t, q.String())
+		})
+	}
+}
+
+func TestCapRows(t *testing.T) {
+	for in, want := range map[string]string{
+		`SELECT * { ?s ?p ?o }`:           `SELECT * WHERE { ?s ?p ?o . } LIMIT 11`,
+		`SELECT * { ?s ?p ?o } LIMIT 5`:   `SELECT * WHERE { ?s ?p ?o . } LIMIT 5`,
+		`SELECT * { ?s ?p ?o } LIMIT 500`: `SELECT * WHERE { ?s ?p ?o . } LIMIT 11`,
+		`ASK { ?s ?p ?o }`:                `ASK WHERE { ?s ?p ?o . }`,
+	} {
+		q, err := sparqlgate.Parse(in)
+		require.NoError(t, err)
+		q.CapRows(11)
+		assert.Equal(t, want, q.String(), in)
+	}
+}
+
+func TestBounded(t *testing.T) {
+	tests := []struct {
+		name, in string
+		ok       bool
+	}{
+		{"connected", ns + `SELECT * { ?a ns:p ?x . ?x ns:q ?y }`, true},
+		{"issue repro", ns + `SELECT (COUNT(*) AS ?n) WHERE { ?a ns:type.object.name ?x . ?b ns:type.object.name ?y . ?c ns:type.object.name ?z }`, false},
+		{"product across groups", ns + `SELECT * { ?a ns:p ?x { ?b ns:p ?y } }`, false},
+		{"product with optional", ns + `SELECT * { ?a ns:p ?x OPTIONAL { ?b ns:p ?y } }`, false},
+		{"optional shares", ns + `SELECT * { ?a ns:p ?x OPTIONAL { ?x ns:p ?y } }`, true},
+		{"union", ns + `SELECT * { { ?a ns:p ?x } UNION { ?b ns:q ?y } }`, true},
+		{"minus", ns + `SELECT * { ?a ns:p ?x MINUS { ?a ns:q ?x } }`, false},
+		{"constant triple", ns + `SELECT * { ns:a ns:p ns:b . ?a ns:p ?x }`, true},
+		{"product in a sub-query", ns + `SELECT * { { SELECT * { ?a ns:p ?x . ?b ns:p ?y } } }`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := sparqlgate.Parse(tt.in)
+			require.NoError(t, err)
+			if tt.ok {
+				assert.NoError(t, q.Bounded())
+				return
+			}
+			assert.ErrorIs(t, q.Bounded(), sparqlgate.ErrRefused)
+		})
+	}
+	var b strings.Builder
+	b.WriteString(`SELECT * { ?s ?p ?o VALUES ?o {`)
+	for range sparqlgate.MaxValues + 1 {
+		b.WriteString(` 1`)
+	}
+	b.WriteString(` } }`)
+	q, err := sparqlgate.Parse(b.String())
+	require.NoError(t, err)
+	assert.ErrorIs(t, q.Bounded(), sparqlgate.ErrRefused)
+}
