@@ -58,6 +58,10 @@ type ExportOptions struct {
 	// SkipInvalid drops invalid records (they are listed in the manifest)
 	// instead of failing.
 	SkipInvalid bool
+	// AllowEvalSplits exports records from a benchmark's dev or test split,
+	// or of no recorded split, for training; without it Export refuses
+	// them, so evaluation data does not leak into the planner by accident.
+	AllowEvalSplits bool
 }
 
 // Manifest describes an export: what went in and what came out.
@@ -138,6 +142,9 @@ func Export(ctx context.Context, inPath string, opts ExportOptions) (*Manifest, 
 	if len(res.Invalid) > 0 && !opts.SkipInvalid {
 		return nil, invalidError(inPath, res.Invalid)
 	}
+	if err := checkSourceSplits(inPath, res.Records, opts.AllowEvalSplits); err != nil {
+		return nil, err
+	}
 	split := map[string][]*Record{}
 	kinds := map[string]int{}
 	for _, r := range res.Records {
@@ -183,6 +190,45 @@ func Export(ctx context.Context, inPath string, opts ExportOptions) (*Manifest, 
 		return nil, err
 	}
 	return m, nil
+}
+
+// checkSourceSplits refuses records that do not come from a benchmark's
+// train split, unless allowed.
+func checkSourceSplits(path string, recs []*Record, allow bool) error {
+	if allow {
+		return nil
+	}
+	bad := map[string]int{}
+	first := map[string]string{}
+	for _, r := range recs {
+		if r.SourceSplit != "train" {
+			if bad[r.SourceSplit] == 0 {
+				first[r.SourceSplit] = r.ID
+			}
+			bad[r.SourceSplit]++
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, s := range []string{"test", "dev", ""} {
+		if n := bad[s]; n > 0 {
+			name := s
+			if s == "" {
+				name = "no recorded"
+			}
+			parts = append(parts, fmt.Sprintf("%d from the %s split (first %s)", n, name, first[s]))
+		}
+	}
+	for s, n := range bad {
+		if s != "test" && s != "dev" && s != "" {
+			parts = append(parts, fmt.Sprintf("%d from the %q split (first %s)", n, s, first[s]))
+		}
+	}
+	return fmt.Errorf("finetune: export: %s holds records that are not benchmark training data: %s; "+
+		"train on train splits (parog sparql2plan --split train), or pass --allow-eval-splits to export them anyway",
+		path, strings.Join(parts, ", "))
 }
 
 func invalidError(path string, bad []LineError) error {

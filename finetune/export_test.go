@@ -297,3 +297,40 @@ func BenchmarkExport(b *testing.B) {
 		})
 	}
 }
+
+func TestExportRefusesEvaluationSplits(t *testing.T) {
+	good, err := os.ReadFile(fixture)
+	require.NoError(t, err)
+	first := strings.SplitN(string(good), "\n", 2)[0]
+	with := func(split string) string {
+		var r map[string]any
+		require.NoError(t, json.Unmarshal([]byte(first), &r))
+		r["id"] = "eval-1"
+		if split == "" {
+			delete(r, "source_split")
+		} else {
+			r["source_split"] = split
+		}
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		return string(b)
+	}
+	for _, tc := range []struct{ split, want string }{
+		{"test", "1 from the test split (first eval-1)"},
+		{"dev", "1 from the dev split (first eval-1)"},
+		{"", "1 from the no recorded split (first eval-1)"},
+	} {
+		t.Run("split "+tc.split, func(t *testing.T) {
+			in := filepath.Join(t.TempDir(), "in.jsonl")
+			require.NoError(t, os.WriteFile(in, []byte(string(good)+with(tc.split)+"\n"), 0o644))
+			_, err := Export(context.Background(), in, ExportOptions{Format: FormatHF, OutDir: t.TempDir()})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "--allow-eval-splits")
+
+			m, err := Export(context.Background(), in, ExportOptions{Format: FormatHF, OutDir: t.TempDir(), AllowEvalSplits: true})
+			require.NoError(t, err, "forced")
+			assert.Equal(t, 8, m.Input.Records)
+		})
+	}
+}

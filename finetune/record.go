@@ -55,6 +55,9 @@ type Record struct {
 	Source string `json:"source,omitempty"`
 	// Split is train or validation.
 	Split string `json:"split"`
+	// SourceSplit is the benchmark split the question came from: train,
+	// dev or test ("" in records written before it was recorded).
+	SourceSplit string `json:"source_split,omitempty"`
 	// Messages is system, user (the question), assistant (the plan).
 	Messages []Message `json:"messages"`
 	// Kinds are the operation kinds the gold plan contains.

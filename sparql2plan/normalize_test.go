@@ -71,3 +71,19 @@ func TestNormalizeIsNeeded(t *testing.T) {
 	_, err = sparql.Parse(norm)
 	require.NoError(t, err)
 }
+
+func TestSourceSplitOf(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"../shared/data/webqsp/WebQSP.train.json", SourceTrain},
+		{"/data/ComplexWebQuestions_dev.json", SourceDev},
+		{"grailqa_v1.0_test_public.json", SourceTest},
+		{"grailqa_v1.0_valid.json", SourceDev},
+		{"../shared/data/cwq_sample.json", ""},
+		{"train_vs_test.json", ""},
+		{"/train/cwq.json", ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			assert.Equal(t, tc.want, SourceSplitOf(tc.path))
+		})
+	}
+}

@@ -26,8 +26,15 @@ type RunOptions struct {
 	Out string
 	// Teacher, when set, renders subgoals with an LLM.
 	Teacher *Teacher
+	// SourceSplit is the benchmark split of Input (train, dev or test),
+	// recorded in every record.
+	SourceSplit string
 	// UseBackTranslation trains on the back-translated question.
 	UseBackTranslation bool
+	// MinConsistency drops teacher-rendered records whose back-translation
+	// consistency (token F1 with the original question) is below it; 0
+	// keeps all.
+	MinConsistency float64
 	// Concurrency bounds teacher calls in flight (default 4).
 	Concurrency int
 	// Rate bounds teacher questions started per second (0: unlimited).
@@ -60,6 +67,7 @@ func Run(ctx context.Context, opts RunOptions) (*Stats, error) {
 		opts.ValidationPercent = 5
 	}
 	stats := NewStats()
+	stats.MinConsistency = opts.MinConsistency
 	dedup := NewDeduper()
 	done, err := resumeState(opts.Out, dedup)
 	if err != nil {
@@ -178,6 +186,12 @@ type recordWriter struct {
 }
 
 func (w *recordWriter) write(q dataset.Question, c *Conversion, tr *TeacherRendering, opts RunOptions) error {
+	if tr != nil && tr.Err == "" && tr.Consistency < opts.MinConsistency {
+		w.mu.Lock()
+		w.stats.Inconsistent++
+		w.mu.Unlock()
+		return nil
+	}
 	rec, err := NewRecord(q, c, tr, opts.UseBackTranslation, opts.ValidationPercent)
 	if err != nil {
 		w.mu.Lock()
@@ -185,6 +199,7 @@ func (w *recordWriter) write(q dataset.Question, c *Conversion, tr *TeacherRende
 		w.mu.Unlock()
 		return nil
 	}
+	rec.SourceSplit = opts.SourceSplit
 	line, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("sparql2plan: encode record %s: %w", q.ID, err)

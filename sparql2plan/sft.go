@@ -20,7 +20,47 @@ const (
 	QuestionBackTranslate = "back_translated"
 	SplitTrain            = "train"
 	SplitValidation       = "validation"
+	SourceTrain           = "train"
+	SourceDev             = "dev"
+	SourceTest            = "test"
 )
+
+// SourceSplitOf names the benchmark split of a file from its name
+// (WebQSP.train.json, ComplexWebQuestions_dev.json, grailqa_v1.0_test...);
+// "" when the name does not tell. The shared samples (cwq_sample.json is
+// CWQ's test split, grailqa_sample.json GrailQA's dev split) do not tell.
+func SourceSplitOf(path string) string {
+	base := strings.ToLower(path[strings.LastIndexAny(path, `/\`)+1:])
+	words := strings.FieldsFunc(base, func(r rune) bool { return !(r >= 'a' && r <= 'z') })
+	found := ""
+	for _, w := range words {
+		var s string
+		switch w {
+		case "train", "training", "trn":
+			s = SourceTrain
+		case "dev", "valid", "validation":
+			s = SourceDev
+		case "test":
+			s = SourceTest
+		default:
+			continue
+		}
+		if found != "" && found != s {
+			return ""
+		}
+		found = s
+	}
+	return found
+}
+
+// ParseSourceSplit checks a split name given by a user.
+func ParseSourceSplit(s string) (string, error) {
+	switch s {
+	case SourceTrain, SourceDev, SourceTest:
+		return s, nil
+	}
+	return "", fmt.Errorf("split %q: want train, dev or test", s)
+}
 
 // PlannerMessages returns the system and user messages the engine's
 // planner receives for question. SFT records use exactly these, so the
@@ -67,6 +107,9 @@ type Record struct {
 	Source string `json:"source"`
 	// Split is train or validation, by a hash of ID.
 	Split string `json:"split"`
+	// SourceSplit is the benchmark split the question comes from (train,
+	// dev or test): only train questions may become training data.
+	SourceSplit string `json:"source_split,omitempty"`
 	// Messages are system, user (question) and assistant (compact Plan
 	// JSON).
 	Messages []llm.Message `json:"messages"`

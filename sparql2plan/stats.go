@@ -48,6 +48,16 @@ type Stats struct {
 	LabelAgreed  int `json:"label_agreed"`
 	// LabelByType counts agreement per dataset label: [checked, agreed].
 	LabelByType map[string][2]int `json:"label_by_type"`
+	// PrimaryChecked and PrimaryAgreed count the questions whose label is
+	// a question type (CWQ's compositionality_type) and those whose plan's
+	// primary type (PrimaryKind) is that type. Label agreement counts
+	// containment: a composition plan with a conjunction inside agrees
+	// with "conjunction"; this does not.
+	PrimaryChecked int `json:"primary_checked"`
+	PrimaryAgreed  int `json:"primary_agreed"`
+	// PrimaryByType counts primary-type agreement per label: [checked,
+	// agreed].
+	PrimaryByType map[string][2]int `json:"primary_by_type"`
 	// Failures counts conversion failures by reason.
 	Failures map[string]int `json:"failures"`
 	// Rules counts normalisation rules applied.
@@ -56,6 +66,11 @@ type Stats struct {
 	Renderings map[string]int `json:"renderings"`
 	// TeacherFailures counts teacher errors (template kept).
 	TeacherFailures int `json:"teacher_failures"`
+	// Inconsistent counts teacher renderings dropped because their
+	// back-translation consistency was below the threshold.
+	Inconsistent int `json:"inconsistent"`
+	// MinConsistency is the threshold that was applied.
+	MinConsistency float64 `json:"min_consistency"`
 	// MeanConsistency is the mean back-translation F1 of teacher records.
 	MeanConsistency float64 `json:"mean_consistency"`
 	consistencySum  float64
@@ -65,7 +80,7 @@ type Stats struct {
 // NewStats returns empty stats.
 func NewStats() *Stats {
 	return &Stats{Kinds: map[kgqa.Kind]int{}, PrimaryKinds: map[kgqa.Kind]int{}, Subgoals: map[int]int{},
-		PrimaryByLabel: map[string]map[kgqa.Kind]int{}, LabelByType: map[string][2]int{}, Failures: map[string]int{}, Rules: map[Rule]int{}, Renderings: map[string]int{}}
+		PrimaryByLabel: map[string]map[kgqa.Kind]int{}, LabelByType: map[string][2]int{}, PrimaryByType: map[string][2]int{}, Failures: map[string]int{}, Rules: map[Rule]int{}, Renderings: map[string]int{}}
 }
 
 // AddConversion counts a converted question.
@@ -81,6 +96,16 @@ func (s *Stats) AddConversion(c *Conversion, label string, agree, checked bool) 
 			s.PrimaryByLabel[label] = map[kgqa.Kind]int{}
 		}
 		s.PrimaryByLabel[label][pk]++
+		if _, ok := PaperShares[kgqa.Kind(label)]; ok {
+			s.PrimaryChecked++
+			v := s.PrimaryByType[label]
+			v[0]++
+			if pk == kgqa.Kind(label) {
+				s.PrimaryAgreed++
+				v[1]++
+			}
+			s.PrimaryByType[label] = v
+		}
 	}
 	s.Subgoals[len(c.Plan.Subgoals)]++
 	for _, r := range c.Rules {
@@ -134,10 +159,12 @@ func (s *Stats) Markdown() string {
 	for _, n := range sortedInts(s.Subgoals) {
 		fmt.Fprintf(&b, "| %d | %d |\n", n, s.Subgoals[n])
 	}
-	fmt.Fprintf(&b, "\n## Label agreement\n\nOverall: %d of %d (%.2f%%)\n\n| label | checked | agreed | rate |\n|---|---|---|---|\n", s.LabelAgreed, s.LabelChecked, 100*Rate(s.LabelAgreed, s.LabelChecked))
+	fmt.Fprintf(&b, "\n## Label agreement\n\nContainment (the plan contains the labelled kind): %d of %d (%.2f%%).\n", s.LabelAgreed, s.LabelChecked, 100*Rate(s.LabelAgreed, s.LabelChecked))
+	fmt.Fprintf(&b, "Primary type (the plan's primary type is the label): %d of %d (%.2f%%).\n\n", s.PrimaryAgreed, s.PrimaryChecked, 100*Rate(s.PrimaryAgreed, s.PrimaryChecked))
+	fmt.Fprintf(&b, "| label | checked | contains | rate | primary type checked | primary type agreed | rate |\n|---|---|---|---|---|---|---|\n")
 	for _, l := range sortedKeys(s.LabelByType) {
-		v := s.LabelByType[l]
-		fmt.Fprintf(&b, "| %s | %d | %d | %.2f%% |\n", l, v[0], v[1], 100*Rate(v[1], v[0]))
+		v, p := s.LabelByType[l], s.PrimaryByType[l]
+		fmt.Fprintf(&b, "| %s | %d | %d | %.2f%% | %d | %d | %.2f%% |\n", l, v[0], v[1], 100*Rate(v[1], v[0]), p[0], p[1], 100*Rate(p[1], p[0]))
 	}
 	fmt.Fprintf(&b, "\n## Failures by reason\n\n| reason | count |\n|---|---|\n")
 	for _, r := range sortedKeys(s.Failures) {
@@ -148,6 +175,7 @@ func (s *Stats) Markdown() string {
 		fmt.Fprintf(&b, "- %s: %d\n", r, s.Renderings[r])
 	}
 	fmt.Fprintf(&b, "- teacher failures (template kept): %d\n- mean back-translation consistency (token F1): %.3f\n", s.TeacherFailures, s.MeanConsistency)
+	fmt.Fprintf(&b, "- dropped for back-translation consistency below %.2f: %d\n", s.MinConsistency, s.Inconsistent)
 	return b.String()
 }
 

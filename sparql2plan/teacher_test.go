@@ -183,3 +183,35 @@ func TestSplitAndDedup(t *testing.T) {
 	assert.InDelta(t, 0.0, TokenF1("a", ""), 1e-9)
 	assert.InDelta(t, 0.5, TokenF1("a b", "a c"), 1e-9)
 }
+
+// TestRunBackTranslationFilter trains on back-translated questions and
+// drops the renderings whose back-translation strays from the question.
+func TestRunBackTranslationFilter(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	qs := []map[string]any{
+		{"ID": "close", "question": louSeal.Text, "sparql": louSeal.SPARQL, "compositionality_type": "composition",
+			"topic_entity": map[string]string{"m.03_dwn": "Lou Seal"}},
+		{"ID": "far", "question": "Lou Seal question far", "sparql": louSeal.SPARQL, "compositionality_type": "composition",
+			"topic_entity": map[string]string{"m.03_dwn": "Lou Seal"}},
+	}
+	b, err := json.Marshal(qs)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(in, b, 0o600))
+	srv := llmtest.New(t, llmtest.WithHandler(fluent))
+	out := filepath.Join(dir, "out.jsonl")
+	st, err := Run(context.Background(), RunOptions{Input: in, Format: dataset.CWQ, Out: out, SourceSplit: SourceTrain,
+		Teacher: &Teacher{Chat: teacherClient(t, srv)}, UseBackTranslation: true, MinConsistency: 0.5})
+	require.NoError(t, err)
+	assert.Equal(t, 1, st.Written)
+	assert.Equal(t, 1, st.Inconsistent)
+	assert.Contains(t, st.Markdown(), "dropped for back-translation consistency below 0.50: 1")
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var r Record
+	require.NoError(t, json.Unmarshal(data, &r))
+	assert.Equal(t, "close", r.ID)
+	assert.Equal(t, SourceTrain, r.SourceSplit)
+	assert.Equal(t, QuestionBackTranslate, r.QuestionUsed)
+	assert.Equal(t, "When did the team whose mascot is Lou Seal last win the World Series?", r.Messages[1].Content)
+}

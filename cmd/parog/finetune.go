@@ -52,11 +52,12 @@ func runFinetune(ctx context.Context, env *Env, args []string) error {
 }
 
 func runFinetuneExport(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "finetune export", "--in sft.jsonl --format llamafactory|openai|hf --out DIR [--skip-invalid]")
+	fs := newFlags(env, "finetune export", "--in sft.jsonl --format llamafactory|openai|hf --out DIR [--skip-invalid] [--allow-eval-splits]")
 	in := fs.String("in", "", "SFT `FILE` written by parog sparql2plan (JSONL)")
 	format := fs.String("format", "", "output format: llamafactory, openai or hf")
 	out := fs.String("out", "", "output `DIR` (created when missing; its files are replaced)")
 	skip := fs.Bool("skip-invalid", false, "drop invalid records (listed in manifest.json) instead of failing")
+	allowEval := fs.Bool("allow-eval-splits", false, "export records from a benchmark's dev or test split (or of no recorded split) for training")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func runFinetuneExport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	m, err := finetune.Export(ctx, *in, finetune.ExportOptions{Format: f, OutDir: *out, SkipInvalid: *skip})
+	m, err := finetune.Export(ctx, *in, finetune.ExportOptions{Format: f, OutDir: *out, SkipInvalid: *skip, AllowEvalSplits: *allowEval})
 	if err != nil {
 		return err
 	}

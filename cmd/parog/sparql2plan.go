@@ -18,13 +18,15 @@ func init() {
 }
 
 func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "sparql2plan", "--format cwq|grailqa|webqsp|demo --input FILE --out FILE.jsonl [--report FILE.json] [--teacher --config FILE]")
+	fs := newFlags(env, "sparql2plan", "--format cwq|grailqa|webqsp|demo --input FILE [--split train|dev|test] --out FILE.jsonl [--report FILE.json] [--teacher --config FILE]")
 	format := fs.String("format", "", "input format: cwq, grailqa, webqsp or demo")
 	input := fs.String("input", "", "benchmark `FILE` (JSON)")
 	out := fs.String("out", "", "SFT records `FILE` (JSONL); appended to, ids already in it are skipped (resume)")
 	report := fs.String("report", "", "write stats as JSON to `FILE` and as markdown beside it (.md)")
 	teacher := fs.Bool("teacher", false, "render subgoals with the teacher LLM (llm.teacher in --config) and back-translate them")
-	backTrans := fs.Bool("back-translated", false, "with --teacher: train on the back-translated question instead of the original")
+	backTrans := fs.Bool("back-translated", true, "with --teacher: train on the back-translated question (as the paper does); =false keeps the original")
+	minCons := fs.Float64("min-consistency", 0.5, "with --teacher: drop records whose back-translation consistency (token F1 with the question) is below this")
+	split := fs.String("split", "", "benchmark split of --input: train, dev or test (default: from the file name)")
 	concurrency := fs.Int("concurrency", 4, "teacher questions in flight")
 	rateFlag := fs.Float64("rate", 0, "teacher questions started per second (0: unlimited)")
 	valPct := fs.Int("validation-percent", 5, "percent of ids (by hash) in the validation split")
@@ -39,11 +41,20 @@ func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 	if *input == "" || *out == "" {
 		return usageError("--input FILE and --out FILE.jsonl are required")
 	}
-	if *concurrency < 1 || *valPct < 0 || *valPct > 100 || *rateFlag < 0 {
-		return usageError("--concurrency must be >= 1, --rate >= 0, --validation-percent 0..100")
+	if *concurrency < 1 || *valPct < 0 || *valPct > 100 || *rateFlag < 0 || *minCons < 0 || *minCons > 1 {
+		return usageError("--concurrency must be >= 1, --rate >= 0, --validation-percent 0..100, --min-consistency 0..1")
+	}
+	if *split == "" {
+		*split = sparql2plan.SourceSplitOf(*input)
+		if *split == "" {
+			return usageError("the name of %s does not say its benchmark split: give --split train, dev or test", *input)
+		}
+	}
+	if _, err := sparql2plan.ParseSourceSplit(*split); err != nil {
+		return usageError("--split: %v", err)
 	}
 	opts := sparql2plan.RunOptions{Input: *input, Format: f, Out: *out, Concurrency: *concurrency, Rate: *rateFlag,
-		ValidationPercent: *valPct, UseBackTranslation: *backTrans}
+		ValidationPercent: *valPct, UseBackTranslation: *backTrans, SourceSplit: *split, MinConsistency: *minCons}
 	if *valPct == 0 {
 		opts.ValidationPercent = -1 // no validation split
 	}
@@ -69,9 +80,13 @@ func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "converted %d of %d questions (%.2f%%), wrote %d records, resumed %d, duplicates %d, malformed %d; label agreement %d of %d (%.2f%%)\n",
+	if opts.Teacher != nil {
+		fmt.Fprintf(env.Stdout, "back-translation: %d records below consistency %.2f dropped, mean consistency %.3f\n", stats.Inconsistent, *minCons, stats.MeanConsistency)
+	}
+	fmt.Fprintf(env.Stdout, "converted %d of %d questions (%.2f%%), wrote %d records, resumed %d, duplicates %d, malformed %d; label agreement %d of %d (%.2f%%) by containment, %d of %d (%.2f%%) by primary type\n",
 		stats.Converted, stats.Input-stats.Resumed, 100*sparql2plan.Rate(stats.Converted, stats.Input-stats.Resumed), stats.Written, stats.Resumed,
-		stats.Duplicates, stats.Malformed, stats.LabelAgreed, stats.LabelChecked, 100*sparql2plan.Rate(stats.LabelAgreed, stats.LabelChecked))
+		stats.Duplicates, stats.Malformed, stats.LabelAgreed, stats.LabelChecked, 100*sparql2plan.Rate(stats.LabelAgreed, stats.LabelChecked),
+		stats.PrimaryAgreed, stats.PrimaryChecked, 100*sparql2plan.Rate(stats.PrimaryAgreed, stats.PrimaryChecked))
 	if *report != "" {
 		b, err := json.MarshalIndent(stats, "", "  ")
 		if err != nil {

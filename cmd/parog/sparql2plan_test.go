@@ -47,7 +47,7 @@ func readRecords(t *testing.T, path string) []map[string]json.RawMessage {
 
 func TestSPARQL2PlanCLI(t *testing.T) {
 	dir := t.TempDir()
-	in := filepath.Join(dir, "cwq.json")
+	in := filepath.Join(dir, "cwq_train.json")
 	require.NoError(t, os.WriteFile(in, []byte(cwqFixture), 0o644))
 	out := filepath.Join(dir, "sft.jsonl")
 	report := filepath.Join(dir, "report.json")
@@ -57,6 +57,8 @@ func TestSPARQL2PlanCLI(t *testing.T) {
 	assert.Contains(t, stdout, "converted 2 of 3 questions")
 	assert.Contains(t, stdout, "wrote 2 records")
 	assert.Contains(t, stdout, "malformed 1")
+	assert.Contains(t, stdout, "label agreement 2 of 2 (100.00%) by containment, 1 of 2 (50.00%) by primary type",
+		"the Lou Seal plan contains a composition but is a superlative")
 	assert.Contains(t, stderr, "q4", "the malformed record is reported")
 
 	recs := readRecords(t, out)
@@ -72,6 +74,7 @@ func TestSPARQL2PlanCLI(t *testing.T) {
 			assert.NotRegexp(t, `\bm\.0`, s.Text, "no bare MID in %q", s.Text)
 		}
 		assert.JSONEq(t, `true`, string(r["label_agrees"]))
+		assert.JSONEq(t, `"train"`, string(r["source_split"]), "the split comes from the file name")
 	}
 	// The Oceania question: the notable type names the countries.
 	var q2 struct{ Plan kgqa.Plan }
@@ -123,7 +126,7 @@ func mustJSON(t *testing.T, v any) []byte {
 func TestSPARQL2PlanCLIBadInput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sft.jsonl")
-	notJSON := filepath.Join(dir, "bad.json")
+	notJSON := filepath.Join(dir, "bad_dev.json")
 	require.NoError(t, os.WriteFile(notJSON, []byte("{not json"), 0o644))
 	notRecords := filepath.Join(dir, "notrecords.jsonl")
 	require.NoError(t, os.WriteFile(notRecords, []byte("hello\n"), 0o644))
@@ -136,9 +139,11 @@ func TestSPARQL2PlanCLIBadInput(t *testing.T) {
 		{"missing flags", []string{"sparql2plan", "--format", "cwq"}, 2, "--input FILE and --out FILE.jsonl are required"},
 		{"bad format", []string{"sparql2plan", "--format", "qald", "--input", notJSON, "--out", out}, 2, "--format"},
 		{"bad concurrency", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out, "--concurrency", "0"}, 2, "--concurrency must be >= 1"},
-		{"missing input", []string{"sparql2plan", "--format", "cwq", "--input", filepath.Join(dir, "nope.json"), "--out", out}, 1, "no such file"},
+		{"missing input", []string{"sparql2plan", "--format", "cwq", "--input", filepath.Join(dir, "nope_test.json"), "--out", out}, 1, "no such file"},
 		{"input not JSON", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out}, 1, "want a JSON array of questions"},
 		{"output not records", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", notRecords}, 1, "refusing to append"},
+		{"split unknown", []string{"sparql2plan", "--format", "cwq", "--input", notRecords, "--out", out}, 2, "give --split train, dev or test"},
+		{"bad split", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out, "--split", "holdout"}, 2, "want train, dev or test"},
 		{"teacher without config", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out, "--teacher"}, 2, "--config FILE is required"},
 	}
 	for _, tc := range cases {
