@@ -84,18 +84,22 @@ type Engine struct {
 
 // Server configures the HTTP API.
 type Server struct {
-	Addr              string        `yaml:"addr" desc:"listen address HOST:PORT"`
-	APIKeys           []string      `yaml:"api_keys" desc:"bearer API keys accepted; required when addr is not loopback" secret:"true"`
-	APIKeysEnv        string        `yaml:"api_keys_env" desc:"environment variable holding comma-separated API keys"`
-	RateLimit         float64       `yaml:"rate_limit" desc:"requests per second allowed per API key (0 disables)"`
-	RateBurst         int           `yaml:"rate_burst" desc:"burst of requests allowed per API key"`
-	MaxBodyBytes      int64         `yaml:"max_body_bytes" desc:"largest request body accepted"`
-	MaxQuestionLen    int           `yaml:"max_question_len" desc:"longest question accepted, in characters"`
-	RequestTimeout    time.Duration `yaml:"request_timeout" desc:"deadline of one request"`
-	SPARQLTimeout     time.Duration `yaml:"sparql_timeout" desc:"deadline of one /sparql query"`
-	SPARQLMaxRows     int           `yaml:"sparql_max_rows" desc:"rows returned by /sparql at most"`
-	SPARQLConcurrency int           `yaml:"sparql_concurrency" desc:"/sparql queries evaluated at once; more get 503 (0: 2)"`
-	ShutdownGrace     time.Duration `yaml:"shutdown_grace" desc:"time given to in-flight requests on shutdown"`
+	Addr               string        `yaml:"addr" desc:"listen address HOST:PORT"`
+	APIKeys            []string      `yaml:"api_keys" desc:"bearer API keys accepted; required when addr is not loopback" secret:"true"`
+	APIKeysEnv         string        `yaml:"api_keys_env" desc:"environment variable holding comma-separated API keys"`
+	RateLimit          float64       `yaml:"rate_limit" desc:"requests per second allowed per API key (0 disables)"`
+	RateBurst          int           `yaml:"rate_burst" desc:"burst of requests allowed per API key"`
+	MaxBodyBytes       int64         `yaml:"max_body_bytes" desc:"largest request body accepted"`
+	MaxQuestionLen     int           `yaml:"max_question_len" desc:"longest question accepted, in characters"`
+	RequestTimeout     time.Duration `yaml:"request_timeout" desc:"deadline of one request"`
+	SPARQLTimeout      time.Duration `yaml:"sparql_timeout" desc:"deadline of one /sparql query"`
+	SPARQLMaxRows      int           `yaml:"sparql_max_rows" desc:"rows returned by /sparql at most"`
+	SPARQLConcurrency  int           `yaml:"sparql_concurrency" desc:"/sparql queries evaluated at once; more get 503 (0: 2)"`
+	MaxQuestions       int           `yaml:"max_questions" desc:"questions (ask, chat, plan) answered at once (0: llm.reasoner.concurrency / engine.parallelism)"`
+	MaxQuestionsPerKey int           `yaml:"max_questions_per_key" desc:"questions one API key (or client address) may have answered at once (0: three quarters of max_questions)"`
+	QuestionQueue      int           `yaml:"question_queue" desc:"questions waiting for a place at most; more get 503 (0: max_questions)"`
+	QuestionWait       time.Duration `yaml:"question_wait" desc:"longest wait of a question for a place before 503 (0: 10s)"`
+	ShutdownGrace      time.Duration `yaml:"shutdown_grace" desc:"time given to in-flight requests on shutdown"`
 }
 
 // Default returns the configuration used where a file says nothing.

@@ -28,6 +28,11 @@ func (s *Server) ask(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	release, ok := s.admit(c)
+	if !ok {
+		return
+	}
+	defer release()
 	if req.Stream {
 		s.streamAsk(c, kreq, timeout)
 		return
@@ -184,6 +189,11 @@ func (s *Server) plan(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	release, ok := s.admit(c)
+	if !ok {
+		return
+	}
+	defer release()
 	ledger := llm.NewLedger()
 	ctx, cancel := context.WithTimeout(llm.WithLedger(c.Request.Context(), ledger), timeout)
 	defer cancel()

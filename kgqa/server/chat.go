@@ -114,6 +114,11 @@ func (s *Server) chatCompletions(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	release, ok := s.admit(c)
+	if !ok {
+		return
+	}
+	defer release()
 	if req.Stream {
 		s.streamChat(c, kreq, timeout)
 		return

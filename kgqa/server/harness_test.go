@@ -111,7 +111,7 @@ type openaiRequest = openai.ChatCompletionRequest
 
 // inFlight reads the server's in-flight request gauge.
 func inFlight(t testing.TB, h *harness) float64 {
-	return gauge(t, h, "parog_http_in_flight_requests")
+	return gauge(t, h.srv, "parog_http_in_flight_requests")
 }
 
 type lockedWriter struct {

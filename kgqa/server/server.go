@@ -59,6 +59,7 @@ type Server struct {
 	limiter *limiter
 	handler *gin.Engine
 
+	admission      *admission
 	sparqlSlots    chan struct{}
 	sparqlInFlight prometheus.Gauge
 }
@@ -128,6 +129,7 @@ func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
 	}
 	s.sparqlSlots = make(chan struct{}, n)
 	s.sparqlGauges()
+	s.admission = newAdmission(cfg, s.llmCfg, s.budgets, s.metrics.reg)
 	s.handler = s.routes()
 	return s, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/server"
 )
 
 // recordingEndpoint is a SPARQL endpoint that answers every query with no
@@ -85,14 +86,14 @@ func TestSPARQLRefusesUnboundedQuery(t *testing.T) {
 	r := h.call(t, "GET", "/sparql?query="+url.QueryEscape(q), "", nil)
 	require.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
 	assert.Contains(t, string(r.body), "cartesian product")
-	assert.Equal(t, 0.0, gauge(t, h, "parog_sparql_requests_in_flight"))
-	assert.Equal(t, 0.0, gauge(t, h, "parog_kg_evaluations_running"))
+	assert.Equal(t, 0.0, gauge(t, h.srv, "parog_sparql_requests_in_flight"))
+	assert.Equal(t, 0.0, gauge(t, h.srv, "parog_kg_evaluations_running"))
 }
 
 // gauge reads a gauge of the server's registry.
-func gauge(t testing.TB, h *harness, name string) float64 {
+func gauge(t testing.TB, srv *server.Server, name string) float64 {
 	t.Helper()
-	mfs, err := h.srv.Metrics().Registry().Gather()
+	mfs, err := srv.Metrics().Registry().Gather()
 	require.NoError(t, err)
 	for _, mf := range mfs {
 		if mf.GetName() == name {

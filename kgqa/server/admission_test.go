@@ -1,0 +1,174 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/server"
+)
+
+// heldEngine answers a question only when the test lets it go, and tells
+// which questions have started.
+type heldEngine struct {
+	started chan string
+	finish  chan struct{}
+}
+
+func (e heldEngine) engine() funcEngine {
+	return funcEngine{ask: func(ctx context.Context, req kgqa.Request) (*kgqa.Answer, error) {
+		e.started <- req.Question
+		select {
+		case <-e.finish:
+			return &kgqa.Answer{Question: req.Question}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}}
+}
+
+type admissionServer struct {
+	url  string
+	srv  *server.Server
+	held heldEngine
+}
+
+func newAdmissionServer(t *testing.T, tune func(*config.Server)) *admissionServer {
+	t.Helper()
+	cfg := config.Default()
+	cfg.LLM.Reasoner.BaseURL = "http://127.0.0.1:1/v1"
+	cfg.Server.APIKeys = []string{"flood", "calm"}
+	cfg.Server.RateLimit = 0
+	cfg.Server.MaxQuestions, cfg.Server.MaxQuestionsPerKey, cfg.Server.QuestionQueue = 2, 1, 1
+	cfg.Server.QuestionWait = time.Minute
+	if tune != nil {
+		tune(&cfg.Server)
+	}
+	held := heldEngine{started: make(chan string, 16), finish: make(chan struct{})}
+	srv, err := server.New(cfg.Server, newHarness(t, setup{noLLM: true}).graph, server.WithEngine(held.engine()), server.WithLLMConfig(cfg.LLM),
+		server.WithLogger(discardLogger()))
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return &admissionServer{url: ts.URL, srv: srv, held: held}
+}
+
+type askResult struct {
+	status     int
+	retryAfter string
+}
+
+// ask sends a question with key and returns its result on a channel.
+func (a *admissionServer) ask(t *testing.T, key, question string) <-chan askResult {
+	out := make(chan askResult, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", a.url+"/v1/ask", strings.NewReader(`{"question":"`+question+`"}`))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			out <- askResult{}
+			return
+		}
+		resp.Body.Close()
+		out <- askResult{resp.StatusCode, resp.Header.Get("Retry-After")}
+	}()
+	return out
+}
+
+func (a *admissionServer) nextStarted(t *testing.T) string {
+	t.Helper()
+	select {
+	case q := <-a.held.started:
+		return q
+	case <-time.After(30 * time.Second):
+		t.Fatal("no question started")
+		return ""
+	}
+}
+
+func result(t *testing.T, c <-chan askResult) askResult {
+	t.Helper()
+	select {
+	case r := <-c:
+		return r
+	case <-time.After(30 * time.Second):
+		t.Fatal("no answer")
+		return askResult{}
+	}
+}
+
+// A flooding key holds at most its share of places; another key's
+// question starts at once; beyond the queue the answer is a quick 503 with
+// Retry-After; a freed place goes to the waiting key.
+func TestAdmissionShareAndQueue(t *testing.T) {
+	a := newAdmissionServer(t, nil)
+	first := a.ask(t, "flood", "f1")
+	require.Equal(t, "f1", a.nextStarted(t))
+	second := a.ask(t, "flood", "f2") // over the key's share: waits
+	calm := a.ask(t, "calm", "c1")    // a place is free for another key
+	require.Equal(t, "c1", a.nextStarted(t))
+	third := result(t, a.ask(t, "flood", "f3")) // the queue (1) is full
+	assert.Equal(t, http.StatusServiceUnavailable, third.status)
+	assert.NotEmpty(t, third.retryAfter)
+
+	a.held.finish <- struct{}{} // one of f1 and c1 ends
+	got := a.nextStarted(t)
+	assert.Equal(t, "f2", got, "the waiting question takes the freed place")
+	close(a.held.finish)
+	for _, c := range []<-chan askResult{first, second, calm} {
+		assert.Equal(t, http.StatusOK, result(t, c).status)
+	}
+}
+
+func TestAdmissionWaitRunsOut(t *testing.T) {
+	a := newAdmissionServer(t, func(c *config.Server) { c.QuestionWait = 50 * time.Millisecond })
+	first := a.ask(t, "flood", "f1")
+	require.Equal(t, "f1", a.nextStarted(t))
+	waited := result(t, a.ask(t, "flood", "f2"))
+	assert.Equal(t, http.StatusServiceUnavailable, waited.status)
+	assert.Equal(t, "1", waited.retryAfter)
+	close(a.held.finish)
+	assert.Equal(t, http.StatusOK, result(t, first).status)
+}
+
+// Waiting keys are served in turn, not in arrival order.
+func TestAdmissionRoundRobin(t *testing.T) {
+	a := newAdmissionServer(t, func(c *config.Server) {
+		c.MaxQuestions, c.MaxQuestionsPerKey, c.QuestionQueue = 1, 1, 8
+	})
+	var results []<-chan askResult
+	results = append(results, a.ask(t, "flood", "f1"))
+	require.Equal(t, "f1", a.nextStarted(t))
+	for i, q := range []struct{ key, text string }{{"flood", "f2"}, {"flood", "f3"}, {"calm", "c1"}} {
+		results = append(results, a.ask(t, q.key, q.text))
+		a.waitQueued(t, i+1) // arrival order f2, f3, c1
+	}
+	var order []string
+	for range 3 {
+		a.held.finish <- struct{}{}
+		order = append(order, a.nextStarted(t))
+	}
+	a.held.finish <- struct{}{}
+	assert.Equal(t, []string{"f2", "c1", "f3"}, order)
+	for _, c := range results {
+		assert.Equal(t, http.StatusOK, result(t, c).status)
+	}
+}
+
+// waitQueued waits until n questions wait for a place.
+func (a *admissionServer) waitQueued(t *testing.T, n int) {
+	t.Helper()
+	for start := time.Now(); gauge(t, a.srv, "parog_questions_queued") != float64(n); time.Sleep(time.Millisecond) {
+		require.Less(t, time.Since(start), 30*time.Second, "never %d queued", n)
+	}
+}
