@@ -7,7 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
 
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/fbimport"
 )
 
@@ -35,6 +43,8 @@ func runKGImport(ctx context.Context, env *Env, args []string) error {
 		return flag.ErrHelp
 	case "fb15k237":
 		return runImportFB15k(ctx, env, args[1:])
+	case "freebase":
+		return runImportFreebase(ctx, env, args[1:])
 	}
 	fmt.Fprint(env.Stderr, kgImportHelp)
 	return usageError("unknown source %q (want freebase or fb15k237)", args[0])
@@ -61,6 +71,84 @@ func runImportFB15k(ctx context.Context, env *Env, args []string) error {
 		"%d entities, %d without a name; %d bad lines left out\n",
 		*out, rep.Triples, rep.Facts, rep.Paths, rep.Names, rep.Entities, rep.Unnamed, rep.Bad.Count)
 	return writeJSONReport(*report, rep)
+}
+
+func runImportFreebase(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "kg import freebase", "--in freebase-rdf-latest.gz --out DIR [--lang en] [--noise P1,P2] [--report FILE]")
+	in := fs.String("in", "", "the Freebase dump `FILE` (gzip N-Triples, freebase-rdf-latest.gz)")
+	out := fs.String("out", "", "output `DIR` for part-NNNNN.nt.gz shards; rerun with the same flags to resume")
+	lang := fs.String("lang", "en", "comma-separated language `TAGS` of names and labels kept")
+	noise := fs.String("noise", strings.Join(kg.DefaultFreebaseNoise, ","), "comma-separated relation `PREFIXES` dropped (type.object.name is always kept)")
+	shard := fs.Int64("shard-lines", 50_000_000, "input `LINES` per output shard")
+	report := fs.String("report", "", "also write the counts (per domain, per reason, bad lines) as JSON to `FILE`")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *in == "" || *out == "" || fs.NArg() > 0 {
+		return usageError("--in and --out are required, and nothing else")
+	}
+	st, err := os.Stat(*in)
+	if err != nil {
+		return fmt.Errorf("kg import: %w", err)
+	}
+	o := fbimport.DumpOptions{Langs: splitList(*lang), Noise: splitList(*noise), ShardLines: *shard}
+	if !*quiet {
+		bar := progressbar.NewOptions64(st.Size(),
+			progressbar.OptionSetWriter(env.Stderr),
+			progressbar.OptionSetDescription("importing "+filepath.Base(*in)),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(500*time.Millisecond),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(env.Stderr) }),
+		)
+		o.OnRead = func(n int) { _ = bar.Add(n) }
+	}
+	start := time.Now()
+	rep, err := fbimport.ImportDump(ctx, *in, *out, o)
+	if err != nil {
+		return err
+	}
+	t := rep.Tally
+	printBadLines(env.Stderr, t.Bad)
+	secs := time.Since(start).Seconds()
+	fmt.Fprintf(env.Stdout, "%s: %d shards (%d from an earlier run); %d lines read, %d kept, %d dropped, %d bad; %.0f lines/s\n",
+		*out, len(rep.Shards), rep.Resumed, t.Lines, t.Kept, t.Lines-t.Kept-t.Blank-t.Bad.Count, t.Bad.Count, float64(t.Lines)/secs)
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "domain\tkept\tdropped\t")
+	for _, d := range sortedDomains(t.Domains) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", d, t.Domains[d].Kept, t.Domains[d].Dropped)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeJSONReport(*report, rep)
+}
+
+// sortedDomains orders domains by lines, most first.
+func sortedDomains(m map[string]*fbimport.Count) []string {
+	ds := make([]string, 0, len(m))
+	for d := range m {
+		ds = append(ds, d)
+	}
+	sort.Slice(ds, func(i, j int) bool {
+		a, b := m[ds[i]].Kept+m[ds[i]].Dropped, m[ds[j]].Kept+m[ds[j]].Dropped
+		if a != b {
+			return a > b
+		}
+		return ds[i] < ds[j]
+	})
+	return ds
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // printBadLines lists the bad-line examples and says how many there were.
