@@ -15,11 +15,12 @@ build:
 run: build
 	exec bin/parog serve --config configs/demo.yaml $(ARGS)
 
-# Installs Virtuoso when missing (root) or says how, then lints and runs all
-# tests with the race detector.
+# Installs Virtuoso and Chromium when missing (root) or says how, then lints
+# and runs all tests with the race detector (the browser tests may not skip).
 test: lint
 	./scripts/ensure-virtuoso.sh
-	$(GO) test -race -count=1 -timeout 40m ./...
+	./scripts/ensure-chromium.sh
+	PAROG_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 40m ./...
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -325,6 +325,7 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 	scoring := fs.String("scoring", dataset.RuleStrict, "rule behind the headline figures: strict or pog")
 	mdPath := fs.String("md", "", "write the markdown report to `FILE`")
 	jsonPath := fs.String("json", "", "write the JSON report to `FILE`")
+	htmlPath := fs.String("html", "", "write the report as one self-contained web page to `FILE` (failed questions open their trace)")
 	rounds := fs.Int("bootstrap", 2000, "bootstrap resamples")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -360,8 +361,13 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 		runs = append(runs, run)
 	}
 	rep := dataset.BuildReport(runs, opts)
-	if *mdPath == "" && *jsonPath == "" {
+	if *mdPath == "" && *jsonPath == "" && *htmlPath == "" {
 		return rep.WriteMarkdown(env.Stdout)
+	}
+	if *htmlPath != "" {
+		if err := writeFileWith(*htmlPath, dataset.NewHTMLReport(rep, runs).WriteHTML); err != nil {
+			return err
+		}
 	}
 	if *mdPath != "" {
 		if err := writeFileWith(*mdPath, rep.WriteMarkdown); err != nil {

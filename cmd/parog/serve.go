@@ -12,16 +12,17 @@ import (
 )
 
 func init() {
-	register(command{Name: "serve", Summary: "serve the HTTP API: ask, plan, stream, OpenAI-compatible chat, SPARQL, metrics", Run: runServe})
+	register(command{Name: "serve", Summary: "serve the HTTP API (ask, plan, stream, OpenAI-compatible chat, SPARQL, metrics) and the trace viewer at /", Run: runServe})
 }
 
 // runServe loads the configuration, logs it (secrets masked), opens the
 // app and serves until ctx is done (SIGINT, SIGTERM), then drains in-flight
 // requests for server.shutdown_grace.
 func runServe(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "serve", "--config FILE [--addr HOST:PORT] [--set key=value ...]")
+	fs := newFlags(env, "serve", "--config FILE [--addr HOST:PORT] [--files DIR] [--set key=value ...]")
 	cf := addConfigFlags(fs)
 	addr := fs.String("addr", "", "listen address `HOST:PORT` (overrides server.addr, default 127.0.0.1:8080; port 0 picks a free port)")
+	files := fs.String("files", "", "directory of saved traces and results files the trace viewer (at /) may open by path")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -48,7 +49,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	srv, err := server.New(cfg.Server, a.Graph,
 		server.WithEngine(a.Engine), server.WithLLMConfig(cfg.LLM), server.WithCapabilities(a.LLM.Capabilities),
 		server.WithBudgets(cfg.Engine),
-		server.WithLogger(log), server.WithMetrics(a.Metrics), server.WithGetenv(env.Getenv))
+		server.WithLogger(log), server.WithMetrics(a.Metrics), server.WithGetenv(env.Getenv),
+		server.WithFiles(*files))
 	if err != nil {
 		return err
 	}
@@ -59,7 +61,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if !a.LLM.Has(llm.Reasoner) {
 		log.Warn("no language model configured: /v1/ask answers 503 until llm.reasoner.base_url and llm.reasoner.model are set")
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String())
+	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "viewer", "http://"+ln.Addr().String()+"/")
 	return srv.Serve(ctx, ln)
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/ui"
 )
 
 func init() {
@@ -54,6 +55,7 @@ type Server struct {
 	metrics *Metrics
 	getenv  func(string) (string, bool)
 	probe   *http.Client
+	files   string
 
 	keys    [][]byte
 	limiter *limiter
@@ -159,6 +161,10 @@ func (s *Server) routes() *gin.Engine {
 	r.GET("/healthz", s.healthz)
 	r.GET("/readyz", s.readyz)
 	r.GET("/openapi.yaml", s.openapi)
+	r.GET("/", s.uiIndex)
+	r.GET("/ui/", s.uiIndex)
+	r.GET("/ui/auth", s.uiAuth)
+	r.GET("/ui/assets/*file", gin.WrapH(ui.Assets()))
 
 	p := r.Group("/", s.authenticate, s.rateLimit, s.limitBody)
 	p.GET("/metrics", s.metricsHandler)
@@ -170,6 +176,7 @@ func (s *Server) routes() *gin.Engine {
 	p.POST("/v1/chat/completions", s.chatCompletions)
 	p.GET("/sparql", s.sparql)
 	p.POST("/sparql", s.sparql)
+	p.GET("/ui/files/*path", s.uiFile)
 	return r
 }
 

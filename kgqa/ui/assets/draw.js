@@ -1,0 +1,212 @@
+// draw.js: the drawing code shared by the trace viewer and the HTML eval
+// report. Everything is plain DOM and SVG: no library, no network.
+"use strict";
+
+var Draw = (function () {
+  var SVGNS = "http://www.w3.org/2000/svg";
+
+  // el builds an HTML element: attrs are attributes (on* keys are event
+  // handlers), children are nodes or strings.
+  function el(tag, attrs, children) {
+    return build(document.createElement(tag), attrs, children);
+  }
+
+  // sv builds an SVG element.
+  function sv(tag, attrs, children) {
+    return build(document.createElementNS(SVGNS, tag), attrs, children);
+  }
+
+  function build(n, attrs, children) {
+    Object.keys(attrs || {}).forEach(function (k) {
+      var v = attrs[k];
+      if (v === undefined || v === null || v === false) return;
+      if (k.slice(0, 2) === "on") n.addEventListener(k.slice(2), v);
+      else if (k === "text") n.textContent = v;
+      else n.setAttribute(k, v === true ? "" : String(v));
+    });
+    (children || []).forEach(function (c) {
+      if (c === null || c === undefined || c === false) return;
+      n.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
+    });
+    return n;
+  }
+
+  // wrap cuts text into at most lines lines of about width characters.
+  function wrap(text, width, lines) {
+    var words = String(text || "").split(/\s+/), out = [], cur = "";
+    words.forEach(function (w) {
+      if (cur && (cur + " " + w).length > width) { out.push(cur); cur = w; } else cur = cur ? cur + " " + w : w;
+    });
+    if (cur) out.push(cur);
+    if (out.length > lines) { out = out.slice(0, lines); out[lines - 1] = out[lines - 1].slice(0, width - 1) + "…"; }
+    return out;
+  }
+
+  // layers gives each node its longest distance from a source; back edges
+  // of a cycle are ignored (at most n rounds of relaxation).
+  function layers(ids, edges) {
+    var layer = {};
+    ids.forEach(function (id) { layer[id] = 0; });
+    for (var round = 0; round < ids.length; round++) {
+      var changed = false;
+      edges.forEach(function (e) {
+        if (layer[e.from] === undefined || layer[e.to] === undefined) return;
+        if (layer[e.to] < layer[e.from] + 1 && layer[e.from] + 1 < ids.length) { layer[e.to] = layer[e.from] + 1; changed = true; }
+      });
+      if (!changed) break;
+    }
+    return layer;
+  }
+
+  // layout places nodes left to right by layer, each layer ordered by the
+  // mean row of its predecessors.
+  function layout(nodes, edges, o) {
+    var ids = nodes.map(function (n) { return n.id; });
+    var layer = layers(ids, edges), cols = [], row = {}, pos = {};
+    nodes.forEach(function (n) { (cols[layer[n.id]] = cols[layer[n.id]] || []).push(n.id); });
+    cols.forEach(function (col, c) {
+      if (c > 0) {
+        var key = {};
+        col.forEach(function (id, i) {
+          var preds = edges.filter(function (e) { return e.to === id && row[e.from] !== undefined; });
+          key[id] = preds.length ? preds.reduce(function (s, e) { return s + row[e.from]; }, 0) / preds.length : i;
+        });
+        col.sort(function (a, b) { return key[a] - key[b]; });
+      }
+      col.forEach(function (id, i) { row[id] = i; });
+    });
+    var tallest = Math.max.apply(null, cols.map(function (c) { return c.length; }).concat([1]));
+    cols.forEach(function (col, c) {
+      var off = (tallest - col.length) * (o.h + o.gapY) / 2;
+      col.forEach(function (id, i) { pos[id] = { x: o.pad + c * (o.w + o.gapX), y: o.pad + off + i * (o.h + o.gapY) }; });
+    });
+    return { pos: pos, width: 2 * o.pad + cols.length * (o.w + o.gapX) - o.gapX, height: 2 * o.pad + tallest * (o.h + o.gapY) - o.gapY };
+  }
+
+  // graph draws a directed graph as SVG. nodes: {id, lines[], cls, title};
+  // edges: {from, to, label}. opts: w, h (node size), onSelect(id) makes
+  // nodes focusable buttons.
+  function graph(nodes, edges, opts) {
+    var o = Object.assign({ w: 190, h: 58, gapX: 70, gapY: 18, pad: 12, label: "graph" }, opts || {});
+    var L = layout(nodes, edges, o), uid = "arrow" + Math.random().toString(36).slice(2);
+    var svg = sv("svg", { viewBox: "0 0 " + L.width + " " + L.height, width: L.width, height: L.height, role: "group", "aria-label": o.label, class: "graph" });
+    svg.appendChild(sv("defs", {}, [sv("marker", { id: uid, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, [sv("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" })])]));
+    edges.forEach(function (e) {
+      var a = L.pos[e.from], b = L.pos[e.to];
+      if (!a || !b) return;
+      var x1 = a.x + o.w, y1 = a.y + o.h / 2, x2 = b.x, y2 = b.y + o.h / 2;
+      if (x2 <= x1) { x1 = a.x + o.w / 2; y1 = a.y + o.h; x2 = b.x + o.w / 2; y2 = b.y; }
+      var mx = (x1 + x2) / 2;
+      svg.appendChild(sv("path", { d: "M" + x1 + "," + y1 + " C" + mx + "," + y1 + " " + mx + "," + y2 + " " + x2 + "," + y2, class: "edge", "marker-end": "url(#" + uid + ")" }));
+      if (e.label) svg.appendChild(sv("text", { x: mx, y: (y1 + y2) / 2 - 4, class: "edge-label", "text-anchor": "middle" }, [e.label]));
+    });
+    nodes.forEach(function (n) {
+      var p = L.pos[n.id];
+      var g = sv("g", { class: "node " + (n.cls || ""), "data-id": n.id, transform: "translate(" + p.x + "," + p.y + ")" });
+      if (o.onSelect) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        g.setAttribute("aria-label", (n.title || n.lines.join(" ")));
+        g.addEventListener("click", function () { o.onSelect(n.id); });
+        g.addEventListener("keydown", function (ev) { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); o.onSelect(n.id); } });
+      }
+      g.appendChild(sv("title", {}, [n.title || n.lines.join(" ")]));
+      g.appendChild(sv("rect", { width: o.w, height: o.h, rx: 6 }));
+      n.lines.forEach(function (line, i) {
+        g.appendChild(sv("text", { x: 8, y: 17 + i * 15, class: i === 0 ? "node-head" : "node-text" }, [line]));
+      });
+      svg.appendChild(g);
+    });
+    return el("div", { class: "graph-wrap" }, [svg]);
+  }
+
+  // bars draws horizontal bars with confidence intervals. rows: {label,
+  // value, lo, hi, note}, values in [0,1].
+  function bars(rows, opts) {
+    var o = Object.assign({ labelW: 170, barW: 360, rowH: 24, label: "bars" }, opts || {});
+    var H = rows.length * o.rowH + 24, W = o.labelW + o.barW + 280;
+    var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": o.label, class: "bars" });
+    [0, 0.25, 0.5, 0.75, 1].forEach(function (t) {
+      var x = o.labelW + t * o.barW;
+      svg.appendChild(sv("line", { x1: x, x2: x, y1: 0, y2: H - 18, class: "grid" }));
+      svg.appendChild(sv("text", { x: x, y: H - 4, "text-anchor": "middle", class: "axis" }, [Math.round(t * 100) + "%"]));
+    });
+    rows.forEach(function (r, i) {
+      var y = i * o.rowH + 4;
+      svg.appendChild(sv("text", { x: o.labelW - 6, y: y + 14, "text-anchor": "end", class: "bar-label" }, [r.label]));
+      svg.appendChild(sv("rect", { x: o.labelW, y: y + 3, width: Math.max(0, r.value) * o.barW, height: o.rowH - 10, class: "bar " + (r.cls || "") }, [sv("title", {}, [r.label + ": " + pct(r.value) + (r.note ? " " + r.note : "")])]));
+      if (r.lo !== undefined && r.hi !== undefined) {
+        var cy = y + o.rowH / 2 - 2, x1 = o.labelW + r.lo * o.barW, x2 = o.labelW + r.hi * o.barW;
+        svg.appendChild(sv("path", { d: "M" + x1 + "," + (cy - 5) + "v10M" + x1 + "," + cy + "H" + x2 + "M" + x2 + "," + (cy - 5) + "v10", class: "ci" }));
+      }
+      svg.appendChild(sv("text", { x: o.labelW + o.barW + 8, y: y + 14, class: "bar-value" }, [pct(r.value) + (r.lo !== undefined ? " [" + pct(r.lo) + ", " + pct(r.hi) + "]" : "") + (r.note ? " " + r.note : "")]));
+    });
+    return svg;
+  }
+
+  // histograms draws the distributions of several series side by side on
+  // one axis. series: {name, values[], cls}.
+  function histograms(series, opts) {
+    var o = Object.assign({ bins: 12, W: 520, H: 160, label: "histogram" }, opts || {});
+    var all = [].concat.apply([], series.map(function (s) { return s.values; }));
+    var svg = sv("svg", { viewBox: "0 0 " + (o.W + 60) + " " + (o.H + 40), width: o.W + 60, height: o.H + 40, role: "img", "aria-label": o.label, class: "hist" });
+    if (!all.length) { svg.appendChild(sv("text", { x: 10, y: 20 }, ["no data"])); return svg; }
+    var max = Math.max.apply(null, all), width = Math.max(1, Math.ceil((max + 1) / o.bins));
+    var counts = series.map(function (s) {
+      var c = new Array(o.bins).fill(0);
+      s.values.forEach(function (v) { c[Math.min(o.bins - 1, Math.floor(v / width))]++; });
+      return c.map(function (n) { return s.values.length ? n / s.values.length : 0; });
+    });
+    var top = Math.max.apply(null, [].concat.apply([], counts).concat([0.01])), bw = o.W / o.bins, sw = (bw - 4) / series.length;
+    counts.forEach(function (c, si) {
+      c.forEach(function (f, b) {
+        var h = f / top * o.H;
+        svg.appendChild(sv("rect", { x: 40 + b * bw + 2 + si * sw, y: 10 + o.H - h, width: sw, height: h, class: "hbar s" + si }, [sv("title", {}, [series[si].name + ": " + (b * width) + "–" + ((b + 1) * width - 1) + ": " + pct(f)])]));
+      });
+    });
+    for (var b = 0; b <= o.bins; b += 2) svg.appendChild(sv("text", { x: 40 + b * bw, y: o.H + 26, "text-anchor": "middle", class: "axis" }, [String(b * width)]));
+    svg.appendChild(sv("text", { x: 36, y: 18, "text-anchor": "end", class: "axis" }, [pct(top)]));
+    svg.appendChild(sv("line", { x1: 40, x2: 40 + o.W, y1: 10 + o.H, y2: 10 + o.H, class: "grid" }));
+    return el("figure", { class: "hist-fig" }, [svg, legend(series.map(function (s) { return s.name; }))]);
+  }
+
+  function legend(names) {
+    return el("figcaption", { class: "legend" }, names.map(function (n, i) { return el("span", { class: "key s" + i }, [n]); }));
+  }
+
+  // timeline draws lanes of segments on one time axis. lanes: {name,
+  // segs: [{start, end, label, cls}]} in milliseconds.
+  function timeline(lanes, opts) {
+    var o = Object.assign({ W: 760, laneH: 24, nameW: 90, label: "timeline" }, opts || {});
+    var end = 1;
+    lanes.forEach(function (l) { l.segs.forEach(function (s) { end = Math.max(end, s.end); }); });
+    var H = lanes.length * o.laneH + 26, scale = o.W / end;
+    var svg = sv("svg", { viewBox: "0 0 " + (o.nameW + o.W + 40) + " " + H, width: o.nameW + o.W + 40, height: H, role: "img", "aria-label": o.label, class: "timeline" });
+    lanes.forEach(function (l, i) {
+      var y = i * o.laneH;
+      svg.appendChild(sv("text", { x: o.nameW - 6, y: y + 16, "text-anchor": "end", class: "bar-label" }, [l.name]));
+      l.segs.forEach(function (s) {
+        var w = Math.max(2, (s.end - s.start) * scale);
+        svg.appendChild(sv("rect", { x: o.nameW + s.start * scale, y: y + 4, width: w, height: o.laneH - 8, class: "seg " + (s.cls || "") }, [sv("title", {}, [l.name + " " + s.label + ": " + s.start + "–" + s.end + " ms"])]));
+        if (w > 40) svg.appendChild(sv("text", { x: o.nameW + s.start * scale + 3, y: y + 16, class: "seg-label" }, [s.label]));
+      });
+    });
+    [0, 0.25, 0.5, 0.75, 1].forEach(function (t) {
+      svg.appendChild(sv("text", { x: o.nameW + t * o.W, y: H - 4, "text-anchor": "middle", class: "axis" }, [Math.round(t * end) + " ms"]));
+    });
+    return svg;
+  }
+
+  // table builds a table from a header and rows of cells (strings or
+  // nodes).
+  function table(head, rows, attrs) {
+    return el("table", attrs || {}, [
+      el("thead", {}, [el("tr", {}, head.map(function (h) { return el("th", { scope: "col" }, [h]); }))]),
+      el("tbody", {}, rows.map(function (r) { return el("tr", {}, r.map(function (c) { return el("td", {}, [c]); })); }))
+    ]);
+  }
+
+  function pct(x) { return (100 * (x || 0)).toFixed(1) + "%"; }
+
+  return { el: el, sv: sv, wrap: wrap, layout: layout, graph: graph, bars: bars, histograms: histograms, timeline: timeline, table: table, pct: pct };
+})();

@@ -1,0 +1,86 @@
+// report.js: the HTML eval report, drawn from the JSON in #report-data
+// with the viewer's drawing code.
+"use strict";
+
+(function () {
+  var el = Draw.el;
+
+  // wilson is the 95% Wilson score interval of k successes in n.
+  function wilson(k, n) {
+    if (!n) return { lo: 0, hi: 0 };
+    var z = 1.96, p = k / n, d = 1 + z * z / n, c = (p + z * z / (2 * n)) / d, h = z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
+    return { lo: Math.max(0, c - h), hi: Math.min(1, c + h) };
+  }
+
+  function scored(run) { return run.scored !== false && !run.unscored; }
+
+  function hitsSection(runs) {
+    var rows = [];
+    runs.forEach(function (run) {
+      var name = run.name + (run.scoring ? " (" + run.scoring + " rule)" : "");
+      if (!scored(run)) { rows.push(el("p", { class: "meta" }, [name + ": Hits@1 n/a (no gold answers given)"])); return; }
+      var bars = [{ label: "all (" + run.questions + ")", value: run.hits1.mean, lo: run.hits1.low, hi: run.hits1.high, note: "t-interval over seeds", cls: run.format === "pog" ? "pog" : "" }];
+      (run.by_type || []).forEach(function (t) {
+        var ci = wilson(Math.round(t.hits1 * t.n), t.n);
+        bars.push({ label: t.type + " (" + t.n + ")", value: t.hits1, lo: ci.lo, hi: ci.hi, cls: run.format === "pog" ? "pog" : "" });
+      });
+      rows.push(el("h3", {}, [name]));
+      rows.push(Draw.bars(bars, { label: "Hits@1 per type, " + run.name }));
+    });
+    return el("section", { id: "hits" }, [el("h2", {}, ["Hits@1 per question type"]),
+      el("p", { class: "note" }, ["Bars are Hits@1; whiskers the 95% interval (all: over seeds; per type: Wilson over result lines)."])].concat(rows));
+  }
+
+  function costSection(runs, data) {
+    var series = function (key) {
+      return data.runs.map(function (r, i) { return { name: runs[i].name + (runs[i].format === "pog" ? " (PoG)" : ""), values: r.rows.map(function (x) { return x[key] || 0; }) }; });
+    };
+    var hasPoG = runs.some(function (r) { return r.format === "pog"; });
+    return el("section", { id: "cost" }, [el("h2", {}, ["Calls and tokens per question"]),
+      hasPoG ? null : el("p", { class: "note" }, ["Give a PoG results file among the runs to see PoG's distribution beside ours."]),
+      el("h3", {}, ["LLM calls"]), Draw.histograms(series("call_num"), { label: "calls per question" }),
+      el("h3", {}, ["Tokens"]), Draw.histograms(series("total_token"), { label: "tokens per question" }),
+      Draw.table(["run", "calls mean", "median", "tokens mean", "median"], runs.map(function (r) {
+        var e = r.efficiency || {}, c = e.llm_calls || {}, t = e.tokens || {};
+        return [r.name, fmt(c.mean), fmt(c.median), fmt(t.mean), fmt(t.median)];
+      }))]);
+  }
+
+  function fmt(x) { return x === undefined ? "n/a" : (Math.round(x * 10) / 10).toString(); }
+
+  function transitions(runs) {
+    var rows = runs.filter(function (r) { return r.refinement && r.refinement.judged; }).map(function (r) {
+      var f = r.refinement, rr = f.judged - f.tentative_wrong - f.broken, ww = f.tentative_wrong - f.fixed;
+      return el("div", { class: "matrix-wrap" }, [el("h3", {}, [r.name]),
+        Draw.table(["tentative \\ final", "right", "wrong"], [["right", String(rr), String(f.broken)], ["wrong", String(f.fixed), String(ww)]], { class: "matrix", "aria-label": "refinement transitions of " + r.name }),
+        el("p", { class: "meta" }, [f.judged + " questions judged, " + (f.not_derivable || 0) + " without a derivable tentative answer; refinement fixed " + Draw.pct(f.fix_rate) + " of the wrong tentative answers" + (f.paper_fix_rate ? " (paper: " + Draw.pct(f.paper_fix_rate) + ")" : "")])]);
+    });
+    return el("section", { id: "refinement" }, [el("h2", {}, ["Refinement transitions"])].concat(rows.length ? rows : [el("p", { class: "meta" }, ["no run has scored tentative answers"])]));
+  }
+
+  function failures(runs, data) {
+    var view = el("div", { id: "failure-trace" });
+    var parts = runs.map(function (r, i) {
+      var rows = data.runs[i].rows, omitted = data.runs[i].traces_omitted;
+      if (!scored(r)) return null;
+      return el("div", {}, [el("h3", {}, [r.name]),
+        omitted ? el("p", { class: "note" }, [omitted + " failed questions carry no trace here (the page keeps the first " + 300 + ")"]) : null,
+        Results.table(rows, function (row) {
+          view.textContent = "";
+          view.appendChild(Trace.view(Trace.normalize(row), null));
+          view.scrollIntoView();
+        }, { initial: { hit: "miss" }, label: "failures of " + r.name })]);
+    });
+    return el("section", { id: "failures" }, [el("h2", {}, ["Failures"]), el("p", { class: "note" }, ["Each question with a trace opens it below the table."])].concat(parts, [view]));
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var data = JSON.parse(document.getElementById("report-data").textContent);
+    var runs = data.report.runs || [], root = document.getElementById("report");
+    root.appendChild(el("p", { class: "meta" }, [runs.length + " run(s)" + (data.report.dataset ? " on " + data.report.dataset : "") + ": " + runs.map(function (r) { return r.name; }).join(", ")]));
+    root.appendChild(hitsSection(runs));
+    root.appendChild(costSection(runs, data));
+    root.appendChild(transitions(runs));
+    root.appendChild(failures(runs, data));
+  });
+})();

@@ -1,0 +1,207 @@
+// trace.js: reads the shapes a question's trace comes in and draws it.
+// Shared by the trace viewer and the HTML eval report.
+"use strict";
+
+var Trace = (function () {
+  var el = Draw.el;
+
+  // normalize turns an /v1/ask response, an engine answer (parog ask
+  // --json) or an eval results row into one model, or returns null.
+  function normalize(o) {
+    if (!o || typeof o !== "object") return null;
+    var meta = null;
+    if (o.trace && typeof o.trace === "object" && o.trace.question !== undefined) {
+      meta = { id: o.id, type: o.type, hit: o.hit, gold: o.gold, prediction: o.prediction, tentativeHit: o.tentative_hit, error: o.error };
+      o = o.trace;
+    } else if (o.id !== undefined && o.hit !== undefined && !o.trace) {
+      meta = { id: o.id, type: o.type, hit: o.hit, gold: o.gold, prediction: o.prediction, tentativeHit: o.tentative_hit, error: o.error };
+      return { question: o.question, answer: o.results, entities: [], plan: null, subgoals: [], stop: "", error: o.error || "", usage: null, meta: meta, noTrace: true };
+    }
+    var t = o.trace && Array.isArray(o.trace.subgoals) ? o.trace : o;
+    if (!Array.isArray(t.subgoals) && !o.plan) return null;
+    return {
+      question: o.question || "", answer: o.answer || "", entities: o.entities || [], plan: o.plan || null,
+      planInfo: t.plan_info || null, topics: t.topic_entities || [], subgoals: t.subgoals || [], final: t.final || null,
+      tentative: t.tentative_answer || null, stop: t.stop_reason || "", error: t.error || "", usage: o.usage || null, meta: meta
+    };
+  }
+
+  // fromEvents builds the model of a question still running from the
+  // stream events seen so far.
+  function fromEvents(question, events) {
+    var m = { question: question, answer: "", entities: [], plan: null, subgoals: [], stop: "", error: "", usage: null, running: true };
+    var byId = {};
+    events.forEach(function (ev) {
+      if (ev.type === "plan" && ev.plan) {
+        m.plan = ev.plan;
+        m.planInfo = ev.plan_info || null;
+        m.subgoals = ev.plan.subgoals.map(function (s) { var r = { id: s.id, text: s.text, op: s.op, needs: s.needs || [], status: "pending", rounds: [] }; byId[s.id] = r; return r; });
+        return;
+      }
+      var r = byId[ev.subgoal];
+      if (ev.type === "error") { m.error = (ev.error && ev.error.error) || "error"; m.stop = "error"; m.running = false; }
+      if (!r) return;
+      if (ev.type === "subgoal_started") r.status = "running";
+      if (ev.type === "tentative_answer") r.tentative = ev.tentative;
+      if (ev.type === "exploration" && ev.round) r.rounds.push(ev.round);
+      if (ev.type === "refinement") r.verdict = ev.verdict;
+      if (ev.type === "sufficiency") r.sufficiency = ev.sufficiency;
+      if (ev.type === "subgoal_done") { r.status = "done"; r.result = ev.result; r.set_op = ev.set_op; }
+    });
+    return m;
+  }
+
+  // steps turns stream events into timeline lanes: one lane per subgoal,
+  // a segment per step between two of its events.
+  function stepLanes(events) {
+    var lanes = [], byId = {}, last = {};
+    var plan = events.filter(function (e) { return e.type === "plan"; })[0];
+    if (plan) lanes.push({ name: "plan", segs: [{ start: 0, end: plan.elapsed_ms, label: "plan", cls: "planning" }] });
+    var names = { tentative_answer: "tentative", exploration: "explore", refinement: "refine", sufficiency: "sufficiency", subgoal_done: "set logic" };
+    events.forEach(function (e) {
+      if (!e.subgoal) return;
+      if (!byId[e.subgoal]) { byId[e.subgoal] = { name: e.subgoal, segs: [] }; lanes.push(byId[e.subgoal]); }
+      if (e.type === "subgoal_started") { last[e.subgoal] = e.elapsed_ms; return; }
+      var start = last[e.subgoal] !== undefined ? last[e.subgoal] : e.elapsed_ms;
+      byId[e.subgoal].segs.push({ start: start, end: e.elapsed_ms, label: names[e.type] || e.type, cls: (names[e.type] || "step").replace(/\s/g, "") });
+      last[e.subgoal] = e.elapsed_ms;
+    });
+    return lanes;
+  }
+
+  // planLanes lays out a saved trace's subgoals on a timeline: each starts
+  // when the last subgoal it needs ends and lasts its elapsed time, so
+  // independent subgoals show side by side.
+  function planLanes(m) {
+    var end = {}, lanes = [];
+    m.subgoals.forEach(function (s) {
+      var start = 0;
+      (s.needs || []).forEach(function (n) { start = Math.max(start, end[n] || 0); });
+      end[s.id] = start + (s.elapsed_ms || 0);
+      lanes.push({ name: s.id, segs: [{ start: start, end: end[s.id], label: s.op + " " + (s.elapsed_ms || 0) + " ms", cls: s.status }] });
+    });
+    return lanes;
+  }
+
+  function statusOf(m, s) {
+    if (s.status === "done" && s.result && s.result.source) return "done";
+    return s.status || "pending";
+  }
+
+  // planGraph draws the plan as a DAG with one node per subgoal.
+  function planGraph(m, onSelect) {
+    var nodes = m.subgoals.map(function (s) {
+      var ans = s.result && s.result.text ? "→ " + s.result.text : s.tentative ? "tentative: " + s.tentative.answer : "";
+      var lines = [s.id + " · " + s.op + " · " + (s.status || "pending")].concat(Draw.wrap(s.text, 30, 1), ans ? Draw.wrap(ans, 30, 1) : []);
+      return { id: s.id, lines: lines, cls: "st-" + statusOf(m, s), title: s.id + " (" + (s.status || "pending") + "): " + s.text + (ans ? " " + ans : "") };
+    });
+    var edges = [];
+    m.subgoals.forEach(function (s) { (s.needs || []).forEach(function (n) { edges.push({ from: n, to: s.id }); }); });
+    return Draw.graph(nodes, edges, { label: "plan", onSelect: onSelect, w: 230, h: 56 });
+  }
+
+  function names(terms) { return (terms || []).map(function (t) { return t.name || t.id; }).join(", "); }
+
+  // factGraph draws a subgoal's retrieved facts: anchors, mediators and
+  // neighbours, edges labelled by relation.
+  function factGraph(facts, cap) {
+    cap = cap || 30;
+    var shown = facts.slice(0, cap), nodes = {}, order = [], edges = [];
+    function node(id, label, cls) { if (!nodes[id]) { nodes[id] = { id: id, lines: Draw.wrap(label, 22, 2), cls: cls, title: label + (id !== label ? " (" + id + ")" : "") }; order.push(id); } return id; }
+    function short(p) { var s = String(p).split("."); return s[s.length - 1]; }
+    shown.forEach(function (f) {
+      var h = node("e:" + (f.head.id || f.head.name), f.head.name || f.head.id, "anchor");
+      var tailKey = "e:" + (f.tail.id || f.tail.name);
+      var t = node(tailKey, f.tail.name || f.tail.id || "?", f.tail.id ? "entity" : "literal");
+      var arrow = f.dir === "in" ? "← " : "";
+      if (f.mediator) {
+        var mid = node("m:" + f.mediator, "(mediator) " + f.mediator, "mediator");
+        edges.push({ from: h, to: mid, label: arrow + short(f.path[0]) });
+        edges.push({ from: mid, to: t, label: (f.dir2 === "in" ? "← " : "") + short(f.path[1] || "") });
+      } else {
+        edges.push({ from: h, to: t, label: arrow + short(f.path[0]) });
+      }
+    });
+    var g = Draw.graph(order.map(function (id) { return nodes[id]; }), edges, { label: "retrieved facts", w: 160, h: 40, gapX: 110, gapY: 8 });
+    return el("div", {}, [facts.length > cap ? el("p", { class: "note" }, ["showing " + cap + " of " + facts.length + " facts"]) : null, g]);
+  }
+
+  function relList(rels) {
+    return (rels || []).map(function (r) { return r.id + (r.dir === "in" ? " (in)" : ""); }).join(", ") || "none";
+  }
+
+  // subgoalDetail shows one subgoal: tentative beside refined answer, the
+  // verdict, the relations per round and the facts.
+  function subgoalDetail(s) {
+    var v = s.verdict, facts = [];
+    (s.rounds || []).forEach(function (r) { facts = facts.concat(r.facts || []); });
+    var verdict = v ? (v.kept_tentative ? "kept the tentative answer" : v.aligned ? "aligned: refined against the evidence" : "misaligned") : "no refinement";
+    return el("section", { class: "subgoal", "aria-label": "subgoal " + s.id }, [
+      el("h3", {}, [s.id + ": " + s.text]),
+      el("div", { class: "answers" }, [
+        el("div", { class: "answer-box tentative" }, [el("h4", {}, ["Tentative (parametric)"]), el("p", {}, [s.tentative ? s.tentative.answer : "—"])]),
+        el("div", { class: "answer-box refined" }, [el("h4", {}, ["Refined"]), el("p", { class: "refined-answer" }, [s.result ? s.result.text || names(s.result.entities) || "—" : "…"]),
+          el("p", { class: "meta" }, [s.result ? "source: " + s.result.source + (s.corrected ? " · corrected" : "") : ""])]),
+        el("div", { class: "answer-box verdict" }, [el("h4", {}, ["Verdict"]), el("p", {}, [verdict]), v && v.reason ? el("p", { class: "meta" }, [v.reason]) : null,
+          v && v.rejected && v.rejected.length ? el("p", { class: "meta" }, ["rejected (not in the evidence): " + v.rejected.join(", ")]) : null])
+      ]),
+      s.set_op ? el("p", { class: "meta" }, ["set logic: " + s.set_op.method + " over inputs of sizes " + (s.set_op.inputs || []).join(", ") + (s.set_op.note ? " — " + s.set_op.note : "")]) : null,
+      s.error ? el("p", { class: "error" }, [s.error]) : null,
+      (s.rounds || []).length ? Draw.table(["round", "anchors", "offered", "chosen", "rejected"], (s.rounds || []).map(function (r, i) {
+        return [String(i + 1), names(r.anchors),
+          el("details", {}, [el("summary", {}, [r.offered + " relations"]), el("p", { class: "rels" }, [relList(r.offered_relations)])]),
+          relList(r.chosen) + (r.chosen_by ? " (by " + r.chosen_by + ")" : ""),
+          (r.rejected || []).map(function (x) { return x.id + " (" + x.reason.replace("_", " ") + ")"; }).join(", ") || "none"];
+      }), { class: "rounds" }) : null,
+      facts.length ? el("div", { class: "facts" }, [el("h4", {}, ["Facts retrieved (" + facts.length + ")"]), factGraph(facts)]) : null
+    ]);
+  }
+
+  function costTable(u) {
+    if (!u || !u.llm) return el("p", { class: "meta" }, ["no cost recorded"]);
+    function rows(by) {
+      return Object.keys(by || {}).sort().map(function (k) { var t = by[k]; return [k, String(t.calls), String(t.prompt_tokens), String(t.completion_tokens), Math.round((t.latency_ns || 0) / 1e6) + " ms"]; });
+    }
+    return el("div", { class: "cost" }, [
+      el("p", {}, [u.llm.calls + " model calls, " + u.llm.total_tokens + " tokens · " + u.sparql_queries + " SPARQL queries · cache " + u.cache_hits + " hits / " + u.cache_misses + " misses · critical path " + u.critical_path_calls + " calls · " + u.wall_ms + " ms"]),
+      Draw.table(["role", "calls", "prompt tokens", "completion tokens", "latency"], rows(u.llm.by_role), { class: "cost-table", "aria-label": "cost per role" }),
+      Draw.table(["stage", "calls", "prompt tokens", "completion tokens", "latency"], rows(u.llm.by_stage), { class: "cost-table", "aria-label": "cost per stage" })
+    ]);
+  }
+
+  // view draws a question: answer, plan DAG, the selected subgoal, stop
+  // reason, cost and timeline. events are the stream events, when known.
+  function view(m, events) {
+    var root = el("div", { class: "trace" }), detail = el("div", { class: "detail", "aria-live": "polite" });
+    var selected = m.subgoals.length ? m.subgoals[m.subgoals.length - 1].id : null;
+    function select(id) {
+      selected = id;
+      detail.textContent = "";
+      var s = m.subgoals.filter(function (x) { return x.id === id; })[0];
+      if (s) detail.appendChild(subgoalDetail(s));
+      root.querySelectorAll(".node").forEach(function (n) { n.classList.toggle("selected", n.getAttribute("data-id") === id); });
+    }
+    var meta = m.meta ? el("p", { class: "meta" }, [[m.meta.id, m.meta.type, m.meta.hit === true ? "hit" : m.meta.hit === false ? "miss" : "", m.meta.gold ? "gold: " + m.meta.gold.join(", ") : ""].filter(Boolean).join(" · ")]) : null;
+    root.appendChild(el("section", { class: "summary" }, [
+      el("h2", {}, [m.question]),
+      meta,
+      el("p", { class: "final" }, [el("span", { class: "label" }, ["Answer: "]), el("strong", { class: "answer-text" }, [m.running ? "…" : m.answer || "(none)"])]),
+      m.tentative ? el("p", { class: "meta" }, ["tentative answer of the question: " + (m.tentative.derivable ? (m.tentative.names || []).join(", ") || "(empty)" : "not derivable" + (m.tentative.reason ? " (" + m.tentative.reason + ")" : ""))]) : null,
+      el("p", { class: "meta" }, [m.running ? "running…" : "stop reason: " + (m.stop || "?") + (m.final ? " · answered by " + m.final.source + (m.final.after ? " after " + m.final.after : "") : "") + (m.planInfo ? " · plan from " + m.planInfo.source : "")]),
+      m.error ? el("p", { class: "error" }, [m.error]) : null
+    ]));
+    if (m.noTrace) { root.appendChild(el("p", { class: "note" }, ["this row carries no trace"])); return root; }
+    root.appendChild(el("section", { class: "plan", id: "plan" }, [el("h2", {}, ["Plan"]), m.subgoals.length ? planGraph(m, select) : el("p", {}, [m.running ? "no plan yet" : "no plan"])]));
+    root.appendChild(detail);
+    var lanes = events && events.length ? stepLanes(events) : planLanes(m);
+    root.appendChild(el("section", { class: "timing" }, [
+      el("h2", {}, ["Cost"]), costTable(m.usage),
+      lanes.length ? el("h3", {}, [events && events.length ? "Timeline of the steps (each a model call or a set operation), per subgoal" : "Timeline of the subgoals (from their wall times and dependencies)"]) : null,
+      lanes.length ? Draw.timeline(lanes, { label: "timeline" }) : null
+    ]));
+    if (selected) select(selected);
+    return root;
+  }
+
+  return { normalize: normalize, fromEvents: fromEvents, view: view };
+})();

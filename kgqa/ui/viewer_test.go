@@ -1,0 +1,105 @@
+package ui_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kgqatest"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/llm/llmtest"
+	"github.com/parog/parog-go/kgqa/server"
+	"github.com/parog/parog-go/kgqa/ui/browsertest"
+)
+
+const (
+	nijmegen = "What country bordering France contains an airport that serves Nijmegen?"
+	apiKey   = "viewer-test-key"
+)
+
+// newServer runs the real server (embedded demo KG, the scripted model
+// behind the OpenAI protocol, the engine) with an API key, and files
+// served from dir.
+func newServer(t *testing.T, dir string) string {
+	t.Helper()
+	cfg := config.Default()
+	cfg.KG.Files = []string{"builtin:demo-freebase"}
+	cfg.Server.Addr = "127.0.0.1:0"
+	cfg.Server.RateLimit = 0
+	cfg.Server.APIKeys = []string{apiKey}
+	cfg.Engine.Deadline = 30 * time.Second
+	model := llmtest.New(t, llmtest.WithHandler(kgqatest.DemoModel()))
+	cfg.LLM.Reasoner.BaseURL, cfg.LLM.Reasoner.Model = model.URL(), "scripted"
+	g, err := kg.Open(context.Background(), cfg.KG, "")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = g.Close() })
+	client, err := llm.New(cfg.LLM)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.Close() })
+	srv, err := server.New(cfg.Server, g, server.WithEngine(kgqa.New(g, client, cfg.Engine)),
+		server.WithLLMConfig(cfg.LLM), server.WithBudgets(cfg.Engine), server.WithFiles(dir),
+		server.WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(t, err)
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// TestViewerAsksNijmegen drives the viewer in headless Chromium: it gives
+// the API key, asks the paper's conjunction question, watches the stream
+// and checks the plan's four subgoal nodes and the answer Germany.
+func TestViewerAsksNijmegen(t *testing.T) {
+	b := browsertest.New(t)
+	url := newServer(t, t.TempDir())
+	shots := browsertest.ScreenshotDir(t)
+
+	b.Run(30*time.Second, chromedp.Navigate(url+"/"), chromedp.WaitVisible("#api-key"))
+	assert.True(t, browsertest.Eval[bool](b, `document.getElementById("app").hidden`), "nothing shows before the key")
+	b.Screenshot(shots, "viewer-key")
+
+	require.Empty(t, b.Errors(), "console errors before the key")
+
+	b.Run(30*time.Second,
+		chromedp.SendKeys("#api-key", "wrong-key\n"),
+		chromedp.WaitVisible("#status.error"))
+	assert.True(t, browsertest.Eval[bool](b, `document.getElementById("app").hidden`), "a wrong key shows nothing")
+	// The refused key is the one error the browser logs: the 401 itself.
+	require.Eventually(t, func() bool { return len(b.Errors()) > 0 }, 10*time.Second, 20*time.Millisecond, "the 401 is logged")
+	refused := b.Errors()
+	require.Len(t, refused, 1, "errors: %v", refused)
+	assert.Contains(t, refused[0], "401")
+
+	b.Run(30*time.Second,
+		chromedp.SendKeys("#api-key", apiKey+"\n"),
+		chromedp.WaitVisible("#question"),
+		chromedp.SendKeys("#question", nijmegen+"\n"),
+		chromedp.WaitVisible(".trace .answer-text"))
+	b.WaitTrue(60*time.Second, `document.querySelector(".answer-text").textContent !== "…"`)
+
+	assert.Equal(t, "Germany", browsertest.Eval[string](b, `document.querySelector(".answer-text").textContent`))
+	ids := browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll("#plan .node")).map(n => n.getAttribute("data-id"))`)
+	assert.Len(t, ids, 4, "plan nodes: %v", ids)
+	classes := browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll("#plan .node")).map(n => n.getAttribute("class"))`)
+	for _, c := range classes {
+		assert.Contains(t, c, "st-done")
+	}
+	assert.Contains(t, browsertest.Eval[string](b, `document.querySelector(".trace").textContent`), "stop reason: plan_complete")
+	assert.GreaterOrEqual(t, browsertest.Eval[int](b, `document.querySelectorAll(".timeline rect").length`), 4, "timeline segments")
+
+	// The keyboard selects a subgoal: focus its node and press Enter.
+	b.Run(10*time.Second, chromedp.Focus(`#plan .node[data-id="`+ids[0]+`"]`), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(`.subgoal[aria-label="subgoal `+ids[0]+`"]`))
+	assert.Positive(t, browsertest.Eval[int](b, `document.querySelectorAll(".facts .node").length`), "facts graph of the selected subgoal")
+
+	b.FullScreenshot(shots, "viewer-nijmegen")
+	assert.Empty(t, b.Errors()[len(refused):], "console errors after the key")
+}
