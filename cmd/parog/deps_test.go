@@ -26,6 +26,8 @@ func TestBinaryLinksNoTestSupport(t *testing.T) {
 	for _, pkg := range []string{
 		"github.com/parog/parog-go/kgqa/kgqatest",
 		"github.com/parog/parog-go/kgqa/llm/llmtest",
+		"github.com/parog/parog-go/kgqa/ui/browsertest",
+		"github.com/chromedp/chromedp",
 	} {
 		t.Run(pkg, func(t *testing.T) {
 			assert.False(t, deps[pkg], "%s is linked into parog", pkg)

@@ -2,7 +2,10 @@ package ui_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -11,7 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
@@ -102,4 +107,58 @@ func TestViewerAsksNijmegen(t *testing.T) {
 
 	b.FullScreenshot(shots, "viewer-nijmegen")
 	assert.Empty(t, b.Errors()[len(refused):], "console errors after the key")
+}
+
+// TestViewerOpensFiles opens a results file by its path on the server,
+// filters it and opens a row's trace, then opens a saved answer through
+// the file input (what dropping a file does).
+func TestViewerOpensFiles(t *testing.T) {
+	b := browsertest.New(t)
+	dir := t.TempDir()
+	url := newServer(t, dir)
+	client, err := api.NewClient(url, api.WithAPIKey(apiKey))
+	require.NoError(t, err)
+	resp, err := client.Ask(context.Background(), api.AskRequest{Question: nijmegen})
+	require.NoError(t, err)
+	require.Equal(t, "Germany", resp.Answer)
+
+	saved, err := json.Marshal(resp)
+	require.NoError(t, err)
+	answerFile := filepath.Join(t.TempDir(), "answer.json")
+	require.NoError(t, os.WriteFile(answerFile, saved, 0o600))
+	trace, err := json.Marshal(resp.EngineAnswer())
+	require.NoError(t, err)
+	var lines []byte
+	for _, r := range []dataset.Result{
+		{ID: "demo-01", Question: nijmegen, Type: "conjunction", Prediction: "Germany", Gold: []string{"Germany"}, Hit: true, Trace: trace},
+		{ID: "demo-99", Question: "Which river is the longest?", Type: "superlative", Prediction: "Rhine", Gold: []string{"Danube"}},
+	} {
+		line, err := json.Marshal(r)
+		require.NoError(t, err)
+		lines = append(append(lines, line...), '\n')
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "results.jsonl"), lines, 0o600))
+	shots := browsertest.ScreenshotDir(t)
+
+	b.Run(30*time.Second, chromedp.Navigate(url+"/ui/"), chromedp.WaitVisible("#api-key"),
+		chromedp.SendKeys("#api-key", apiKey+"\n"), chromedp.WaitVisible("#path"),
+		chromedp.SendKeys("#path", "results.jsonl\n"), chromedp.WaitVisible(".results-table"))
+	assert.Equal(t, 2, browsertest.Eval[int](b, `document.querySelectorAll(".results-table tbody tr").length`))
+	b.Run(10*time.Second, chromedp.SetValue(".filters select[id$=-hit]", "miss"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector(".filters select[id$=-hit]").dispatchEvent(new Event("change", {bubbles: true}))`))
+	assert.Equal(t, []string{"demo-99"}, browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll(".results-table tbody tr td:nth-child(2)")).map(td => td.textContent)`))
+	b.Screenshot(shots, "viewer-results")
+
+	b.Run(10*time.Second, chromedp.SetValue(".filters select[id$=-hit]", "hit"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector(".filters select[id$=-hit]").dispatchEvent(new Event("change", {bubbles: true}))`),
+		chromedp.Click(".results-table button.open"), chromedp.WaitVisible("#plan .node"))
+	assert.Len(t, browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll("#plan .node")).map(n => n.getAttribute("data-id"))`), 4)
+	assert.Contains(t, browsertest.Eval[string](b, `document.querySelector(".trace .meta").textContent`), "gold: Germany")
+
+	b.Run(30*time.Second, chromedp.SetUploadFiles("#file", []string{answerFile}),
+		chromedp.WaitVisible(`#status`))
+	b.WaitTrue(30*time.Second, `document.getElementById("status").textContent === "opened answer.json"`)
+	assert.Equal(t, "Germany", browsertest.Eval[string](b, `document.querySelector(".answer-text").textContent`))
+	assert.Equal(t, 4, browsertest.Eval[int](b, `document.querySelectorAll("#plan .node").length`))
+	assert.Empty(t, b.Errors(), "console errors")
 }
