@@ -45,9 +45,9 @@ func demoRun(t *testing.T) string {
 // open from the failure table.
 func TestHTMLReportInBrowser(t *testing.T) {
 	b := browsertest.New(t)
-	ours, err := LoadRun(demoRun(t), nil, Scorer{})
+	ours, err := LoadRun(demoRun(t), Gold{})
 	require.NoError(t, err)
-	pog, err := LoadRun("../../shared/data/pog/PoG_grailqa_gpt-3.5-turbo-0125.jsonl", nil, Scorer{})
+	pog, err := LoadRun("../../shared/data/pog/PoG_grailqa_gpt-3.5-turbo-0125.jsonl", Gold{})
 	require.NoError(t, err)
 	runs := []ResultSet{ours, pog}
 	h := NewHTMLReport(BuildReport(runs, ReportOptions{BootstrapRounds: 200}), runs)
@@ -65,7 +65,9 @@ func TestHTMLReportInBrowser(t *testing.T) {
 
 	b.Run(60*time.Second, chromedp.Navigate("file://"+page), chromedp.WaitVisible("#failures"))
 	b.Screenshot(browsertest.ScreenshotDir(t), "report")
-	assert.GreaterOrEqual(t, browsertest.Eval[int](b, `document.querySelectorAll("#hits svg.bars").length`), 1, "Hits@1 bars")
+	assert.Equal(t, 1, browsertest.Eval[int](b, `document.querySelectorAll("#hits svg.bars").length`), "Hits@1 bars for our run; PoG's file is unscored without gold")
+	assert.Contains(t, browsertest.Eval[string](b, `document.getElementById("hits").textContent`), "Hits@1 n/a")
+	assert.Equal(t, 1, browsertest.Eval[int](b, `document.querySelectorAll("#failures .results").length`), "no failure table for the unscored run")
 	assert.Equal(t, 2, browsertest.Eval[int](b, `document.querySelectorAll("#cost figure").length`), "calls and tokens histograms")
 	assert.Equal(t, 2, browsertest.Eval[int](b, `document.querySelectorAll("#cost figure:first-of-type .legend .key").length`), "ours beside PoG's")
 	assert.Equal(t, 1, browsertest.Eval[int](b, `document.querySelectorAll("#refinement table.matrix").length`))

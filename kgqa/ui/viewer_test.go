@@ -19,6 +19,7 @@ import (
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
@@ -44,7 +45,7 @@ func newServer(t *testing.T, dir string) string {
 	cfg.Engine.Deadline = 30 * time.Second
 	model := llmtest.New(t, llmtest.WithHandler(kgqatest.DemoModel()))
 	cfg.LLM.Reasoner.BaseURL, cfg.LLM.Reasoner.Model = model.URL(), "scripted"
-	g, err := kg.Open(context.Background(), cfg.KG, "")
+	g, err := kg.Open(context.Background(), cfg.KG, "", adapters.Open)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = g.Close() })
 	client, err := llm.New(cfg.LLM)

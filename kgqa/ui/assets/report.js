@@ -12,13 +12,13 @@
     return { lo: Math.max(0, c - h), hi: Math.min(1, c + h) };
   }
 
-  function scored(run) { return run.scored !== false && !run.unscored; }
+  function scored(run) { return run.scored !== false; }
 
-  function hitsSection(runs) {
+  function hitsSection(runs, scoring) {
     var rows = [];
     runs.forEach(function (run) {
-      var name = run.name + (run.scoring ? " (" + run.scoring + " rule)" : "");
-      if (!scored(run)) { rows.push(el("p", { class: "meta" }, [name + ": Hits@1 n/a (no gold answers given)"])); return; }
+      var name = run.name + (scoring ? " (" + scoring + " rule)" : "");
+      if (!scored(run)) { rows.push(el("p", { class: "meta" }, [run.name + ": Hits@1 n/a (no gold answers given)"])); return; }
       var bars = [{ label: "all (" + run.questions + ")", value: run.hits1.mean, lo: run.hits1.low, hi: run.hits1.high, note: "t-interval over seeds", cls: run.format === "pog" ? "pog" : "" }];
       (run.by_type || []).forEach(function (t) {
         var ci = wilson(Math.round(t.hits1 * t.n), t.n);
@@ -26,6 +26,9 @@
       });
       rows.push(el("h3", {}, [name]));
       rows.push(Draw.bars(bars, { label: "Hits@1 per type, " + run.name }));
+      if ((run.rules || []).length) {
+        rows.push(el("p", { class: "meta" }, ["By rule: " + run.rules.map(function (r) { return r.rule + " " + Draw.pct(r.hits1) + " (" + r.hits + " of " + r.n + ")"; }).join(" · ")]));
+      }
     });
     return el("section", { id: "hits" }, [el("h2", {}, ["Hits@1 per question type"]),
       el("p", { class: "note" }, ["Bars are Hits@1; whiskers the 95% interval (all: over seeds; per type: Wilson over result lines)."])].concat(rows));
@@ -40,11 +43,22 @@
       hasPoG ? null : el("p", { class: "note" }, ["Give a PoG results file among the runs to see PoG's distribution beside ours."]),
       el("h3", {}, ["LLM calls"]), Draw.histograms(series("call_num"), { label: "calls per question" }),
       el("h3", {}, ["Tokens"]), Draw.histograms(series("total_token"), { label: "tokens per question" }),
-      Draw.table(["run", "calls mean", "median", "tokens mean", "median"], runs.map(function (r) {
-        var e = r.efficiency || {}, c = e.llm_calls || {}, t = e.tokens || {};
-        return [r.name, fmt(c.mean), fmt(c.median), fmt(t.mean), fmt(t.median)];
-      }))]);
+      Draw.table(["run", "calls mean", "median", "p90", "tokens mean", "median", "p90"], costRows(runs))]);
   }
+
+  // costRows lists each run's calls and tokens per question, then PoG's
+  // reference when no PoG file is among the runs, labelled with its source.
+  function costRows(runs) {
+    var rows = runs.map(function (r) {
+      var e = r.efficiency || {};
+      return [r.name].concat(dist(e.llm_calls), dist(e.tokens));
+    });
+    var ref = runs.map(function (r) { return r.efficiency && r.efficiency.pog; }).filter(Boolean)[0];
+    if (ref && !runs.some(function (r) { return r.format === "pog"; })) rows.push(["PoG: " + ref.source].concat(dist(ref.llm_calls), dist(ref.tokens)));
+    return rows;
+  }
+
+  function dist(d) { d = d || {}; return [fmt(d.mean), fmt(d.median), fmt(d.p90)]; }
 
   function fmt(x) { return x === undefined ? "n/a" : (Math.round(x * 10) / 10).toString(); }
 
@@ -78,7 +92,7 @@
     var data = JSON.parse(document.getElementById("report-data").textContent);
     var runs = data.report.runs || [], root = document.getElementById("report");
     root.appendChild(el("p", { class: "meta" }, [runs.length + " run(s)" + (data.report.dataset ? " on " + data.report.dataset : "") + ": " + runs.map(function (r) { return r.name; }).join(", ")]));
-    root.appendChild(hitsSection(runs));
+    root.appendChild(hitsSection(runs, data.report.scoring));
     root.appendChild(costSection(runs, data));
     root.appendChild(transitions(runs));
     root.appendChild(failures(runs, data));
