@@ -1,7 +1,7 @@
 // Package server is PARoG's HTTP API (Gin): ask, plan, streamed reasoning,
 // an OpenAI-compatible chat endpoint, entity lookup, a read-only SPARQL
-// endpoint over the KG, health, readiness, metrics and the OpenAPI
-// document. The wire types live in kgqa/api.
+// endpoint over the KG, health, readiness, metrics, the OpenAPI document
+// and the trace viewer's pages (kgqa/ui). The wire types live in kgqa/api.
 package server
 
 import (

@@ -171,11 +171,16 @@ var Trace = (function () {
 
   // view draws a question: answer, plan DAG, the selected subgoal, stop
   // reason, cost and timeline. events are the stream events, when known.
-  function view(m, events) {
+  // opts.selected names the subgoal to show first (default: the last);
+  // opts.onSelect(id) hears every selection, so a redraw can keep it.
+  function view(m, events, opts) {
+    opts = opts || {};
     var root = el("div", { class: "trace" }), detail = el("div", { class: "detail", "aria-live": "polite" });
-    var selected = m.subgoals.length ? m.subgoals[m.subgoals.length - 1].id : null;
+    var known = m.subgoals.some(function (x) { return x.id === opts.selected; });
+    var selected = known ? opts.selected : m.subgoals.length ? m.subgoals[m.subgoals.length - 1].id : null;
     function select(id) {
       selected = id;
+      if (opts.onSelect) opts.onSelect(id);
       detail.textContent = "";
       var s = m.subgoals.filter(function (x) { return x.id === id; })[0];
       if (s) detail.appendChild(subgoalDetail(s));

@@ -41,6 +41,16 @@
     }).catch(function (e) { status("cannot reach the server: " + e.message, true); });
   }
 
+  // picked is the subgoal the user selected in the question on screen; a
+  // redraw while the stream runs keeps it.
+  var picked = null;
+  var keep = { onSelect: function (id) { picked = id; } };
+
+  function draw(m, events) {
+    keep.selected = picked;
+    show(Trace.view(m, events, keep));
+  }
+
   function show(node) {
     var v = $("view");
     v.textContent = "";
@@ -52,7 +62,8 @@
     var events = [];
     status("asking…");
     $("results").textContent = "";
-    show(Trace.view(Trace.fromEvents(q, events), events));
+    picked = null;
+    draw(Trace.fromEvents(q, events), events);
     fetch("/v1/ask", { method: "POST", headers: headers(), body: JSON.stringify({ question: q, stream: true }) }).then(function (r) {
       if (r.status === 401) { unlock(); throw new Error("API key refused"); }
       if (!r.ok) return r.json().then(function (b) { throw new Error(b.error || ("status " + r.status)); });
@@ -76,7 +87,7 @@
   function onEvent(q, events, ev) {
     events.push(ev);
     if (ev.type === "final" && ev.answer) {
-      show(Trace.view(Trace.normalize(ev.answer), events));
+      draw(Trace.normalize(ev.answer), events);
       status("answered in " + ev.elapsed_ms + " ms");
       return;
     }
@@ -84,7 +95,7 @@
     else status("step " + ev.seq + ": " + ev.type + (ev.subgoal ? " " + ev.subgoal : ""));
     var m = Trace.fromEvents(q, events);
     if (ev.type === "error" && ev.error && ev.error.partial) m = Trace.normalize(ev.error.partial);
-    show(Trace.view(m, events));
+    draw(m, events);
   }
 
   // open reads text of any supported shape: a JSON answer or results row,
