@@ -3,10 +3,14 @@ package ui_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,5 +165,43 @@ func TestViewerOpensFiles(t *testing.T) {
 	b.WaitTrue(30*time.Second, `document.getElementById("status").textContent === "opened answer.json"`)
 	assert.Equal(t, "Germany", browsertest.Eval[string](b, `document.querySelector(".answer-text").textContent`))
 	assert.Equal(t, 4, browsertest.Eval[int](b, `document.querySelectorAll("#plan .node").length`))
+	assert.Empty(t, b.Errors(), "console errors")
+}
+
+// TestViewerReplaysDroppedStream drops a saved NDJSON stream on the page:
+// the viewer replays it, answer, plan and the timeline of its steps.
+func TestViewerReplaysDroppedStream(t *testing.T) {
+	b := browsertest.New(t)
+	url := newServer(t, "")
+	body := strings.NewReader(`{"question":"` + nijmegen + `","stream":true}`)
+	req, err := http.NewRequest(http.MethodPost, url+"/v1/ask", body)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+apiKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	stream, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", stream)
+	steps := strings.Count(string(stream), "\n")
+	require.Greater(t, steps, 5)
+
+	b.Run(30*time.Second, chromedp.Navigate(url+"/"), chromedp.WaitVisible("#api-key"),
+		chromedp.SendKeys("#api-key", apiKey+"\n"), chromedp.WaitVisible("#question"))
+	text, err := json.Marshal(string(stream))
+	require.NoError(t, err)
+	b.Run(10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => {
+		const dt = new DataTransfer();
+		dt.items.add(new File([`+string(text)+`], "nijmegen.ndjson", {type: "application/x-ndjson"}));
+		document.body.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+	})()`))
+	b.WaitTrue(30*time.Second, `document.getElementById("status").textContent.startsWith("replayed")`)
+	assert.Equal(t, fmt.Sprintf("replayed %d events of nijmegen.ndjson", steps), browsertest.Eval[string](b, `document.getElementById("status").textContent`))
+	assert.Equal(t, "Germany", browsertest.Eval[string](b, `document.querySelector(".answer-text").textContent`))
+	assert.Equal(t, 4, browsertest.Eval[int](b, `document.querySelectorAll("#plan .node.st-done").length`))
+	assert.Equal(t, []string{"plan", "s1", "s2", "s3", "s4"}, browsertest.Eval[[]string](b,
+		`Array.from(document.querySelectorAll(".timeline .bar-label")).map(t => t.textContent).sort()`), "one lane per subgoal")
+	b.Screenshot(browsertest.ScreenshotDir(t), "viewer-dropped-stream")
 	assert.Empty(t, b.Errors(), "console errors")
 }
