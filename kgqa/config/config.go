@@ -16,6 +16,19 @@ type Config struct {
 	Engine Engine `yaml:"engine"`
 	// Server configures `parog serve`.
 	Server Server `yaml:"server"`
+	// Cache configures the cache shared by processes.
+	Cache Cache `yaml:"cache"`
+}
+
+// Cache configures the cache that server replicas and eval workers share,
+// behind each process's own LRU (kg.cache_size).
+type Cache struct {
+	Backend       string        `yaml:"backend" desc:"shared cache behind the local LRU: none, or redis (KG primitive results and recorded model calls, shared by server replicas and eval workers)"`
+	RedisURL      string        `yaml:"redis_url" desc:"Redis URL for backend redis, e.g. redis://127.0.0.1:6379/0 (a password goes in the URL; prefer the environment variable)"`
+	TTL           time.Duration `yaml:"ttl" desc:"lifetime of a shared entry (0: until Redis evicts it under its maxmemory policy)"`
+	MaxEntryBytes int           `yaml:"max_entry_bytes" desc:"results larger than this are not shared (they stay in the local LRU)"`
+	Snapshot      string        `yaml:"snapshot" desc:"KG snapshot tag in every shared key; empty derives it from the KG (the files' names, sizes and times, or the endpoint URL): set it, and change it, when an endpoint's data is reloaded"`
+	Timeout       time.Duration `yaml:"timeout" desc:"deadline of one shared-cache operation; a slow or down cache is skipped, never an error"`
 }
 
 // KG configures knowledge-graph access.
@@ -124,5 +137,6 @@ func Default() Config {
 			MaxQuestionLen: 2000, RequestTimeout: 120 * time.Second,
 			SPARQLTimeout: 10 * time.Second, SPARQLMaxRows: 10_000, ShutdownGrace: 30 * time.Second,
 		},
+		Cache: Cache{Backend: "none", TTL: 24 * time.Hour, MaxEntryBytes: 1 << 20, Timeout: 200 * time.Millisecond},
 	}
 }

@@ -288,6 +288,9 @@ func (c *Config) Validate() error {
 			return bad(s.key, "must not be negative")
 		}
 	}
+	if err := validateCache(c.Cache); err != nil {
+		return err
+	}
 	if c.KG.Language != "" && !langTagRE.MatchString(c.KG.Language) {
 		return bad("kg.language", fmt.Sprintf("%q is not a language tag such as en or pt-BR", c.KG.Language))
 	}
@@ -298,6 +301,29 @@ func (c *Config) Validate() error {
 		if err := validateEndpoint("llm."+r.name, r.ep); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+func validateCache(c Cache) error {
+	bad := func(key, reason string) error { return &Error{Key: "cache." + key, Reason: reason} }
+	switch c.Backend {
+	case "", "none":
+	case "redis":
+		u, err := url.Parse(c.RedisURL)
+		if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss" && u.Scheme != "unix") {
+			return bad("redis_url", "backend redis needs a redis://, rediss:// or unix:// URL")
+		}
+	default:
+		return bad("backend", fmt.Sprintf("%q is not none or redis", c.Backend))
+	}
+	switch {
+	case c.TTL < 0:
+		return bad("ttl", "must not be negative")
+	case c.MaxEntryBytes <= 0:
+		return bad("max_entry_bytes", "must be positive")
+	case c.Timeout <= 0:
+		return bad("timeout", "must be positive")
 	}
 	return nil
 }

@@ -21,6 +21,8 @@ type Cached struct {
 	flight singleflight.Group
 	hits   atomic.Int64
 	misses atomic.Int64
+	// shared, when set, is consulted on an LRU miss before the backend.
+	shared *sharedLayer
 }
 
 var _ Graph = (*Cached)(nil)
@@ -33,20 +35,31 @@ type CacheStats struct {
 	Misses int64
 	// Entries is the number of results held.
 	Entries int
+	// SharedHits counts the hits answered by the shared cache (a subset of
+	// Hits).
+	SharedHits int64
 }
 
 // NewCached wraps g in a cache of size entries (size must be positive).
-func NewCached(g Graph, size int) (*Cached, error) {
-	c, err := lru.New[string, any](size)
+func NewCached(g Graph, size int, opts ...CacheOption) (*Cached, error) {
+	l, err := lru.New[string, any](size)
 	if err != nil {
 		return nil, err
 	}
-	return &Cached{g: g, lru: c}, nil
+	c := &Cached{g: g, lru: l}
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
 }
 
 // CacheStats returns the cache's counters.
 func (c *Cached) CacheStats() CacheStats {
-	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Entries: c.lru.Len()}
+	st := CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Entries: c.lru.Len()}
+	if c.shared != nil {
+		st.SharedHits = c.shared.hits.Load()
+	}
+	return st
 }
 
 // CacheStatsOf returns the counters of g's cache, or false when g has none.
@@ -73,12 +86,22 @@ func cachedCall[T any](ctx context.Context, c *Cached, key string, fn func(conte
 		stats.addHit()
 		return v.(T), nil
 	}
-	var leader bool
+	var leader, fromShared bool
 	ch := c.flight.DoChan(key, func() (any, error) {
 		leader = true
+		if c.shared != nil {
+			if v, ok := sharedGet[T](ctx, c.shared, key); ok {
+				fromShared = true
+				c.lru.Add(key, v)
+				return v, nil
+			}
+		}
 		v, err := fn(ctx)
 		if err == nil {
 			c.lru.Add(key, v)
+			if c.shared != nil {
+				sharedSet(ctx, c.shared, key, v)
+			}
 		}
 		return v, err
 	})
@@ -87,7 +110,7 @@ func cachedCall[T any](ctx context.Context, c *Cached, key string, fn func(conte
 	case <-ctx.Done():
 		return zero, ctx.Err()
 	case r := <-ch:
-		if leader {
+		if leader && !fromShared {
 			c.misses.Add(1)
 			stats.addMiss()
 		} else {

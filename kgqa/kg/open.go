@@ -20,7 +20,10 @@ type OpenBackend func(ctx context.Context, cfg config.KG, baseDir string) (Backe
 // scan, which is quick on a graph that fits in memory. Relative paths in cfg
 // (files, dir) are resolved against baseDir, normally the directory of the
 // config file.
-func Open(ctx context.Context, cfg config.KG, baseDir string, open OpenBackend) (Graph, error) {
+//
+// opts configure the cache (WithShared puts a shared cache behind it); with
+// opts and kg.cache_size 0 the local LRU holds a single entry.
+func Open(ctx context.Context, cfg config.KG, baseDir string, open OpenBackend, opts ...CacheOption) (Graph, error) {
 	d, err := NewDialect(cfg)
 	if err != nil {
 		return nil, err
@@ -38,10 +41,14 @@ func Open(ctx context.Context, cfg config.KG, baseDir string, open OpenBackend) 
 		_ = b.Close()
 		return nil, err
 	}
-	if cfg.CacheSize <= 0 {
-		return s, nil
+	size := cfg.CacheSize
+	if size <= 0 {
+		if len(opts) == 0 {
+			return s, nil
+		}
+		size = 1
 	}
-	c, err := NewCached(s, cfg.CacheSize)
+	c, err := NewCached(s, size, opts...)
 	if err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("kg: open: kg.cache_size: %w", err)
