@@ -15,11 +15,11 @@ build:
 run: build
 	exec bin/parog serve --config configs/demo.yaml $(ARGS)
 
-# Installs Virtuoso and Chromium when missing (root) or says how, then lints
-# and runs all tests with the race detector (the browser tests may not skip).
+# Installs Virtuoso, Redis and Chromium when missing (root) or says how, then
+# lints and runs all tests with the race detector (the browser tests may not
+# skip).
 test: lint
-	./scripts/ensure-virtuoso.sh
-	./scripts/ensure-chromium.sh
+	./scripts/ensure-packages.sh
 	PAROG_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 40m ./...
 
 lint:

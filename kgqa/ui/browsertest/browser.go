@@ -39,7 +39,7 @@ func Executable(tb testing.TB) string {
 			return p
 		}
 	}
-	msg := "BROWSER TEST NOT RUN: no chromium on PATH; `make test` installs Debian's chromium (scripts/ensure-chromium.sh)"
+	msg := "BROWSER TEST NOT RUN: no chromium on PATH; `make test` installs Debian's chromium (scripts/ensure-packages.sh)"
 	if os.Getenv(RequireEnv) != "" {
 		tb.Fatal(msg)
 	}
