@@ -29,7 +29,7 @@ fi
 echo "Installing ${missing[*]}..." >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+apt-get install -y -qq "${missing[@]}" >/dev/null
 for cmd in "${!need[@]}"; do
   command -v "$cmd" >/dev/null || { echo "ensure-packages: $cmd still missing after installing ${need[$cmd]}" >&2; exit 1; }
 done
