@@ -112,6 +112,9 @@ type Server struct {
 	MaxQuestionsPerKey int           `yaml:"max_questions_per_key" desc:"questions one API key (or client address) may have answered at once (0: three quarters of max_questions)"`
 	QuestionQueue      int           `yaml:"question_queue" desc:"questions waiting for a place at most; more get 503 (0: max_questions)"`
 	QuestionWait       time.Duration `yaml:"question_wait" desc:"longest wait of a question for a place before 503 (0: 10s)"`
+	ReadTimeout        time.Duration `yaml:"read_timeout" desc:"time a client has to send a whole request, body included (0: 30s)"`
+	MaxConns           int           `yaml:"max_conns" desc:"client connections served at once; more wait to be accepted (0: 1024)"`
+	CORSOrigins        []string      `yaml:"cors_origins" desc:"web origins (scheme://host[:port]) allowed to call the API from a browser (CORS); none by default"`
 	ShutdownGrace      time.Duration `yaml:"shutdown_grace" desc:"time given to in-flight requests on shutdown"`
 }
 

@@ -98,18 +98,28 @@ func (s *Server) authenticate(c *gin.Context) {
 		c.Set(ctxKey, "ip:"+c.ClientIP())
 		return
 	}
-	tok, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+	if wait := s.authFailures.blocked(c.ClientIP(), time.Now()); wait > 0 {
+		// Refused before the key is even compared: a guesser learns
+		// nothing while throttled.
+		secs := int(math.Ceil(wait.Seconds()))
+		he := errorf(http.StatusTooManyRequests, "too many failed authentications from this address; retry in %d s", secs)
+		he.retryAfter = secs
+		s.fail(c, he)
+		return
+	}
+	tok, ok := bearerToken(c.GetHeader("Authorization"))
 	if !ok || tok == "" {
 		c.Header("WWW-Authenticate", `Bearer realm="parog"`)
 		s.fail(c, errorf(http.StatusUnauthorized, "missing bearer token (Authorization: Bearer <key>)"))
 		return
 	}
-	h := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	h := sha256.Sum256([]byte(tok))
 	match := 0
 	for _, k := range s.keys {
 		match |= subtle.ConstantTimeCompare(h[:], k)
 	}
 	if match != 1 {
+		s.authFailures.fail(c.ClientIP(), time.Now())
 		c.Header("WWW-Authenticate", `Bearer realm="parog", error="invalid_token"`)
 		s.fail(c, errorf(http.StatusUnauthorized, "invalid API key"))
 		return
@@ -153,6 +163,60 @@ func (l *limiter) allow(key string, now time.Time) (bool, time.Duration) {
 	}
 	return true, 0
 }
+
+// bearerToken reads an Authorization header of the Bearer scheme, whose
+// name is case-insensitive (RFC 9110, 11.1).
+func bearerToken(header string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// Failed authentications allowed per client address: a burst, then one
+// every few seconds.
+const (
+	authFailureBurst = 10
+	authFailureEvery = 5 * time.Second
+)
+
+// failureLimiter counts failed authentications per client address.
+type failureLimiter struct {
+	mu  sync.Mutex
+	per *lru.Cache[string, *rate.Limiter]
+}
+
+func newFailureLimiter() *failureLimiter {
+	per, _ := lru.New[string, *rate.Limiter](10_000)
+	return &failureLimiter{per: per}
+}
+
+func (f *failureLimiter) limiter(addr string) *rate.Limiter {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	lim, ok := f.per.Get(addr)
+	if !ok {
+		lim = rate.NewLimiter(rate.Every(authFailureEvery), authFailureBurst)
+		f.per.Add(addr, lim)
+	}
+	return lim
+}
+
+// blocked says how long addr must wait before its key is checked again,
+// or 0.
+func (f *failureLimiter) blocked(addr string, now time.Time) time.Duration {
+	lim := f.limiter(addr)
+	if lim.TokensAt(now) >= 1 {
+		return 0
+	}
+	r := lim.ReserveN(now, 1)
+	defer r.CancelAt(now)
+	return max(r.DelayFrom(now), time.Second)
+}
+
+// fail records a failed authentication from addr.
+func (f *failureLimiter) fail(addr string, now time.Time) { f.limiter(addr).AllowN(now, 1) }
 
 // rateLimit answers 429 with Retry-After when the caller's bucket is empty.
 func (s *Server) rateLimit(c *gin.Context) {

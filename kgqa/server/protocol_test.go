@@ -52,7 +52,11 @@ func TestSPARQLProtocol(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := h.call(t, tc.method, tc.path, tc.ct, []byte(tc.body))
+			var hdr []string
+			if tc.ct == form {
+				hdr = []string{"X-Requested-With", "parog-test"}
+			}
+			r := h.call(t, tc.method, tc.path, tc.ct, []byte(tc.body), hdr...)
 			require.Equal(t, tc.status, r.status, "%s", r.body)
 			if tc.status != 200 {
 				assert.Contains(t, r.errorBody(t).Error, tc.want)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/netutil"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -57,9 +58,10 @@ type Server struct {
 	probe   *http.Client
 	files   string
 
-	keys    [][]byte
-	limiter *limiter
-	handler *gin.Engine
+	keys         [][]byte
+	limiter      *limiter
+	authFailures *failureLimiter
+	handler      *gin.Engine
 
 	admission      *admission
 	sparqlSlots    chan struct{}
@@ -125,6 +127,7 @@ func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.limiter = newLimiter(cfg.RateLimit, cfg.RateBurst)
+	s.authFailures = newFailureLimiter()
 	n := cfg.SPARQLConcurrency
 	if n <= 0 {
 		n = defaultSPARQLConcurrency
@@ -150,43 +153,67 @@ func (s *Server) routes() *gin.Engine {
 	_ = r.SetTrustedProxies(nil)
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
-	r.Use(s.requestID, s.observe, s.recovery)
+	r.Use(s.requestID, s.observe, s.recovery, s.crossOrigin)
 	r.NoRoute(func(c *gin.Context) {
 		s.fail(c, errorf(http.StatusNotFound, "no such endpoint: %s", c.Request.URL.Path))
 	})
 	r.NoMethod(func(c *gin.Context) {
 		s.fail(c, errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
+	// Every GET route answers HEAD too (net/http drops the body).
+	get := func(g gin.IRoutes, path string, h gin.HandlerFunc) {
+		g.GET(path, h)
+		g.HEAD(path, h)
+	}
 
-	r.GET("/healthz", s.healthz)
-	r.GET("/readyz", s.readyz)
-	r.GET("/openapi.yaml", s.openapi)
-	r.GET("/", s.uiIndex)
-	r.GET("/ui/", s.uiIndex)
-	r.GET("/ui/auth", s.uiAuth)
-	r.GET("/ui/assets/*file", gin.WrapH(ui.Assets()))
+	get(r, "/healthz", s.healthz)
+	get(r, "/readyz", s.readyz)
+	get(r, "/openapi.yaml", s.openapi)
+	get(r, "/", s.uiIndex)
+	get(r, "/ui/", s.uiIndex)
+	get(r, "/ui/auth", s.uiAuth)
+	get(r, "/ui/assets/*file", gin.WrapH(ui.Assets()))
+	// A scraper has no share in the callers' rate limit.
+	get(r.Group("/", s.authenticate), "/metrics", s.metricsHandler)
 
-	p := r.Group("/", s.authenticate, s.rateLimit, s.limitBody)
-	p.GET("/metrics", s.metricsHandler)
+	p := r.Group("/", s.authenticate, s.rateLimit, s.limitBody, s.requireNonSimplePost)
 	p.POST("/v1/ask", s.ask)
 	p.POST("/v1/plan", s.plan)
-	p.GET("/v1/entities", s.searchEntities)
-	p.GET("/v1/entities/:id", s.entity)
-	p.GET("/v1/models", s.models)
+	get(p, "/v1/entities", s.searchEntities)
+	get(p, "/v1/entities/:id", s.entity)
+	get(p, "/v1/models", s.models)
 	p.POST("/v1/chat/completions", s.chatCompletions)
-	p.GET("/sparql", s.sparql)
+	get(p, "/sparql", s.sparql)
 	p.POST("/sparql", s.sparql)
-	p.GET("/ui/files/*path", s.uiFile)
+	get(p, "/ui/files/*path", s.uiFile)
 	return r
 }
+
+// Defaults of the connection settings when unset.
+const (
+	defaultReadTimeout = 30 * time.Second
+	defaultMaxConns    = 1024
+)
 
 // Serve serves on ln until ctx is done, then stops accepting connections
 // and gives in-flight requests server.shutdown_grace to finish.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	readTimeout := s.cfg.ReadTimeout
+	if readTimeout <= 0 {
+		readTimeout = defaultReadTimeout
+	}
+	maxConns := s.cfg.MaxConns
+	if maxConns <= 0 {
+		maxConns = defaultMaxConns
+	}
+	// A client trickling its request is cut off by the read deadlines; the
+	// connection cap stops a crowd of them from exhausting the process.
+	ln = netutil.LimitListener(ln, maxConns)
 	hs := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: min(10*time.Second, readTimeout),
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)

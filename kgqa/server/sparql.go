@@ -77,7 +77,7 @@ func (s *Server) sparql(c *gin.Context) {
 func (s *Server) sparqlQuery(c *gin.Context) (string, error) {
 	var params url.Values
 	switch c.Request.Method {
-	case http.MethodGet:
+	case http.MethodGet, http.MethodHead:
 		params = c.Request.URL.Query()
 	case http.MethodPost:
 		mt, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type"))
@@ -113,7 +113,7 @@ func (s *Server) sparqlQuery(c *gin.Context) (string, error) {
 		// In the URL of a GET it is the URI that is too long; there is no
 		// body to be too large.
 		status := http.StatusRequestEntityTooLarge
-		if c.Request.Method == http.MethodGet {
+		if c.Request.Method != http.MethodPost {
 			status = http.StatusRequestURITooLong
 		}
 		return "", errorf(status, "query is %d bytes long, at most %d allowed", n, maxQueryChars)

@@ -240,6 +240,7 @@ func TestCanceledClientLeavesNoGoroutine(t *testing.T) {
 	body := mustJSON(t, api.AskRequest{Question: capitalQ, TopicEntities: []string{france}, Stream: true})
 	req, err := http.NewRequestWithContext(ctx, "POST", h.http.URL+"/v1/ask", bytes.NewReader(body))
 	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := hc.Do(req)
 	require.NoError(t, err)
 	line, err := bufio.NewReader(resp.Body).ReadString('\n')

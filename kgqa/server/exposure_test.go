@@ -1,0 +1,179 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/server"
+)
+
+// serveReal runs Serve (with its connection settings) on a loopback
+// listener until the test ends.
+func serveReal(t *testing.T, tune func(*config.Server)) string {
+	t.Helper()
+	cfg := config.Default().Server
+	cfg.Addr = "127.0.0.1:0"
+	if tune != nil {
+		tune(&cfg)
+	}
+	srv, err := server.New(cfg, newHarness(t, setup{noLLM: true}).graph, server.WithLogger(discardLogger()))
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	return ln.Addr().String()
+}
+
+// A client trickling its body is cut off by the read timeout instead of
+// holding the connection.
+func TestSlowBodyIsCutOff(t *testing.T) {
+	addr := serveReal(t, func(c *config.Server) { c.ReadTimeout = 300 * time.Millisecond })
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = fmt.Fprint(conn, "POST /v1/ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+	require.NoError(t, err)
+	// The server gives up on the body and closes the connection; a guard
+	// catches a server that would wait for ever.
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(30*time.Second)))
+	_, err = io.ReadAll(conn)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatal("the connection was held open")
+	}
+}
+
+// Connections beyond server.max_conns wait to be accepted.
+func TestConnectionCap(t *testing.T) {
+	addr := serveReal(t, func(c *config.Server) { c.MaxConns = 2 })
+	var held []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		// A request makes sure the server accepted this connection.
+		_, err = fmt.Fprint(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+		require.NoError(t, err)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		require.NoError(t, err)
+		resp.Body.Close()
+		held = append(held, c)
+	}
+	client := &http.Client{Timeout: 500 * time.Millisecond}
+	_, err := client.Get("http://" + addr + "/healthz")
+	require.Error(t, err, "a third connection was served")
+	held[0].Close()
+	client.Timeout = 30 * time.Second
+	resp, err := client.Get("http://" + addr + "/healthz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	held[1].Close()
+}
+
+// Wrong keys from one address are throttled: after a burst the answer is
+// 429 with Retry-After, even for the right key.
+func TestFailedAuthenticationIsThrottled(t *testing.T) {
+	h := newHarness(t, setup{noLLM: true, edit: func(c *config.Config) { c.Server.APIKeys = []string{"s3cret"} }})
+	statuses := map[int]int{}
+	for i := range 30 {
+		r := h.call(t, "GET", "/v1/entities/"+france, "", nil, "Authorization", fmt.Sprintf("Bearer guess%d", i))
+		statuses[r.status]++
+		if r.status == http.StatusTooManyRequests {
+			assert.NotEmpty(t, r.header.Get("Retry-After"))
+		}
+	}
+	assert.Equal(t, 10, statuses[http.StatusUnauthorized])
+	assert.Equal(t, 20, statuses[http.StatusTooManyRequests])
+	r := h.call(t, "GET", "/v1/entities/"+france, "", nil, "Authorization", "Bearer s3cret")
+	assert.Equal(t, http.StatusTooManyRequests, r.status, "a throttled address gets no answer on any key")
+}
+
+func TestBearerSchemeIgnoresCase(t *testing.T) {
+	h := newHarness(t, setup{noLLM: true, edit: func(c *config.Config) { c.Server.APIKeys = []string{"s3cret"} }})
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+		r := h.call(t, "GET", "/v1/entities/"+france, "", nil, "Authorization", scheme+" s3cret")
+		assert.Equal(t, http.StatusOK, r.status, scheme)
+	}
+}
+
+func TestHeadOnGetRoutes(t *testing.T) {
+	h := newHarness(t, setup{noLLM: true})
+	for _, path := range []string{"/healthz", "/openapi.yaml", "/v1/entities/" + france, "/metrics",
+		"/sparql?query=" + url.QueryEscape("SELECT ?s WHERE { ?s ?p ?o } LIMIT 1")} {
+		resp, err := http.Head(h.http.URL + path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, path)
+	}
+}
+
+// Scraping /metrics takes nothing from the caller's rate limit.
+func TestMetricsHasNoShareInTheRateLimit(t *testing.T) {
+	h := newHarness(t, setup{noLLM: true, edit: func(c *config.Config) { c.Server.RateLimit, c.Server.RateBurst = 0.1, 1 }})
+	for range 5 {
+		assert.Equal(t, http.StatusOK, h.call(t, "GET", "/metrics", "", nil).status)
+	}
+	assert.Equal(t, http.StatusOK, h.call(t, "GET", "/v1/entities/"+france, "", nil).status)
+}
+
+// A web page can post a form to a loopback server without a preflight;
+// such a POST must carry a header a page cannot set across sites.
+func TestCrossSiteForms(t *testing.T) {
+	h := newHarness(t, setup{noLLM: true, edit: func(c *config.Config) { c.Server.CORSOrigins = []string{"https://ui.example"} }})
+	q := "query=" + url.QueryEscape("SELECT ?s WHERE { ?s ?p ?o } LIMIT 1")
+	form := "application/x-www-form-urlencoded"
+	tests := []struct {
+		name, path, ct, body string
+		hdr                  []string
+		status               int
+	}{
+		{"form to sparql", "/sparql", form, q, nil, http.StatusForbidden},
+		{"form with X-Requested-With", "/sparql", form, q, []string{"X-Requested-With", "x"}, http.StatusOK},
+		{"multipart to ask", "/v1/ask", "multipart/form-data; boundary=x", "--x--", nil, http.StatusForbidden},
+		{"no content type to ask", "/v1/ask", "", `{"question":"q?"}`, nil, http.StatusForbidden},
+		{"sparql-query needs a preflight anyway", "/sparql", "application/sparql-query", "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1", nil, http.StatusOK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.call(t, "POST", tc.path, tc.ct, []byte(tc.body), tc.hdr...)
+			assert.Equal(t, tc.status, r.status, "%s", r.body)
+		})
+	}
+	t.Run("cors", func(t *testing.T) {
+		preflight := func(origin string) *http.Response {
+			req, _ := http.NewRequest(http.MethodOptions, h.http.URL+"/v1/ask", nil)
+			req.Header.Set("Origin", origin)
+			req.Header.Set("Access-Control-Request-Method", "POST")
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			return resp
+		}
+		ok := preflight("https://ui.example")
+		assert.Equal(t, http.StatusNoContent, ok.StatusCode)
+		assert.Equal(t, "https://ui.example", ok.Header.Get("Access-Control-Allow-Origin"))
+		other := preflight("https://evil.example")
+		assert.Equal(t, http.StatusForbidden, other.StatusCode)
+		assert.Empty(t, other.Header.Get("Access-Control-Allow-Origin"))
+		r := h.call(t, "GET", "/healthz", "", nil, "Origin", "https://evil.example")
+		assert.Empty(t, r.header.Get("Access-Control-Allow-Origin"), "no CORS for an unlisted origin")
+	})
+}
