@@ -91,6 +91,10 @@ type AnswerableResult struct {
 	Matched  int `json:"matched"`
 	// Reason says why a query failed or why nothing matched.
 	Reason string `json:"reason,omitempty"`
+	// Parse is the 0-based index of the WebQSP parse the verdict is for.
+	// A kept question is written with that parse first, since tools read
+	// the first parse's SPARQL (the loader, sparql2plan).
+	Parse int `json:"parse,omitempty"`
 }
 
 // AnswerableReport is what Answerable found.
@@ -149,7 +153,11 @@ func Answerable(ctx context.Context, g Selector, in io.Reader, out io.Writer, o 
 		}
 		rep.Results = append(rep.Results, it.res)
 		if it.res.Coverage.AtLeast(o.Keep) {
-			kept = append(kept, it.raw)
+			raw, err := parseFirst(it.raw, it.res.Parse)
+			if err != nil {
+				return nil, err
+			}
+			kept = append(kept, raw)
 		}
 	}
 	rep.Written = len(kept)
@@ -218,7 +226,7 @@ func goldQueries(q Question, raw json.RawMessage) []goldQuery {
 // context error stops the whole run rather than failing one question.
 func judge(ctx context.Context, g Selector, q Question, raw json.RawMessage, rewrite func(string) string) (AnswerableResult, error) {
 	best := AnswerableResult{ID: q.ID, Coverage: Failed, Reason: "no gold SPARQL"}
-	for _, gq := range goldQueries(q, raw) {
+	for i, gq := range goldQueries(q, raw) {
 		if strings.TrimSpace(gq.sparql) == "" {
 			continue
 		}
@@ -237,11 +245,38 @@ func judge(ctx context.Context, g Selector, q Question, raw json.RawMessage, rew
 			continue
 		}
 		r := compareAnswers(q.ID, gq.answers, res)
+		r.Parse = i
 		if r.Coverage.rank() > best.Coverage.rank() || best.Coverage == Failed {
 			best = r
 		}
 	}
 	return best, nil
+}
+
+// parseFirst moves WebQSP parse i of raw to the front; other records, and
+// i == 0, are returned unchanged.
+func parseFirst(raw json.RawMessage, i int) (json.RawMessage, error) {
+	if i == 0 {
+		return raw, nil
+	}
+	var rec map[string]json.RawMessage
+	var parses []json.RawMessage
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return nil, fmt.Errorf("dataset: answerable: %w", err)
+	}
+	if err := json.Unmarshal(rec["Parses"], &parses); err != nil || i >= len(parses) {
+		return nil, fmt.Errorf("dataset: answerable: parse %d of a record: %v", i, err)
+	}
+	parses = append(append([]json.RawMessage{parses[i]}, parses[:i]...), parses[i+1:]...)
+	b, err := json.Marshal(parses)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: answerable: %w", err)
+	}
+	rec["Parses"] = b
+	if raw, err = json.Marshal(rec); err != nil {
+		return nil, fmt.Errorf("dataset: answerable: %w", err)
+	}
+	return raw, nil
 }
 
 // compareAnswers sets the verdict of one query's results against gold.

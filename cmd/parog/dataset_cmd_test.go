@@ -131,3 +131,39 @@ func TestAnswerableUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerableWritesTheJudgedParseFirst: WebQSP questions often have a
+// first parse the KG cannot answer and a later one it can (Brazil's
+// languages_spoken is not in FB15k-237, its official_language is). The
+// question is written with the parse that was judged first, so the loader,
+// sparql2plan and the oracle read the query that the verdict is about.
+func TestAnswerableWritesTheJudgedParseFirst(t *testing.T) {
+	dir := t.TempDir()
+	archive, names := fb15kArchive(t, dir)
+	nt := filepath.Join(dir, "slice.nt.gz")
+	env := &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) (string, bool) { return "", false }}
+	require.Equal(t, 0, Main(context.Background(), []string{"kg", "import", "fb15k237", "--in", archive, "--names", names, "--out", nt}, env))
+	cfg := filepath.Join(dir, "kg.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("kg:\n  backend: embedded\n  dialect: freebase\n  files: ["+nt+"]\n"), 0o644))
+
+	const prefix = "PREFIX ns: <http://rdf.freebase.com/ns/>\nSELECT DISTINCT ?x\nWHERE {\n"
+	q := webqspQuestion("two-parses", prefix+"ns:m.0f8l9c ns:location.country.capital ?x .\n}", "m.05qtj")
+	q["Parses"] = append(q["Parses"].([]map[string]any), map[string]any{"ParseId": "two-parses.P1", "TopicEntityMid": "m.0f8l9c",
+		"Sparql":  prefix + "ns:m.0f8l9c ns:location.country.form_of_government ?x .\n}",
+		"Answers": []map[string]string{{"AnswerType": "Entity", "AnswerArgument": "m.01q20"}, {"AnswerType": "Entity", "AnswerArgument": "m.06cx9"}}})
+	b, err := json.Marshal(map[string]any{"Questions": []any{q}})
+	require.NoError(t, err)
+	in, kept := filepath.Join(dir, "in.json"), filepath.Join(dir, "kept.json")
+	require.NoError(t, os.WriteFile(in, b, 0o644))
+	var out, errOut bytes.Buffer
+	env = &Env{Stdout: &out, Stderr: &errOut, Getenv: func(string) (string, bool) { return "", false }}
+	code := Main(context.Background(), []string{"dataset", "answerable", "--config", cfg, "--format", "webqsp", "--input", in, "--out", kept, "--keep", "exact"}, env)
+	require.Equal(t, 0, code, errOut.String())
+	assert.Contains(t, out.String(), "exact 1")
+
+	qs, err := loadQuestions(context.Background(), env, "webqsp", kept)
+	require.NoError(t, err)
+	require.Len(t, qs, 1)
+	assert.Contains(t, qs[0].SPARQL, "form_of_government", "the exact parse comes first")
+	assert.Len(t, qs[0].Answers, 3, "the other parse and its answers are kept")
+}
