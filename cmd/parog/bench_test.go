@@ -15,9 +15,9 @@ func TestBenchOracleCLI(t *testing.T) {
 	code, stdout, stderr := runParog(t, nil, "bench", "oracle", "--config", demoConfig, "--format", "demo", "--demo=false",
 		"--noise", "0,0.2", "--seeds", "1", "--out", dir)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "## Ceiling (perfect oracle)")
+	assert.Contains(t, stdout, "## Ceiling from evidence alone")
 	assert.Contains(t, stdout, "| 0.2 | 1 |", "the robustness row of noise 0.2")
-	for _, f := range []string{"report.md", "report.json", "robustness.svg", "ceiling.jsonl", "noise-0.2-seed-1.jsonl", "tentative-wrong.jsonl"} {
+	for _, f := range []string{"report.md", "report.json", "robustness.svg", "ceiling.jsonl", "evidence.jsonl", "noise-0.2-seed-1.jsonl", "tentative-wrong.jsonl"} {
 		assert.FileExists(t, filepath.Join(dir, "demo", f))
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "demo", "report.json"))

@@ -44,7 +44,7 @@ func TestDemoBench(t *testing.T) {
 	assert.Positive(t, rep.Refinement.WrongJudged)
 
 	md := rep.Markdown()
-	for _, s := range []string{"## Ceiling", "## Cost per question", "## Robustness", "## Refinement"} {
+	for _, s := range []string{"## Ceiling (perfect oracle", "## Ceiling from evidence alone", "## Cost per question", "## Robustness", "## Refinement"} {
 		assert.Contains(t, md, s)
 	}
 	svg := rep.SVG()

@@ -49,20 +49,15 @@ func (r *Report) Markdown() string {
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(&b, " (%d without a gold plan: sparql2plan cannot convert their query)", len(r.Skipped))
 	}
-	fmt.Fprintf(&b, ".\n\n## Ceiling (perfect oracle)\n\nHits@1 %s (%d/%d).\n\n", pct(r.Ceiling.Hits1), r.Ceiling.Hits, r.Ceiling.Total)
-	if len(r.Ceiling.Misses) > 0 {
-		b.WriteString("| id | type | kind | gold | prediction | notes |\n|---|---|---|---|---|---|\n")
-		for _, m := range r.Ceiling.Misses {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", m.ID, m.Type, m.Kind, cell(strings.Join(m.Gold, "; ")), cell(m.Prediction), cell(strings.Join(m.Notes, "; ")+" "+m.Error))
-		}
-		b.WriteString("\n")
-	}
+	b.WriteString(".\n\n")
+	misses(&b, "Ceiling (perfect oracle, gold tentative answers)", r.Ceiling)
+	misses(&b, "Ceiling from evidence alone (perfect oracle, no tentative answers)", r.Evidence)
 	fmt.Fprintf(&b, "## Cost per question (perfect oracle)\n\nPoG with GPT-3.5 on WebQSP: %.2f calls, %d tokens.\n\n", PoGWebQSPCalls, PoGWebQSPTokens)
 	b.WriteString("| type | questions | LLM calls | prompt tokens | completion tokens | total tokens | SPARQL queries | facts shown |\n|---|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Cost {
 		fmt.Fprintf(&b, "| %s | %d | %.2f | %.0f | %.0f | %.0f | %.1f | %.1f |\n", c.Type, c.Questions, c.Calls, c.PromptTokens, c.CompletionTokens, c.PromptTokens+c.CompletionTokens, c.SPARQL, c.Facts)
 	}
-	b.WriteString("\n## Robustness (Hits@1 by noise rate)\n\n| noise | mean | min | max | runs |\n|---|---|---|---|---|\n")
+	b.WriteString("\n## Robustness (Hits@1 by noise rate, no tentative answers)\n\n| noise | mean | min | max | runs |\n|---|---|---|---|---|\n")
 	for _, m := range r.ByNoise() {
 		fmt.Fprintf(&b, "| %g | %s | %s | %s | %d |\n", m.Noise, pct(m.Mean), pct(m.Min), pct(m.Max), m.Runs)
 	}
@@ -76,6 +71,24 @@ func (r *Report) Markdown() string {
 		fmt.Fprintf(&b, "Right tentative answers kept where the KG lacks the evidence: %s (%d/%d).\n", pct(rf.KeptRate), rf.Kept, rf.GoldJudged)
 	}
 	return b.String()
+}
+
+// misses writes a ceiling's score and its misses, counted by kind.
+func misses(b *strings.Builder, title string, c Ceiling) {
+	fmt.Fprintf(b, "## %s\n\nHits@1 %.1f%% (%d/%d).\n\n", title, 100*c.Hits1, c.Hits, c.Total)
+	if len(c.Misses) == 0 {
+		return
+	}
+	kinds := map[string]int{}
+	for _, m := range c.Misses {
+		kinds[m.Kind]++
+	}
+	fmt.Fprintf(b, "Misses by kind: %s.\n\n", injected(kinds))
+	b.WriteString("| id | type | kind | gold | prediction | notes |\n|---|---|---|---|---|---|\n")
+	for _, m := range c.Misses {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", m.ID, m.Type, m.Kind, cell(strings.Join(m.Gold, "; ")), cell(m.Prediction), cell(strings.Join(m.Notes, "; ")+" "+m.Error))
+	}
+	b.WriteString("\n")
 }
 
 func cell(s string) string {
