@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -23,8 +24,8 @@ func TestAskOnAModelWithoutStructuredOutputs(t *testing.T) {
 			return llmtest.Reply{Status: http.StatusBadRequest, Body: jsonSchemaRefused}
 		}
 		return demo(req)
-	}})
-	r := h.call(t, "POST", "/v1/ask", "application/json", mustJSON(t, api.AskRequest{Question: capitalQ, TopicEntities: []string{france}}))
+	}, edit: func(c *config.Config) { c.Server.APIKeys = []string{"k"} }})
+	r := h.call(t, "POST", "/v1/ask", "application/json", mustJSON(t, api.AskRequest{Question: capitalQ, TopicEntities: []string{france}}), "Authorization", "Bearer k")
 	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 	var a api.AskResponse
 	r.json(t, &a)
@@ -38,7 +39,7 @@ func TestAskOnAModelWithoutStructuredOutputs(t *testing.T) {
 	}
 	assert.Equal(t, 1, withSchema, "only the first request to the endpoint carries json_schema")
 
-	rr := h.call(t, "GET", "/readyz", "", nil)
+	rr := h.call(t, "GET", "/readyz", "", nil, "Authorization", "Bearer k")
 	require.Equal(t, http.StatusOK, rr.status, "%s", rr.body)
 	var hr api.HealthResponse
 	rr.json(t, &hr)

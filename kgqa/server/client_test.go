@@ -9,17 +9,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/server"
 )
 
 func TestGoClient(t *testing.T) {
-	h := newHarness(t, setup{})
+	h := newHarness(t, setup{opts: []server.Option{server.WithReadinessTTL(0)}})
 	ctx := context.Background()
 	hz, err := h.client.Health(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "ok", hz.Status)
 	rz, err := h.client.Ready(ctx)
 	require.NoError(t, err)
-	assert.Len(t, rz.Checks, 3)
+	assert.Len(t, rz.Checks, 4)
 	s, err := h.client.Search(ctx, "France", 5)
 	require.NoError(t, err)
 	require.NotEmpty(t, s.Entities)

@@ -28,8 +28,8 @@ func TestEndpoints(t *testing.T) {
 		{"readyz", "GET", "/readyz", 200, func(t *testing.T, r reply) {
 			var b api.HealthResponse
 			r.json(t, &b)
-			require.Len(t, b.Checks, 3)
-			assert.Equal(t, []string{"ok", "not_configured", "ok"}, []string{b.Checks[0].Status, b.Checks[1].Status, b.Checks[2].Status})
+			require.Len(t, b.Checks, 4)
+			assert.Equal(t, []string{"ok", "not_configured", "ok", "ok"}, []string{b.Checks[0].Status, b.Checks[1].Status, b.Checks[2].Status, b.Checks[3].Status})
 		}},
 		{"openapi", "GET", "/openapi.yaml", 200, func(t *testing.T, r reply) {
 			assert.Contains(t, string(r.body), "openapi: 3.")
@@ -136,7 +136,11 @@ func TestNoLLMConfigured(t *testing.T) {
 		}
 	}
 	r := h.call(t, "GET", "/readyz", "", nil)
-	assert.Equal(t, 200, r.status, "the KG is up and no model is configured: ready for what it can serve")
+	assert.Equal(t, 503, r.status, "/v1/ask answers 503, so the server is not ready for questions")
+	var b api.HealthResponse
+	r.json(t, &b)
+	assert.Equal(t, api.Check{Name: "ask", Status: "unavailable"}, b.Checks[3])
+	assert.Equal(t, "ok", b.Checks[0].Status, "the KG is up")
 }
 
 // Every body-taking endpoint refuses bad input with a status the OpenAPI

@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,4 +178,45 @@ func TestCrossSiteForms(t *testing.T) {
 		r := h.call(t, "GET", "/healthz", "", nil, "Origin", "https://evil.example")
 		assert.Empty(t, r.header.Get("Access-Control-Allow-Origin"), "no CORS for an unlisted origin")
 	})
+}
+
+// /readyz reuses its probe for a few seconds, and shows endpoints, models
+// and upstream errors only to a caller with a key.
+func TestReadinessIsCachedAndDiscreet(t *testing.T) {
+	var probes atomic.Int64
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		probes.Add(1)
+		http.Error(w, "upstream secret text", http.StatusInternalServerError)
+	}))
+	defer upstream.Close()
+	cfg := config.Default()
+	cfg.Server.APIKeys = []string{"k"}
+	cfg.LLM.Reasoner.BaseURL, cfg.LLM.Reasoner.Model = upstream.URL+"/v1", "secret-model"
+	srv, err := server.New(cfg.Server, newHarness(t, setup{noLLM: true}).graph,
+		server.WithLLMConfig(cfg.LLM), server.WithLogger(discardLogger()))
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	get := func(hdr ...string) (int, string) {
+		req, _ := http.NewRequest("GET", ts.URL+"/readyz", nil)
+		if len(hdr) == 2 {
+			req.Header.Set(hdr[0], hdr[1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for range 50 {
+		status, body := get()
+		require.Equal(t, http.StatusServiceUnavailable, status)
+		for _, secret := range []string{"secret", upstream.Listener.Addr().String(), "500"} {
+			assert.NotContains(t, body, secret)
+		}
+	}
+	assert.Equal(t, int64(1), probes.Load(), "50 calls, one probe")
+	_, body := get("Authorization", "Bearer k")
+	assert.Contains(t, body, upstream.Listener.Addr().String())
+	assert.Contains(t, body, "answered GET /models with 500")
 }

@@ -53,6 +53,7 @@ type setup struct {
 	edit    func(*config.Config)
 	graph   kg.Graph
 	noLog   bool // the scripted server keeps no request log (load runs)
+	opts    []server.Option
 }
 
 func newHarness(tb testing.TB, s setup) *harness {
@@ -96,7 +97,7 @@ func newHarness(tb testing.TB, s setup) *harness {
 	h.model = client
 	opts = append(opts, server.WithEngine(kgqa.New(g, client, h.cfg.Engine)), server.WithLLMConfig(h.cfg.LLM),
 		server.WithCapabilities(client.Capabilities), server.WithBudgets(h.cfg.Engine), server.WithMetrics(m), server.WithLogger(discardLogger()))
-	h.srv, err = server.New(h.cfg.Server, g, opts...)
+	h.srv, err = server.New(h.cfg.Server, g, append(opts, s.opts...)...)
 	require.NoError(tb, err)
 	h.http = httptest.NewServer(h.srv.Handler())
 	tb.Cleanup(h.http.Close)

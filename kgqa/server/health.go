@@ -20,11 +20,50 @@ func (s *Server) healthz(c *gin.Context) {
 	c.JSON(http.StatusOK, api.HealthResponse{Status: "ok"})
 }
 
-// readyz serves GET /readyz: the KG answers a cheap query and every
-// configured model endpoint answers GET /models. The checks run at once;
-// the one that fails is named, and the status is 503.
+// defaultReadyTTL is how long a readiness result is reused: a probe
+// costs a request to every model endpoint.
+const defaultReadyTTL = 5 * time.Second
+
+// readiness caches the last readiness result.
+type readiness struct {
+	ttl    time.Duration
+	mu     sync.Mutex
+	at     time.Time
+	result api.HealthResponse
+}
+
+// readyz serves GET /readyz: the KG answers a cheap query, every
+// configured model endpoint answers GET /models, and questions can be
+// asked (a reasoner is configured). The checks run at once, and their
+// result is reused for a few seconds (WithReadinessTTL); any unavailable one makes the status 503.
+// Only a caller with a valid API key sees the details (endpoint, model,
+// capabilities, what failed); anyone else sees ok or not per component.
 func (s *Server) readyz(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 5*time.Second)
+	resp := s.readiness(c.Request.Context())
+	if !s.authenticated(c) {
+		public := api.HealthResponse{Status: resp.Status}
+		for _, ch := range resp.Checks {
+			public.Checks = append(public.Checks, api.Check{Name: ch.Name, Status: ch.Status})
+		}
+		resp = public
+	}
+	status := http.StatusOK
+	if resp.Status != "ok" {
+		status = http.StatusServiceUnavailable
+	}
+	c.JSON(status, resp)
+}
+
+// readiness returns the cached result, probing again when it is older
+// than its time to live. Callers arriving during a probe wait for its result.
+func (s *Server) readiness(ctx context.Context) api.HealthResponse {
+	s.ready.mu.Lock()
+	defer s.ready.mu.Unlock()
+	if !s.ready.at.IsZero() && time.Since(s.ready.at) < s.ready.ttl {
+		return s.ready.result
+	}
+	// The probe does not depend on the caller that happened to trigger it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	checks := []api.Check{{Name: "kg"}, {Name: "llm.planner"}, {Name: "llm.reasoner"}}
 	eps := []config.Endpoint{{}, s.llmCfg.Planner, s.llmCfg.Reasoner}
@@ -47,17 +86,19 @@ func (s *Server) readyz(c *gin.Context) {
 		}()
 	}
 	wg.Wait()
+	ask := api.Check{Name: "ask", Status: "ok", Detail: "questions are answered"}
+	if err := s.checkEngine(); err != nil {
+		ask.Status, ask.Detail = "unavailable", classify(err).msg
+	}
+	checks = append(checks, ask)
 	resp := api.HealthResponse{Status: "ok", Checks: checks}
 	for _, ch := range checks {
 		if ch.Status == "unavailable" {
 			resp.Status = "unavailable"
 		}
 	}
-	if resp.Status != "ok" {
-		c.JSON(http.StatusServiceUnavailable, resp)
-		return
-	}
-	c.JSON(http.StatusOK, resp)
+	s.ready.at, s.ready.result = time.Now(), resp
+	return resp
 }
 
 func (s *Server) capabilities(role llm.Role) (llm.Capabilities, bool) {

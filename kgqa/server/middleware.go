@@ -113,12 +113,8 @@ func (s *Server) authenticate(c *gin.Context) {
 		s.fail(c, errorf(http.StatusUnauthorized, "missing bearer token (Authorization: Bearer <key>)"))
 		return
 	}
-	h := sha256.Sum256([]byte(tok))
-	match := 0
-	for _, k := range s.keys {
-		match |= subtle.ConstantTimeCompare(h[:], k)
-	}
-	if match != 1 {
+	h, ok := s.matchKey(tok)
+	if !ok {
 		s.authFailures.fail(c.ClientIP(), time.Now())
 		c.Header("WWW-Authenticate", `Bearer realm="parog", error="invalid_token"`)
 		s.fail(c, errorf(http.StatusUnauthorized, "invalid API key"))
@@ -162,6 +158,34 @@ func (l *limiter) allow(key string, now time.Time) (bool, time.Duration) {
 		return false, d
 	}
 	return true, 0
+}
+
+// authenticated reports whether the request carries a valid API key, for
+// an open route that shows more to a client it knows (/readyz). Failures
+// count against the address like any other.
+func (s *Server) authenticated(c *gin.Context) bool {
+	if len(s.keys) == 0 || s.authFailures.blocked(c.ClientIP(), time.Now()) > 0 {
+		return false
+	}
+	tok, ok := bearerToken(c.GetHeader("Authorization"))
+	if !ok {
+		return false
+	}
+	if _, ok := s.matchKey(tok); !ok {
+		s.authFailures.fail(c.ClientIP(), time.Now())
+		return false
+	}
+	return true
+}
+
+// matchKey compares the hash of tok with every key in constant time.
+func (s *Server) matchKey(tok string) ([32]byte, bool) {
+	h := sha256.Sum256([]byte(tok))
+	match := 0
+	for _, k := range s.keys {
+		match |= subtle.ConstantTimeCompare(h[:], k)
+	}
+	return h, match == 1
 }
 
 // bearerToken reads an Authorization header of the Bearer scheme, whose

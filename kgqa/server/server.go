@@ -61,6 +61,7 @@ type Server struct {
 	keys         [][]byte
 	limiter      *limiter
 	authFailures *failureLimiter
+	ready        readiness
 	handler      *gin.Engine
 
 	admission      *admission
@@ -105,6 +106,10 @@ func WithGetenv(getenv func(string) (string, bool)) Option {
 	return func(s *Server) { s.getenv = getenv }
 }
 
+// WithReadinessTTL sets how long /readyz reuses its probe of the KG and
+// the model endpoints (default 5 s; 0 probes on every call).
+func WithReadinessTTL(d time.Duration) Option { return func(s *Server) { s.ready.ttl = d } }
+
 // New builds the server for cfg over graph g. It fails when cfg.Addr is not
 // a loopback address and no API key is configured.
 func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
@@ -112,6 +117,7 @@ func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
 		return nil, errors.New("server: new: no knowledge graph")
 	}
 	s := &Server{cfg: cfg, graph: g, budgets: config.Default().Engine, getenv: lookupEnv}
+	s.ready.ttl = defaultReadyTTL
 	for _, o := range opts {
 		o(s)
 	}
