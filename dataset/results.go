@@ -304,8 +304,10 @@ func parseResultLine(line []byte) (Result, error) {
 
 // PrepareResume reads path for resuming: it returns the finished keys and
 // truncates a torn final line so that appending starts on a line boundary.
-// The returned note describes what was truncated ("" when nothing was).
-// With retryFailed, keys whose latest line has an error are not finished.
+// The returned note describes what was truncated and how many failed
+// results are run again ("" when neither). Keys whose latest line failed
+// for infrastructure reasons (see InfraFailure) are not finished; with
+// retryFailed, no key whose latest line has an error is.
 func PrepareResume(path string, retryFailed bool) (done map[Key]bool, prior []Result, note string, err error) {
 	rf, err := ReadResults(path)
 	if err != nil {
@@ -319,14 +321,35 @@ func PrepareResume(path string, retryFailed bool) (done map[Key]bool, prior []Re
 	}
 	done = map[Key]bool{}
 	latest := rf.Latest()
+	again := 0
 	for _, r := range latest {
-		if retryFailed && r.Error != "" {
+		if r.Error != "" && (retryFailed || InfraFailure(r.ErrorKind)) {
+			again++
 			continue
 		}
 		done[r.KeyOf()] = true
 		prior = append(prior, r)
 	}
+	if again > 0 {
+		if note != "" {
+			note += "; "
+		}
+		note += fmt.Sprintf("%d earlier failed results will be run again", again)
+	}
 	return done, prior, note, nil
+}
+
+// InfraFailure reports whether an error kind (see ErrorKind) says the
+// question never got a fair run: the model or the KG was unreachable or
+// unconfigured, or the run was interrupted. Resuming runs such questions
+// again; an answered question, or one that failed on its own (a timeout,
+// an invalid plan), is kept.
+func InfraFailure(kind string) bool {
+	switch kind {
+	case "llm_not_configured", "llm_unavailable", "kg_unavailable", "canceled":
+		return true
+	}
+	return false
 }
 
 // SeedLabel renders a seed for reports ("-" for none).

@@ -84,7 +84,7 @@ func TestPrepareResumeTruncatesTornLine(t *testing.T) {
 	w, err := CreateResultWriter(path, false)
 	require.NoError(t, err)
 	require.NoError(t, w.Write(&Result{ID: "a"}))
-	require.NoError(t, w.Write(&Result{ID: "b", Error: "llm down", ErrorKind: "llm_unavailable"}))
+	require.NoError(t, w.Write(&Result{ID: "b", Error: "deadline", ErrorKind: "timeout"}))
 	require.NoError(t, w.Close())
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -105,6 +105,38 @@ func TestPrepareResumeTruncatesTornLine(t *testing.T) {
 
 	done, _, note, err = PrepareResume(path, true)
 	require.NoError(t, err)
-	assert.Empty(t, note)
+	assert.Equal(t, "1 earlier failed results will be run again", note)
 	assert.Equal(t, map[Key]bool{{ID: "a", Seed: NoSeed}: true}, done, "retry-failed reruns b")
+}
+
+// A question that failed because the model or the KG could not be reached
+// never had a fair run: resuming runs it again without --retry-failed.
+func TestPrepareResumeRetriesInfrastructureFailures(t *testing.T) {
+	tests := []struct {
+		kind  string
+		rerun bool
+	}{
+		{"llm_unavailable", true},
+		{"llm_not_configured", true},
+		{"kg_unavailable", true},
+		{"canceled", true},
+		{"timeout", false},
+		{"invalid_plan", false},
+		{"other", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "r.jsonl")
+			w, err := CreateResultWriter(path, false)
+			require.NoError(t, err)
+			require.NoError(t, w.Write(&Result{ID: "answered"}))
+			require.NoError(t, w.Write(&Result{ID: "failed", Error: "x", ErrorKind: tt.kind}))
+			require.NoError(t, w.Close())
+			done, prior, _, err := PrepareResume(path, false)
+			require.NoError(t, err)
+			assert.True(t, done[Key{ID: "answered", Seed: NoSeed}])
+			assert.Equal(t, !tt.rerun, done[Key{ID: "failed", Seed: NoSeed}])
+			assert.Len(t, prior, len(done))
+		})
+	}
 }

@@ -28,6 +28,10 @@ type EngineAnswerer struct {
 
 var _ Answerer = (*EngineAnswerer)(nil)
 
+// NewAnswerer answers with a ready engine; Close leaves the engine's KG
+// and model client open.
+func NewAnswerer(eng *kgqa.Engine) *EngineAnswerer { return &EngineAnswerer{eng: eng} }
+
 // NewEngineAnswerer opens the KG of cfg and builds the LLM client and the
 // engine; llmOpts go to the LLM client (an HTTP client with a rate limit,
 // for instance). When g is not nil it is used instead of opening cfg.KG,

@@ -29,11 +29,17 @@ type app struct {
 	Metrics *server.Metrics
 }
 
-// openApp builds the app from cfg: kg.Open, llm.New (API keys read through
-// env.Getenv, calls observed by the metrics) and kgqa.New. Extra llm
+// errNoReasoner is what every command that answers questions says when no
+// reasoner model is configured.
+var errNoReasoner = errors.New("no reasoner model is configured: set llm.reasoner.base_url and llm.reasoner.model (or PAROG_LLM_REASONER_BASE_URL and PAROG_LLM_REASONER_MODEL)")
+
+// openApp builds the app from cfg: kg.Open (relative paths against
+// baseDir, the config file's directory), llm.New (API keys read through
+// env.Getenv, calls observed by the metrics) and kgqa.New. It is the one
+// place the program wires these; serve, ask and eval use it. Extra llm
 // options come last, so callers can override the defaults.
-func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...llm.Option) (*app, error) {
-	g, err := kg.Open(ctx, cfg.KG, "", adapters.Open)
+func openApp(ctx context.Context, cfg config.Config, baseDir string, env *Env, opts ...llm.Option) (*app, error) {
+	g, err := kg.Open(ctx, cfg.KG, baseDir, adapters.Open)
 	if err != nil {
 		return nil, fmt.Errorf("open knowledge graph: %w", err)
 	}
@@ -53,4 +59,22 @@ func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...llm.Optio
 // Close releases the KG and the model client.
 func (a *app) Close() error {
 	return errors.Join(a.LLM.Close(), a.Graph.Close())
+}
+
+// preflight checks, before a run writes anything, that a reasoner is
+// configured and that every configured endpoint answers: each model
+// endpoint GET /models (llm.Client.Ping), the KG one name lookup.
+func (a *app) preflight(ctx context.Context) error {
+	if !a.LLM.Has(llm.Reasoner) {
+		return errNoReasoner
+	}
+	for _, role := range []llm.Role{llm.Planner, llm.Reasoner} {
+		if !a.LLM.Has(role) {
+			continue
+		}
+		if err := a.LLM.Ping(ctx, role); err != nil {
+			return err
+		}
+	}
+	return kg.Ping(ctx, a.Graph)
 }

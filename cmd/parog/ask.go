@@ -3,16 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/kg/adapters"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
@@ -41,20 +37,15 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	client, err := llm.New(cfg.LLM, llm.WithGetenv(env.Getenv))
+	if cfg.LLM.Reasoner.BaseURL == "" {
+		return errNoReasoner
+	}
+	a, err := openApp(ctx, cfg, cf.baseDir(), env)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = client.Close() }()
-	if !client.Has(llm.Reasoner) {
-		return errors.New("no reasoner model is configured: set llm.reasoner.base_url and llm.reasoner.model (or PAROG_LLM_REASONER_BASE_URL and PAROG_LLM_REASONER_MODEL)")
-	}
-	g, err := kg.Open(ctx, cfg.KG, filepath.Dir(cf.path), adapters.Open)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = g.Close() }()
-	eng := kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit))
+	defer func() { _ = a.Close() }()
+	eng := a.Engine
 	ans, askErr := eng.Ask(ctx, kgqa.Request{Question: pos[0], TopicEntities: topics})
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
@@ -63,7 +54,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	} else {
-		printTrace(env.Stdout, g.Dialect(), ans)
+		printTrace(env.Stdout, a.Graph.Dialect(), ans)
 	}
 	return askErr
 }

@@ -137,12 +137,8 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	if len(dups) > 0 {
 		fmt.Fprintf(env.Stderr, "parog eval: %d questions with a repeated id left out (first: %s)\n", len(dups), dups[0])
 	}
-	done, prior, note, err := dataset.PrepareResume(f.out, f.retryFailed)
-	if err != nil {
-		return err
-	}
-	if note != "" {
-		fmt.Fprintf(env.Stderr, "parog eval: %s\n", note)
+	if cfg.LLM.Reasoner.BaseURL == "" {
+		return errNoReasoner
 	}
 	if f.seedTemp < 0 || f.seedTemp > 2 {
 		return usageError("--seed-temperature must be between 0 and 2")
@@ -153,11 +149,22 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	warnConcurrency(env.Stderr, cfg, f.concurrency)
 	warnGreedySeeds(env.Stderr, cfg, len(seeds))
 	httpc := newRateLimitedHTTP(f.rate, f.burst, f.concurrency)
-	ans, err := dataset.NewEngineAnswerer(ctx, cfg, nil, llm.WithHTTPClient(httpc), llm.WithGetenv(env.Getenv))
+	a, err := openApp(ctx, cfg, f.cfg.baseDir(), env, llm.WithHTTPClient(httpc))
 	if err != nil {
 		return err
 	}
-	defer ans.Close()
+	defer a.Close()
+	if err := a.preflight(ctx); err != nil {
+		return fmt.Errorf("eval: nothing written: %w", err)
+	}
+	done, prior, note, err := dataset.PrepareResume(f.out, f.retryFailed)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintf(env.Stderr, "parog eval: %s\n", note)
+	}
+	ans := dataset.NewAnswerer(a.Engine)
 	w, err := dataset.CreateResultWriter(f.out, !f.noSync)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,7 +101,7 @@ func TestEvalCLIBadInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(badAlias, []byte(`{"q": 3}`), 0o644))
 	notOurs := filepath.Join(dir, "notours.jsonl")
 	require.NoError(t, os.WriteFile(notOurs, []byte("[\n1,\n2]\n"), 0o644))
-	env := evalEnv("http://127.0.0.1:1/v1")
+	env := evalEnv(llmtest.New(t).URL()) // up: the checks before a run pass
 	base := []string{"eval", "--config", demoConfig, "--no-progress"}
 	for _, tc := range []struct {
 		name string
@@ -135,6 +136,48 @@ func TestEvalCLIBadInput(t *testing.T) {
 	code, _, stderr = runParog(t, nil, "eval", "report")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "at least one results file")
+}
+
+// refusedURL is a model endpoint URL on which nothing listens.
+func refusedURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	url := "http://" + ln.Addr().String() + "/v1"
+	require.NoError(t, ln.Close())
+	return url
+}
+
+// An eval that cannot run fails before it writes anything, with the
+// message ask gives, instead of filling the results file with error rows
+// that a rerun would skip.
+func TestEvalChecksEndpointsFirst(t *testing.T) {
+	noModel := evalEnv("")
+	delete(noModel, "PAROG_LLM_REASONER_BASE_URL")
+	plannerDown := evalEnv(llmtest.New(t).URL())
+	plannerDown["PAROG_LLM_PLANNER_BASE_URL"], plannerDown["PAROG_LLM_PLANNER_MODEL"] = refusedURL(t), "p"
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"no model", noModel, errNoReasoner.Error()},
+		{"reasoner refuses connections", evalEnv(refusedURL(t)), "llm: reasoner: model endpoint 127.0.0.1:"},
+		{"planner refuses connections", plannerDown, "llm: planner: model endpoint 127.0.0.1:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "r.jsonl")
+			code, stdout, stderr := runParog(t, tc.env, "eval", "--config", demoConfig, "--dataset", "demo", "--out", out, "--no-progress")
+			assert.Equal(t, 1, code, stdout)
+			assert.Contains(t, stderr, tc.want)
+			assert.NoFileExists(t, out)
+		})
+	}
+	t.Run("ask says the same", func(t *testing.T) {
+		code, _, stderr := runParog(t, noModel, "ask", "--config", demoConfig, "What borders France?")
+		assert.Equal(t, 1, code)
+		assert.Contains(t, stderr, errNoReasoner.Error())
+	})
 }
 
 // TestEvalKill9 builds the real binary, kills it with SIGKILL in the middle

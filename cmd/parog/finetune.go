@@ -180,6 +180,9 @@ func runEvalPlanner(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer client.Close()
+	if err := client.Ping(ctx, llm.Planner); err != nil {
+		return fmt.Errorf("finetune: eval-planner: %w", err)
+	}
 	opts := finetune.EvalOptions{Model: ep.Model, PlannerURL: ep.BaseURL, Data: e.data, DataSHA256: sum, Concurrency: e.concurrency}
 	if !e.quiet {
 		opts.Progress = env.Stderr

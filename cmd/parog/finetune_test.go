@@ -101,6 +101,18 @@ func TestEvalPlannerCLI(t *testing.T) {
 	assert.Contains(t, errOut, `--split "test"`)
 }
 
+// An eval-planner run against an endpoint that is not there fails at once
+// with the connection error instead of scoring every plan invalid.
+func TestEvalPlannerEndpointDown(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "down")
+	code, out, errOut := runParog(t, nil, "finetune", "eval-planner", "--planner-url", refusedURL(t), "--model", "m",
+		"--data", sftFixture, "--out", prefix, "--quiet")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, errOut, "did not answer GET /models")
+	assert.Contains(t, errOut, "connection refused")
+	assert.NoFileExists(t, prefix+".json")
+}
+
 // TestEvalPlannerFromConfig takes the planner endpoint from a PARoG config
 // and the environment, as `parog serve` would.
 func TestEvalPlannerFromConfig(t *testing.T) {

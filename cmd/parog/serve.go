@@ -41,14 +41,14 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err := server.CheckConfig(cfg.Server, env.Getenv); err != nil {
 		return err
 	}
-	a, err := openApp(ctx, cfg, env)
+	a, err := openApp(ctx, cfg, cf.baseDir(), env)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	srv, err := server.New(cfg.Server, a.Graph,
 		server.WithEngine(a.Engine), server.WithLLMConfig(cfg.LLM), server.WithCapabilities(a.LLM.Capabilities),
-		server.WithBudgets(cfg.Engine),
+		server.WithBudgets(cfg.Engine), server.WithPinger(a.LLM),
 		server.WithLogger(log), server.WithMetrics(a.Metrics), server.WithGetenv(env.Getenv),
 		server.WithFiles(*files))
 	if err != nil {

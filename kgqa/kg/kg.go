@@ -12,6 +12,7 @@ package kg
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/parog/parog-go/kgqa/kg/backend"
 )
@@ -204,4 +205,18 @@ type Dialect interface {
 	// Readable renders a relation id for an LLM prompt
 	// ("sports.sports_team.team_mascot" -> "sports team: team mascot").
 	Readable(rel string) string
+}
+
+// Ping checks that g answers: one name lookup of an id of the dialect's
+// shape, an indexed lookup on every backend (an unknown id is an empty
+// answer, not an error).
+func Ping(ctx context.Context, g Graph) error {
+	probe := "m.0"
+	if g.Dialect().Name() == "wikidata" {
+		probe = "Q1"
+	}
+	if _, err := g.Name(ctx, probe); err != nil {
+		return fmt.Errorf("kg: ping: %w", err)
+	}
+	return nil
 }

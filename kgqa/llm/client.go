@@ -46,6 +46,20 @@ type endpoint struct {
 	api  *openai.Client
 	sem  chan struct{} // nil: no limit
 	caps *caps
+	key  string // API key; empty sends none
+	// keyUnset records that api_key_env names a variable that is not set.
+	keyUnset bool
+}
+
+// apiKey is ep's API key: api_key, else the value of the api_key_env
+// variable. A key is needed only where the endpoint wants one, so an unset
+// variable gives no key (unset reports it, for New to say so once).
+func (c *Client) apiKey(ep config.Endpoint) (key string, unset bool) {
+	if ep.APIKey != "" || ep.APIKeyEnv == "" {
+		return ep.APIKey, false
+	}
+	v, ok := c.getenv(ep.APIKeyEnv)
+	return v, !ok || v == ""
 }
 
 // Option configures a Client.
@@ -86,7 +100,8 @@ func WithMaxReplyBytes(n int64) Option {
 }
 
 // WithLogger sets the logger that reports, once per endpoint, a request
-// parameter the endpoint rejected (default: slog.Default()).
+// parameter the endpoint rejected, and once per variable an unset API key
+// variable (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
 
 // New builds a client for the roles of cfg; a role with an empty base_url
@@ -109,14 +124,24 @@ func New(cfg config.LLM, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
 	doer := &stageDoer{hc: c.http, maxBody: c.maxReply}
-	for role, ep := range map[Role]config.Endpoint{Planner: cfg.Planner, Reasoner: cfg.Reasoner, Teacher: cfg.Teacher} {
+	noted := map[string]bool{}
+	for _, role := range []Role{Planner, Reasoner, Teacher} {
+		ep := map[Role]config.Endpoint{Planner: cfg.Planner, Reasoner: cfg.Reasoner, Teacher: cfg.Teacher}[role]
 		if ep.BaseURL == "" {
 			continue
 		}
 		e, err := c.endpoint(role, ep, doer)
 		if err != nil {
 			return nil, fmt.Errorf("llm: new: %w", err)
+		}
+		if e.keyUnset && !noted[ep.APIKeyEnv] {
+			noted[ep.APIKeyEnv] = true
+			c.log.Info("llm: API key variable not set; sending no API key (fine for endpoints that want none, such as Ollama, vLLM or llama.cpp)",
+				"setting", "llm."+string(role)+".api_key_env", "variable", ep.APIKeyEnv)
 		}
 		c.roles[role] = e
 	}
@@ -140,14 +165,7 @@ func (c *Client) endpoint(role Role, ep config.Endpoint, doer openai.HTTPDoer) (
 	case ep.MaxTokens < 0:
 		return nil, fmt.Errorf("llm.%s.max_tokens: %d is negative", role, ep.MaxTokens)
 	}
-	key := ep.APIKey
-	if key == "" && ep.APIKeyEnv != "" {
-		v, ok := c.getenv(ep.APIKeyEnv)
-		if !ok || v == "" {
-			return nil, fmt.Errorf("llm.%s.api_key_env: environment variable %s is not set", role, ep.APIKeyEnv)
-		}
-		key = v
-	}
+	key, keyUnset := c.apiKey(ep)
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = strings.TrimRight(ep.BaseURL, "/")
 	oc.HTTPClient = doer
@@ -155,7 +173,7 @@ func (c *Client) endpoint(role Role, ep config.Endpoint, doer openai.HTTPDoer) (
 	if ep.JSONSchema {
 		first.Format = FormatJSONSchema
 	}
-	e := &endpoint{role: role, cfg: ep, api: openai.NewClientWithConfig(oc), caps: &caps{c: first}}
+	e := &endpoint{role: role, cfg: ep, api: openai.NewClientWithConfig(oc), caps: &caps{c: first}, key: key, keyUnset: keyUnset}
 	if ep.Concurrency > 0 {
 		e.sem = make(chan struct{}, ep.Concurrency)
 	}

@@ -85,6 +85,7 @@ func TestAPIKey(t *testing.T) {
 		{"from env", func(e *config.Endpoint) { e.APIKeyEnv = "PAROG_TEST_LLM_KEY" }, "Bearer from-env"},
 		{"config key wins", func(e *config.Endpoint) { e.APIKey = "inline"; e.APIKeyEnv = "PAROG_TEST_LLM_KEY" }, "Bearer inline"},
 		{"none", nil, ""},
+		{"unset key variable sends none", func(e *config.Endpoint) { e.APIKeyEnv = "PAROG_TEST_UNSET" }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,10 +94,6 @@ func TestAPIKey(t *testing.T) {
 			_, err := c.Chat(context.Background(), ask("plan", "q"))
 			require.NoError(t, err)
 			auth := srv.Requests()[0].Header.Get("Authorization")
-			if tt.want == "" {
-				assert.Contains(t, []string{"", "Bearer "}, auth)
-				return
-			}
 			assert.Equal(t, tt.want, auth)
 		})
 	}
@@ -114,7 +111,6 @@ func TestNewRejectsBadSettings(t *testing.T) {
 		{"negative concurrency", func(e *config.Endpoint) { e.Concurrency = -1 }, "llm.reasoner.concurrency"},
 		{"negative retries", func(e *config.Endpoint) { e.Retries = -1 }, "llm.reasoner.retries"},
 		{"negative timeout", func(e *config.Endpoint) { e.Timeout = -time.Second }, "llm.reasoner.timeout"},
-		{"unset key variable", func(e *config.Endpoint) { e.APIKeyEnv = "PAROG_TEST_UNSET" }, "llm.reasoner.api_key_env"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,9 +2,8 @@ package server
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 )
 
@@ -77,7 +77,7 @@ func (s *Server) readiness(ctx context.Context) api.HealthResponse {
 			if i == 0 {
 				checks[i].Status, checks[i].Detail = s.checkKG(ctx)
 			} else {
-				checks[i].Status, checks[i].Detail = s.checkLLM(ctx, eps[i])
+				checks[i].Status, checks[i].Detail = s.checkLLM(ctx, roles[i], eps[i])
 				if capa, ok := s.capabilities(roles[i]); ok {
 					checks[i].Capabilities = capa.String()
 				}
@@ -113,58 +113,30 @@ func (s *Server) capabilities(role llm.Role) (llm.Capabilities, bool) {
 // error).
 func (s *Server) checkKG(ctx context.Context) (string, string) {
 	d := s.graph.Dialect()
-	probe := "m.0"
-	if d.Name() == "wikidata" {
-		probe = "Q1"
-	}
-	if _, err := s.graph.Name(ctx, probe); err != nil {
+	if err := kg.Ping(ctx, s.graph); err != nil {
 		s.log.Warn("readiness: kg", "error", err)
 		return "unavailable", "knowledge graph (" + d.Name() + ") did not answer: " + classify(err).msg
 	}
 	return "ok", d.Name()
 }
 
-// checkLLM asks an endpoint for its models. Only configured URLs are
-// probed; the detail names the setting, not the URL's secrets.
-func (s *Server) checkLLM(ctx context.Context, ep config.Endpoint) (string, string) {
+// checkLLM pings a role's endpoint (llm.Client.Ping: GET /models with the
+// key calls use). Only configured URLs are probed; the detail names the
+// endpoint's host, not the URL's secrets.
+func (s *Server) checkLLM(ctx context.Context, role llm.Role, ep config.Endpoint) (string, string) {
 	if ep.BaseURL == "" {
 		return "not_configured", ""
 	}
-	u := strings.TrimRight(ep.BaseURL, "/") + "/models"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return "unavailable", "bad base_url"
+	if s.pinger == nil {
+		return "unavailable", "model client: " + s.pingErr.Error()
 	}
-	key := ep.APIKey
-	if key == "" && ep.APIKeyEnv != "" {
-		key, _ = s.getenv(ep.APIKeyEnv)
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := s.probe.Do(req)
-	if err != nil {
+	if err := s.pinger.Ping(ctx, role); err != nil {
 		s.log.Warn("readiness: llm", "model", ep.Model, "error", err)
-		return "unavailable", fmt.Sprintf("model endpoint %s did not answer GET /models", hostOf(ep.BaseURL))
+		var pe *llm.PingError
+		if errors.As(err, &pe) {
+			return "unavailable", pe.Detail
+		}
+		return "unavailable", "model endpoint " + llm.HostOf(ep.BaseURL) + " did not answer GET /models"
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "unavailable", fmt.Sprintf("model endpoint %s answered GET /models with %d", hostOf(ep.BaseURL), resp.StatusCode)
-	}
-	return "ok", ep.Model + " at " + hostOf(ep.BaseURL)
-}
-
-// hostOf is the host of a URL, without credentials or path.
-func hostOf(raw string) string {
-	rest := raw
-	if i := strings.Index(rest, "://"); i >= 0 {
-		rest = rest[i+3:]
-	}
-	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-		rest = rest[:i]
-	}
-	if i := strings.LastIndex(rest, "@"); i >= 0 {
-		rest = rest[i+1:]
-	}
-	return rest
+	return "ok", ep.Model + " at " + llm.HostOf(ep.BaseURL)
 }

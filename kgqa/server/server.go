@@ -55,7 +55,8 @@ type Server struct {
 	log     *slog.Logger
 	metrics *Metrics
 	getenv  func(string) (string, bool)
-	probe   *http.Client
+	pinger  Pinger
+	pingErr error // why no pinger could be built
 	files   string
 
 	keys         [][]byte
@@ -87,6 +88,17 @@ func WithLLMConfig(cfg config.LLM) Option { return func(s *Server) { s.llmCfg = 
 func WithCapabilities(fn func(llm.Role) (llm.Capabilities, bool)) Option {
 	return func(s *Server) { s.caps = fn }
 }
+
+// Pinger checks that a role's model endpoint answers; *llm.Client is one.
+type Pinger interface {
+	// Ping reports whether role's endpoint answers GET /models.
+	Ping(ctx context.Context, role llm.Role) error
+}
+
+// WithPinger sets what /readyz asks about the model endpoints; pass the
+// engine's *llm.Client so that readiness uses the calls' own key and
+// transport. Default: a client built from WithLLMConfig's settings.
+func WithPinger(p Pinger) Option { return func(s *Server) { s.pinger = p } }
 
 // WithBudgets sets the default reasoning budgets that per-request options
 // override (default: config.Default().Engine).
@@ -127,7 +139,14 @@ func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
-	s.probe = &http.Client{Timeout: 3 * time.Second}
+	if s.pinger == nil {
+		c, err := llm.New(s.llmCfg, llm.WithGetenv(s.getenv), llm.WithLogger(s.log))
+		if err != nil {
+			s.pingErr = err
+		} else {
+			s.pinger = c
+		}
+	}
 	s.keys = apiKeys(cfg, s.getenv)
 	if err := CheckAddr(cfg.Addr, len(s.keys) > 0); err != nil {
 		return nil, err
