@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -44,7 +45,10 @@ func openApp(ctx context.Context, cfg config.Config, baseDir string, env *Env, o
 		return nil, fmt.Errorf("open knowledge graph: %w", err)
 	}
 	m := server.NewMetrics()
-	lopts := append([]llm.Option{llm.WithGetenv(env.Getenv), llm.WithObserver(m.ObserveLLM)}, opts...)
+	lopts := append([]llm.Option{
+		llm.WithGetenv(env.Getenv), llm.WithObserver(m.ObserveLLM),
+		llm.WithLogger(slog.New(slog.NewTextHandler(env.Stderr, nil))),
+	}, opts...)
 	client, err := llm.New(cfg.LLM, lopts...)
 	if err != nil {
 		_ = g.Close()

@@ -84,3 +84,20 @@ func TestAsk(t *testing.T) {
 		assert.Equal(t, 2, Main(context.Background(), []string{"ask", "--config", cfgPath}, e))
 	})
 }
+
+// The README's model command, as written: only the base URL and the model
+// in the environment, demo.yaml naming OPENAI_API_KEY, which is not set.
+// An endpoint such as Ollama wants no key, so none is sent.
+func TestAskKeylessEndpoint(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithHandler(kgqatest.DemoModel(kgqatest.Believe("mascot", "Lou Seal"))))
+	env := map[string]string{"PAROG_LLM_REASONER_BASE_URL": srv.URL(), "PAROG_LLM_REASONER_MODEL": "llama3.1:8b"}
+	code, stdout, stderr := runParog(t, env, "ask", "--config", "../../configs/demo.yaml", "--topic", "m.0713r",
+		"Who is the mascot of the San Francisco Giants?")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "Answer: Lou Seal")
+	assert.Contains(t, stderr, "sending no API key")
+	require.NotEmpty(t, srv.Requests())
+	for _, r := range srv.Requests() {
+		assert.Empty(t, r.Header.Get("Authorization"))
+	}
+}
