@@ -4,10 +4,7 @@
 package endpoint
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -176,63 +173,4 @@ func (e *Client) decode(resp *http.Response) (*backend.Table, error) {
 		return nil, fmt.Errorf("%w: more than %d bytes", backend.ErrTooLarge, e.maxBytes)
 	}
 	return parseResultsJSON(body)
-}
-
-// srj is the SPARQL 1.1 Query Results JSON format.
-type srj struct {
-	Head struct {
-		Vars []string `json:"vars"`
-	} `json:"head"`
-	Results *struct {
-		Bindings []map[string]srjTerm `json:"bindings"`
-	} `json:"results"`
-}
-
-type srjTerm struct {
-	Type     string `json:"type"`
-	Value    string `json:"value"`
-	Datatype string `json:"datatype"`
-	Lang     string `json:"xml:lang"`
-}
-
-const xsdString = "http://www.w3.org/2001/XMLSchema#string"
-
-func parseResultsJSON(body []byte) (*backend.Table, error) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '<' {
-		return nil, fmt.Errorf("%w: got markup instead of SPARQL JSON results: %.80s", backend.ErrBadResponse, trimmed)
-	}
-	var r srj
-	if err := json.Unmarshal(body, &r); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%w: malformed or truncated JSON: %v", backend.ErrBadResponse, err)
-		}
-		return nil, fmt.Errorf("%w: %v", backend.ErrBadResponse, err)
-	}
-	if r.Results == nil {
-		return nil, fmt.Errorf("%w: JSON without results.bindings", backend.ErrBadResponse)
-	}
-	t := &backend.Table{Vars: r.Head.Vars, Rows: make([]map[string]backend.Node, 0, len(r.Results.Bindings))}
-	for _, b := range r.Results.Bindings {
-		row := make(map[string]backend.Node, len(b))
-		for k, v := range b {
-			switch v.Type {
-			case "uri":
-				row[k] = backend.Node{Kind: backend.NodeIRI, Value: v.Value}
-			case "bnode":
-				row[k] = backend.Node{Kind: backend.NodeBlank, Value: v.Value}
-			case "literal", "typed-literal":
-				dt := v.Datatype
-				if dt == xsdString || v.Lang != "" {
-					dt = ""
-				}
-				row[k] = backend.Node{Kind: backend.NodeLiteral, Value: v.Value, Datatype: dt, Lang: v.Lang}
-			default:
-				return nil, fmt.Errorf("%w: unknown term type %q", backend.ErrBadResponse, v.Type)
-			}
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return t, nil
 }
