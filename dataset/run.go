@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 )
@@ -358,7 +359,7 @@ func ErrorKind(err error) string {
 		return "kg_bad_response"
 	case errors.Is(err, kg.ErrInvalidID):
 		return "kg_invalid_id"
-	case strings.Contains(err.Error(), "invalid plan"):
+	case errors.Is(err, kgqa.ErrInvalidPlan), strings.Contains(err.Error(), "invalid plan"):
 		return "invalid_plan"
 	}
 	return "other"

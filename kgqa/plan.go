@@ -95,7 +95,7 @@ type Plan struct {
 }
 
 // ErrInvalidPlan is wrapped by every error Validate returns.
-var ErrInvalidPlan = errors.New("invalid plan")
+var ErrInvalidPlan = errors.New("kgqa: invalid plan")
 
 var subgoalID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,15}$`)
 

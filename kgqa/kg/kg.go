@@ -190,9 +190,10 @@ func quote(s string) string {
 	return "\"" + s + "\""
 }
 
-// Dialect knows a KG's vocabulary: how ids look, how names are stored, which
-// relations are noise, and how to build the primitive queries. Every query
-// string is produced by a Dialect from validated ids.
+// Dialect knows a KG's vocabulary: how ids look, how names are stored,
+// which relations are noise, and how a relation reads in a prompt. It builds
+// no query: the query builders of this package read a dialect's vocabulary
+// and take only ids that the dialect validated.
 type Dialect interface {
 	// Name is "freebase" or "wikidata".
 	Name() string
