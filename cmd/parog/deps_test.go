@@ -1,13 +1,97 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+const module = "github.com/parog/parog-go/"
+
+// layers is the table of allowed imports: for each package of the module,
+// the packages of the module it may import directly. Dependencies flow one
+// way (ARCHITECTURE: cmd -> kgqa/server -> kgqa -> refine, kgqa/kg,
+// kgqa/llm; sparql2plan and dataset may use kgqa; nothing imports cmd).
+// kgqa/kg is the domain core: its adapters (endpoint, embedded) meet it in
+// kgqa/kg/backend and only kgqa/kg/adapters knows them all.
+var layers = map[string][]string{
+	"cmd/parog": {"dataset", "dataset/oracle", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/kg",
+		"kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/fbimport", "kgqa/llm", "kgqa/prompts", "kgqa/server", "sparql2plan"},
+	"cmd/oracle-llm":       {"dataset", "dataset/oracle"},
+	"dataset":              {"kgqa", "kgqa/config", "kgqa/kg", "kgqa/kg/adapters", "kgqa/llm", "kgqa/ui"},
+	"dataset/oracle":       {"dataset", "kgqa", "kgqa/config", "kgqa/kg", "kgqa/llm", "kgqa/prompts", "sparql2plan"},
+	"finetune":             {"kgqa", "kgqa/config", "kgqa/llm"},
+	"kgqa":                 {"kgqa/config", "kgqa/kg", "kgqa/llm", "kgqa/prompts", "refine"},
+	"kgqa/api":             {"kgqa", "kgqa/kg"},
+	"kgqa/config":          {},
+	"kgqa/kg":              {"kgqa/config", "kgqa/kg/backend", "kgqa/kg/sparqlgate"},
+	"kgqa/kg/adapters":     {"kgqa/config", "kgqa/kg/backend", "kgqa/kg/embedded", "kgqa/kg/endpoint"},
+	"kgqa/kg/backend":      {},
+	"kgqa/kg/demokg":       {},
+	"kgqa/kg/demokg/gen":   {},
+	"kgqa/kg/embedded":     {"kgqa/kg/backend", "kgqa/kg/demokg"},
+	"kgqa/kg/endpoint":     {"kgqa/kg/backend"},
+	"kgqa/kg/fbimport":     {"kgqa/kg"},
+	"kgqa/kg/sparqlgate":   {},
+	"kgqa/kg/virtuosotest": {},
+	"kgqa/kgqatest":        {"kgqa", "kgqa/kg", "kgqa/kg/demokg", "kgqa/llm", "kgqa/llm/llmtest", "refine"},
+	"kgqa/llm":             {"kgqa/config"},
+	"kgqa/llm/llmtest":     {},
+	"kgqa/prompts":         {"kgqa/kg", "kgqa/llm"},
+	"kgqa/server":          {"kgqa", "kgqa/api", "kgqa/config", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/ui"},
+	"kgqa/ui":              {},
+	"kgqa/ui/browsertest":  {},
+	"refine":               {"kgqa/kg", "kgqa/llm", "kgqa/prompts"},
+	"sparql2plan":          {"dataset", "kgqa", "kgqa/llm", "kgqa/prompts"},
+}
+
+// goList maps each package of the pattern to a list go list prints for
+// it (format is a template for that list).
+func goList(t *testing.T, format string, patterns ...string) map[string][]string {
+	t.Helper()
+	args := append([]string{"list", "-f", "{{.ImportPath}}|" + format}, patterns...)
+	out, err := exec.Command("go", args...).Output()
+	require.NoError(t, err, "go list")
+	pkgs := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, list, _ := strings.Cut(line, "|")
+		pkgs[strings.TrimPrefix(path, module)] = strings.Fields(list)
+	}
+	return pkgs
+}
+
+// TestLayering checks every package's imports of the module against the
+// table. A package missing from the table is only logged, so that adding
+// one does not fail until it is placed.
+func TestLayering(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped with -short")
+	}
+	for pkg, imports := range goList(t, `{{join .Imports " "}}`, "../../...") {
+		allowed, known := layers[pkg]
+		for _, imp := range imports {
+			own, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(own, "cmd/"):
+				t.Errorf("%s imports %s: nothing imports cmd", pkg, own)
+			case !known:
+				t.Logf("%s is not in the layering table (imports %s)", pkg, own)
+			case !slices.Contains(allowed, own):
+				t.Errorf("%s imports %s, which the table does not allow", pkg, own)
+			}
+		}
+	}
+}
 
 // TestBinaryLinksNoTestSupport checks that the parog binary's dependency
 // list holds none of the test-support packages: they script models and
@@ -16,21 +100,73 @@ func TestBinaryLinksNoTestSupport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
 	}
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	require.NoError(t, err, "go list -deps ./cmd/parog")
+	deps := depSet(goList(t, `{{join .Deps " "}}`, ".")["cmd/parog"])
+	require.True(t, deps[module+"kgqa"], "the list is the binary's: it holds the engine")
+	for _, pkg := range []string{
+		module + "kgqa/kgqatest", module + "kgqa/llm/llmtest", module + "kgqa/kg/virtuosotest",
+		module + "kgqa/ui/browsertest", "github.com/chromedp/chromedp",
+	} {
+		assert.False(t, deps[pkg], "%s is linked into parog", pkg)
+	}
+}
+
+func depSet(list []string) map[string]bool {
 	deps := map[string]bool{}
-	for _, p := range strings.Fields(string(out)) {
+	for _, p := range list {
 		deps[p] = true
 	}
-	require.True(t, deps["github.com/parog/parog-go/kgqa"], "the list is the binary's: it holds the engine")
-	for _, pkg := range []string{
-		"github.com/parog/parog-go/kgqa/kgqatest",
-		"github.com/parog/parog-go/kgqa/llm/llmtest",
-		"github.com/parog/parog-go/kgqa/ui/browsertest",
-		"github.com/chromedp/chromedp",
-	} {
-		t.Run(pkg, func(t *testing.T) {
-			assert.False(t, deps[pkg], "%s is linked into parog", pkg)
-		})
+	return deps
+}
+
+// TestLightPackages checks what the light packages must never link: the
+// domain core links no store, endpoint client or demo graph, and the Go
+// client of the API links neither a backend nor the HTTP server.
+func TestLightPackages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped with -short")
 	}
+	heavy := []string{
+		"github.com/dgraph-io/badger/v4", "github.com/tggo/goRDFlib/store/badgerstore",
+		"github.com/gin-gonic/gin", "github.com/knakk/sparql",
+		module + "kgqa/kg/embedded", module + "kgqa/kg/endpoint", module + "kgqa/kg/adapters",
+		module + "kgqa/kg/demokg", module + "kgqa/server",
+	}
+	all := goList(t, `{{join .Deps " "}}`, "../../kgqa/kg", "../../kgqa/api", "../../kgqa")
+	for _, pkg := range []string{"kgqa/kg", "kgqa/api", "kgqa"} {
+		deps := depSet(all[pkg])
+		require.NotEmpty(t, deps, pkg)
+		for _, h := range heavy {
+			assert.False(t, deps[h], "%s links %s", pkg, h)
+		}
+	}
+}
+
+// TestREADMELayoutIsComplete checks that the README's Layout table names
+// every package of the layering table.
+func TestREADMELayoutIsComplete(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	_, layout, ok := strings.Cut(string(readme), "\n## Layout\n")
+	require.True(t, ok, "README has a Layout section")
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([a-z0-9/_-]+)`").FindAllStringSubmatch(layout, -1) {
+		named[m[1]] = true
+	}
+	for pkg := range layers {
+		assert.True(t, named[pkg], "README Layout table lacks %s", pkg)
+	}
+}
+
+// BenchmarkClientBinarySize builds testdata/apionly, a program that
+// imports only kgqa/api and asks one question, and reports its size
+// (target: under 10 MB). Run with -bench ClientBinarySize -benchtime 1x.
+func BenchmarkClientBinarySize(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "apionly")
+	for b.Loop() {
+		out, err := exec.Command("go", "build", "-o", bin, "./testdata/apionly").CombinedOutput()
+		require.NoError(b, err, "%s", out)
+	}
+	fi, err := os.Stat(bin)
+	require.NoError(b, err)
+	b.ReportMetric(float64(fi.Size())/1e6, "MB")
 }
