@@ -101,6 +101,11 @@ type RunReport struct {
 	Efficiency Efficiency `json:"efficiency"`
 	// Failures counts failed questions by reason.
 	Failures []FailureCount `json:"failures,omitempty"`
+	// WithoutKG counts result lines answered from the model's knowledge
+	// alone (no topic entity, or no fact found), and WithoutKGHits the
+	// hits among them: answers the KG played no part in.
+	WithoutKG     int `json:"without_kg,omitempty"`
+	WithoutKGHits int `json:"without_kg_hits,omitempty"`
 	// Notes repeat the ResultSet's notes.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -363,6 +368,14 @@ func buildRun(run ResultSet, rs []Result, opts ReportOptions, dataset string) Ru
 	rr.Refinement.PaperFixRate = PaperFixRates[dataset]
 	rr.Efficiency = efficiency(rs, run.Format != "pog")
 	rr.Failures = failures(rs)
+	for _, r := range rs {
+		if r.AnsweredWithoutKG {
+			rr.WithoutKG++
+			if r.Hit {
+				rr.WithoutKGHits++
+			}
+		}
+	}
 	return rr
 }
 

@@ -79,6 +79,9 @@ func writeRunMarkdown(b *strings.Builder, r RunReport) {
 	}
 	writeRefinement(b, r.Refinement)
 	writeEfficiency(b, r.Efficiency)
+	if r.WithoutKG > 0 {
+		fmt.Fprintf(b, "\nAnswered without the KG (no topic entity, or no fact found; the model's own knowledge): %d results, %d hits.\n", r.WithoutKG, r.WithoutKGHits)
+	}
 	b.WriteString("\n### Failures\n\n")
 	if len(r.Failures) == 0 {
 		b.WriteString("None.\n\n")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -158,4 +159,19 @@ func TestLoadRunBadFiles(t *testing.T) {
 	}
 	_, err := LoadRun(filepath.Join(dir, "nope.jsonl"), Gold{})
 	assert.ErrorContains(t, err, "no such file")
+}
+
+func TestReportCountsAnswersWithoutKGApart(t *testing.T) {
+	rs := []Result{
+		{ID: "syn-0000", Hit: true, F1: 1},
+		{ID: "syn-0001", Hit: true, F1: 1, AnsweredWithoutKG: true},
+		{ID: "syn-0002", AnsweredWithoutKG: true},
+	}
+	rep := BuildReport([]ResultSet{{Name: "a", Format: "parog", Results: rs}}, ReportOptions{})
+	r := rep.Runs[0]
+	assert.Equal(t, 2, r.WithoutKG)
+	assert.Equal(t, 1, r.WithoutKGHits)
+	var md strings.Builder
+	require.NoError(t, rep.WriteMarkdown(&md))
+	assert.Contains(t, md.String(), "Answered without the KG (no topic entity, or no fact found; the model's own knowledge): 2 results, 1 hits.")
 }

@@ -64,6 +64,10 @@ type Result struct {
 	TentativeHit          *bool    `json:"tentative_hit,omitempty"`
 	TentativeNames        []string `json:"tentative_names,omitempty"`
 	TentativeNotDerivable string   `json:"tentative_not_derivable,omitempty"`
+	// AnsweredWithoutKG marks an answer from the model's own knowledge
+	// (no topic entity in the KG, or no fact found); reports count these
+	// apart.
+	AnsweredWithoutKG bool `json:"answered_without_kg,omitempty"`
 	// SPARQLQueries is the number of SPARQL queries sent.
 	SPARQLQueries int64 `json:"sparql_queries"`
 	// Plan is the executed plan (JSON).

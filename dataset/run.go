@@ -34,6 +34,9 @@ type Prediction struct {
 	// tentative answer (its plan orders or filters by values, which
 	// tentative answers do not give).
 	TentativeNotDerivable string
+	// AnsweredWithoutKG says the answer came from the model's knowledge
+	// alone (no topic entity or no fact found).
+	AnsweredWithoutKG bool
 	// Verdicts are the per-subgoal refinement outcomes.
 	Verdicts []Verdict
 	// Plan and Trace are JSON documents kept verbatim in the results.
@@ -285,6 +288,7 @@ func fill(res *Result, q *Question, p Prediction, s Scorer) {
 	res.Hit, res.F1, res.Prediction = sc.Hit, sc.F1, sc.Top
 	res.Tentative = p.Tentative
 	res.TentativeNotDerivable = p.TentativeNotDerivable
+	res.AnsweredWithoutKG = p.AnsweredWithoutKG
 	if p.TentativeJudged {
 		res.TentativeNames = nonAnswersDropped(p.TentativeNames)
 	}

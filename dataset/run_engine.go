@@ -90,11 +90,12 @@ func (a *EngineAnswerer) Close() error {
 // trace, and the usage.
 func PredictionFromAnswer(ans *kgqa.Answer) Prediction {
 	p := Prediction{
-		Text:          ans.Text,
-		LLMCalls:      ans.Usage.LLM.Calls,
-		InputTokens:   ans.Usage.LLM.PromptTokens,
-		OutputTokens:  ans.Usage.LLM.CompletionTokens,
-		SPARQLQueries: ans.Usage.SPARQLQueries,
+		Text:              ans.Text,
+		LLMCalls:          ans.Usage.LLM.Calls,
+		InputTokens:       ans.Usage.LLM.PromptTokens,
+		OutputTokens:      ans.Usage.LLM.CompletionTokens,
+		SPARQLQueries:     ans.Usage.SPARQLQueries,
+		AnsweredWithoutKG: ans.AnsweredWithoutKG,
 	}
 	for _, t := range ans.Entities {
 		p.Entities = append(p.Entities, PredEntity{ID: t.ID, Name: t.Name, Datatype: t.Datatype})

@@ -2,12 +2,17 @@ package kgqa
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
+	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -357,4 +362,47 @@ func TestComparativeReadsReferenceAsTheValuesKind(t *testing.T) {
 	assert.Equal(t, "geography.mountain.elevation", s2.SetOp.Attribute.ID)
 	assert.Equal(t, "4634", s2.SetOp.Values["m.06db_x"], "Dufourspitze")
 	assert.Equal(t, "4545", s2.SetOp.Values["m.08y8k1"], "a 45xx m mountain stays below 4,600")
+}
+
+// An early stop may name an entity that only an earlier subgoal's evidence
+// holds: the fused check resolves it against all evidence, like the
+// separate check.
+func TestEarlyStopResolvesAgainstAllEvidence(t *testing.T) {
+	q := demoQuestion(t, "demo-02")
+	m := kgqatest.NewDemoModel()
+	h := newHarness(t, m, config.Default().Engine)
+	h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		r := m.Handle(req)
+		_, current, _ := strings.Cut(llmtest.LastUser(req), "Current subgoal: ")
+		current, _, _ = strings.Cut(current, "\n")
+		if llmtest.StageOf(req) != "refine" || !strings.Contains(current, "championships") ||
+			!strings.Contains(req.Messages[0].Content, "Also judge whether the whole question") {
+			return r
+		}
+		var rep map[string]any
+		require.NoError(t, json.Unmarshal([]byte(r.Content), &rep))
+		rep["sufficient"], rep["final_answer"], rep["final_entities"] = true, "Lou Seal", []string{"Lou Seal [m.03_dwn]"}
+		return llmtest.JSON(rep)
+	})
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	require.Equal(t, StopSufficient, ans.Stop, brief(ans))
+	assert.Equal(t, "s2", ans.Final.After)
+	assert.Equal(t, []string{"m.03_dwn"}, entityIDs(ans.Entities), "Lou Seal is in s1's evidence only")
+}
+
+// With no topic entity the question is answered from the model's own
+// knowledge, as PoG does, and flagged; it does not fail.
+func TestNoTopicEntityAnswersFromModelKnowledge(t *testing.T) {
+	m := kgqatest.NewDemoModel()
+	h := newHarness(t, m, config.Default().Engine)
+	plan := &Plan{Version: 1, Subgoals: []Subgoal{{ID: "s1", Text: "Find the author of Hamlet.", Op: OpFind}}}
+	ans := ask(t, h, Request{Question: "Who wrote Hamlet?", Plan: plan})
+	assert.True(t, ans.AnsweredWithoutKG, brief(ans))
+	require.NotNil(t, ans.Final)
+	assert.Equal(t, "model_knowledge", ans.Final.Source)
+	assert.NotEmpty(t, ans.Text)
+	assert.Equal(t, StopPlanComplete, ans.Stop)
+	assert.Equal(t, statusSkipped, record(t, ans, "s1").Status)
+	assert.Equal(t, 1, m.Calls("final"))
+	assert.Empty(t, ans.Topics)
 }

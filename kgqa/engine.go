@@ -321,7 +321,7 @@ func (r *run) do(ctx context.Context, req Request) error {
 		return err
 	}
 	if len(topics) == 0 {
-		return stepErr("link", "", ErrNoTopicEntities)
+		return r.answerWithoutKG(ctx, plan)
 	}
 	if linkLLM && r.base < 1 {
 		r.base = 1

@@ -66,7 +66,13 @@ func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
 		vc := v
 		sg.emit.send(Event{Type: EventRefinement, Subgoal: sg.s.ID, Verdict: &vc})
 		if v.Sufficient != nil {
-			sg.rec.Sufficiency = &Sufficiency{Sufficient: *v.Sufficient, Answer: v.FinalAnswer, Entities: v.FinalEntities, Fused: true, Reason: v.Reason}
+			// The final answer may name entities of earlier subgoals:
+			// resolve against all evidence, as the separate check does.
+			ents := v.FinalEntities
+			if *v.Sufficient {
+				ents = sg.resolveAll(v.FinalRefs)
+			}
+			sg.rec.Sufficiency = &Sufficiency{Sufficient: *v.Sufficient, Answer: v.FinalAnswer, Entities: ents, Fused: true, Reason: v.Reason}
 		}
 		if v.Aligned && (len(v.Entities) > 0 || v.Answer != "") {
 			res := Result{Text: v.Answer, Entities: nonNil(v.Entities), Source: "evidence"}

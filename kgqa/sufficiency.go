@@ -25,19 +25,35 @@ type finalReply struct {
 // evidence returns the facts gathered so far, most relevant to the question
 // first, and their prompt lines.
 func (r *run) evidence() ([]kg.Fact, []string) {
-	r.mu.Lock()
-	all := make([]kg.Fact, len(r.facts))
-	for i, f := range r.facts {
-		all[i] = f.fact
-	}
-	r.mu.Unlock()
 	d := r.e.g.Dialect()
-	facts := promptFacts(d, r.ans.Question, all, r.b.MaxEntitiesPerRelation, r.e.maxFacts)
+	facts := promptFacts(d, r.ans.Question, r.allFacts(), r.b.MaxEntitiesPerRelation, r.e.maxFacts)
 	lines := make([]string, len(facts))
 	for i, f := range facts {
 		lines[i] = prompts.Fact(d, f)
 	}
 	return facts, lines
+}
+
+// resolveAll maps a model's entity references to terms of every fact the
+// run has gathered, not only those of one prompt: an answer that stops the
+// run early may name the entities of any subgoal.
+func (r *run) resolveAll(refs []string) []kg.Term {
+	if len(refs) == 0 {
+		return nil
+	}
+	ents, _ := refine.Resolve(r.allFacts(), refs)
+	return ents
+}
+
+// allFacts copies the facts the run has gathered.
+func (r *run) allFacts() []kg.Fact {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := make([]kg.Fact, len(r.facts))
+	for i, f := range r.facts {
+		all[i] = f.fact
+	}
+	return all
 }
 
 // sufficiency judges, after a find subgoal that is not the answer, whether
@@ -53,7 +69,7 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 		if sg.b.FuseSufficiency {
 			return false, nil
 		}
-		facts, lines := sg.evidence()
+		_, lines := sg.evidence()
 		req, err := prompts.Request(llm.Reasoner, prompts.Sufficiency, prompts.SufficiencyData{Plan: sg.run.view(sg.plan, ""), Facts: lines})
 		if err != nil {
 			return false, stepErr("sufficiency", sg.s.ID, err)
@@ -62,7 +78,7 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 		if _, err := sg.e.chat.JSON(ctx, req, &rep, nil); err != nil {
 			return false, stepErr("sufficiency", sg.s.ID, err)
 		}
-		ents, _ := refine.Resolve(facts, rep.Entities)
+		ents := sg.resolveAll(rep.Entities)
 		suf = &Sufficiency{Sufficient: rep.Sufficient, Answer: rep.Answer, Entities: ents, Reason: rep.Reason}
 		sg.rec.Sufficiency = suf
 		sg.mu.Lock()
@@ -107,6 +123,31 @@ func (r *run) finalAnswer(ctx context.Context, plan *Plan) error {
 	ents, _ := refine.Resolve(facts, rep.Entities)
 	r.ans.Text, r.ans.Entities = rep.Answer, nonNil(ents)
 	r.ans.Final = &FinalRecord{Source: "final", Reason: rep.Reason}
+	r.ans.AnsweredWithoutKG = len(facts) == 0
+	r.ans.Stop = StopPlanComplete
+	return nil
+}
+
+// answerWithoutKG answers a question with no topic entity from the model's
+// own knowledge, as PoG does, rather than failing it: the final-answer
+// prompt with the plan and no facts. The answer is flagged
+// AnsweredWithoutKG and its subgoals are skipped.
+func (r *run) answerWithoutKG(ctx context.Context, plan *Plan) error {
+	for _, s := range r.ans.Subgoals {
+		s.Status = statusSkipped
+	}
+	req, err := prompts.Request(llm.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, "")})
+	if err != nil {
+		return stepErr("final", "", err)
+	}
+	var rep finalReply
+	if _, err := r.e.chat.JSON(ctx, req, &rep, nil); err != nil {
+		return stepErr("final", "", err)
+	}
+	r.reach(r.base + 1)
+	r.ans.Text = rep.Answer
+	r.ans.Final = &FinalRecord{Source: "model_knowledge", Reason: "no topic entity was found in the KG; " + rep.Reason}
+	r.ans.AnsweredWithoutKG = true
 	r.ans.Stop = StopPlanComplete
 	return nil
 }

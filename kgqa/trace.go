@@ -47,6 +47,10 @@ type Answer struct {
 	// Final is set when the answer came from a final-answer or
 	// sufficiency call rather than the answer subgoal's result.
 	Final *FinalRecord `json:"final,omitempty"`
+	// AnsweredWithoutKG is true when the answer comes from the model's own
+	// knowledge alone: no topic entity was linked, or exploration found no
+	// fact (as PoG answers then). Evaluations count these apart.
+	AnsweredWithoutKG bool `json:"answered_without_kg,omitempty"`
 	// TentativeAnswer is the question's parametric answer composed from
 	// the subgoals' tentative answers (see TentativeAnswer); nil when
 	// there is no plan.
@@ -264,8 +268,9 @@ type Sufficiency struct {
 // FinalRecord is how the final answer was composed when it did not come
 // straight from the answer subgoal.
 type FinalRecord struct {
-	// Source is "sufficiency" (early stop) or "final" (a final-answer call
-	// because the answer subgoal produced nothing).
+	// Source is "sufficiency" (early stop), "final" (a final-answer call
+	// because the answer subgoal produced nothing) or "model_knowledge"
+	// (no topic entity: the model answered without the KG).
 	Source string `json:"source"`
 	// After names the subgoal after which the question was answered.
 	After string `json:"after,omitempty"`

@@ -59,6 +59,10 @@ type Verdict struct {
 	FinalAnswer string `json:"final_answer,omitempty"`
 	// FinalEntities are the final answer's terms found in the evidence.
 	FinalEntities []kg.Term `json:"final_entities,omitempty"`
+	// FinalRefs are the model's references to the final answer's entities
+	// as it wrote them, for resolving against more evidence than this
+	// call saw (the final answer may name entities of earlier subgoals).
+	FinalRefs []string `json:"final_refs,omitempty"`
 	// FactsShown is the number of facts the model saw.
 	FactsShown int `json:"facts_shown"`
 }
@@ -155,7 +159,7 @@ func (r *Refiner) verdict(in Input, facts []kg.Fact, rep reply) Verdict {
 		s := *rep.Sufficient
 		v.Sufficient = &s
 		if s {
-			v.FinalAnswer = rep.FinalAnswer
+			v.FinalAnswer, v.FinalRefs = rep.FinalAnswer, rep.FinalEntities
 			var rej []string
 			v.FinalEntities, rej = Resolve(facts, rep.FinalEntities)
 			v.Rejected = append(v.Rejected, rej...)

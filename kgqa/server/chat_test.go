@@ -228,28 +228,27 @@ func TestChatStreamFailures(t *testing.T) {
 		assert.Equal(t, http.StatusServiceUnavailable, ae.HTTPStatusCode)
 		assert.Contains(t, ae.Message, "language model unavailable")
 	})
-	// Linking runs alongside planning, so the plan line may be out before
-	// linking fails: the SDK then raises the error from Recv instead of
-	// from the call. Either way the user reads why.
-	t.Run("nothing linked: the chat wording of the error", func(t *testing.T) {
+	// A question naming no entity of the KG is answered from the model's
+	// own knowledge, as PoG does, not refused.
+	t.Run("nothing linked: answered from the model's knowledge", func(t *testing.T) {
 		h := newHarness(t, setup{})
 		req := chatReq(true)
 		req.Messages[0].Content = "Why?"
 		st, err := openAIClient(h).CreateChatCompletionStream(context.Background(), req)
-		if err == nil {
-			defer st.Close()
-			for err == nil {
-				var chunk openai.ChatCompletionStreamResponse
-				chunk, err = st.Recv()
-				if err == nil {
-					assert.Empty(t, chunk.Choices[0].Delta.Content)
-				}
+		require.NoError(t, err)
+		defer st.Close()
+		var content strings.Builder
+		for {
+			chunk, err := st.Recv()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+			if len(chunk.Choices) > 0 {
+				content.WriteString(chunk.Choices[0].Delta.Content)
 			}
 		}
-		var ae *openai.APIError
-		require.ErrorAs(t, err, &ae)
-		assert.Contains(t, ae.Message, "name an entity")
-		assert.Equal(t, "invalid_request_error", ae.Type)
+		assert.NotEmpty(t, content.String())
 	})
 }
 

@@ -157,8 +157,6 @@ func TestBadInputStatusesAreDocumented(t *testing.T) {
 		{"plan body too large", "POST", "/v1/plan", "application/json", long, 413, "larger than 4096 bytes"},
 		{"chat wrong content type", "POST", "/v1/chat/completions", "text/plain", `{"model": "parog"}`, 415, "Content-Type"},
 		{"chat body too large", "POST", "/v1/chat/completions", "application/json", long, 413, "larger than 4096 bytes"},
-		{"chat no entity in the question", "POST", "/v1/chat/completions", "application/json",
-			`{"model": "parog", "messages": [{"role": "user", "content": "Why?"}]}`, 422, "name an entity"},
 		{"sparql query too long in the URL", "GET", "/sparql?query=" + url.QueryEscape("SELECT * WHERE { ?s ?p ?o } #"+strings.Repeat("x", 100_000)), "", "", 414, "at most 100000"},
 	}
 	for _, tc := range tests {
