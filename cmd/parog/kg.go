@@ -28,6 +28,7 @@ Subcommands:
                                  kg.full_text, Virtuoso full text on the name's words)
   query 'SELECT ...'             a raw read-only SELECT, as tab-separated values
   import freebase|fb15k237       turn Freebase data into N-Triples (parog kg import --help)
+  virtuoso setup|status|stop   load N-Triples into a Virtuoso server (parog kg virtuoso --help)
 
 Entity and relation ids are in the dialect's form: m.0f8l9c and
 location.location.contains (freebase), Q142 and P47 (wikidata).
@@ -48,7 +49,8 @@ type kgOpts struct {
 // kgTools are the subcommands that build a KG rather than query one; they
 // take no configuration.
 var kgTools = map[string]func(ctx context.Context, env *Env, args []string) error{
-	"import": runKGImport,
+	"import":   runKGImport,
+	"virtuoso": runKGVirtuoso,
 }
 
 var kgSubs = map[string]kgSub{

@@ -1,32 +1,28 @@
 // Package virtuosotest starts a throw-away Virtuoso 7 server for tests: a
 // generated virtuoso.ini in a temporary directory, free ports, N-Triples
 // bulk-loaded with ld_dir + rdf_loader_run(), and /sparql answering before
-// Start returns.
+// Start returns. The ini, the process and the loader are the setup kit's
+// (package virtuoso), sized small.
 package virtuosotest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/parog/parog-go/kgqa/kg/virtuoso"
 )
 
 // Binaries of Debian's virtuoso-opensource-7-bin package.
 const (
-	ServerBinary = "virtuoso-t"
-	ISQLBinary   = "isql-vt"
+	ServerBinary = virtuoso.ServerBinary
+	ISQLBinary   = virtuoso.ISQLBinary
 )
 
 // SkipEnv names the environment variable that turns a missing Virtuoso into
@@ -53,18 +49,18 @@ type Server struct {
 	// SQLPort is the ISQL port; HTTPPort serves /sparql.
 	SQLPort, HTTPPort int
 
-	cmd      *exec.Cmd
+	v        *virtuoso.Server
 	loads    int
-	waitErr  chan error
 	stopOnce sync.Once
 }
 
+// memory sizes a test server's buffers (about 40,000 pages).
+const memory = 512 << 20
+
 // Available reports whether the Virtuoso binaries are installed.
 func Available() error {
-	for _, b := range []string{ServerBinary, ISQLBinary} {
-		if _, err := exec.LookPath(b); err != nil {
-			return ErrMissing
-		}
+	if virtuoso.Available() != nil {
+		return ErrMissing
 	}
 	return nil
 }
@@ -102,7 +98,7 @@ func Start(ctx context.Context, dir string, files ...string) (*Server, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(2)
+	ports, err := virtuoso.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
@@ -115,31 +111,12 @@ func Start(ctx context.Context, dir string, files ...string) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{Dir: dir, SQLPort: ports[0], HTTPPort: ports[1], waitErr: make(chan error, 1)}
-	s.SPARQL = fmt.Sprintf("http://127.0.0.1:%d/sparql", s.HTTPPort)
-	ini := filepath.Join(dir, "virtuoso.ini")
-	if err := os.WriteFile(ini, []byte(iniText(dir, data, s.SQLPort, s.HTTPPort)), 0o644); err != nil {
-		return nil, fmt.Errorf("virtuosotest: %w", err)
-	}
-	logf, err := os.Create(filepath.Join(dir, "stdout.log"))
+	ini := virtuoso.Ini{Dir: dir, DataDirs: []string{data}, SQLPort: ports[0], HTTPPort: ports[1], Memory: memory}
+	v, err := virtuoso.Start(ctx, ini, virtuoso.StartOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("virtuosotest: %w", err)
-	}
-	s.cmd = exec.Command(ServerBinary, "+foreground", "+configfile", ini)
-	s.cmd.Dir = dir
-	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	// Its own process group, so Stop reaches every process it forks; and
-	// killed with the test binary should that die first (a test timeout).
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := s.cmd.Start(); err != nil {
-		_ = logf.Close()
-		return nil, fmt.Errorf("virtuosotest: start %s: %w", ServerBinary, err)
-	}
-	go func() { s.waitErr <- s.cmd.Wait(); _ = logf.Close() }()
-	if err := s.waitReady(ctx); err != nil {
-		_ = s.Stop()
 		return nil, err
 	}
+	s := &Server{SPARQL: v.SPARQL(), Dir: dir, SQLPort: ports[0], HTTPPort: ports[1], v: v}
 	if len(files) > 0 {
 		if err := s.load(ctx, data, Graph); err != nil {
 			_ = s.Stop()
@@ -200,113 +177,25 @@ func link(src, dst string) error {
 	return os.WriteFile(dst, b, 0o644)
 }
 
-func (s *Server) waitReady(ctx context.Context) error {
-	ask := s.SPARQL + "?query=" + url.QueryEscape("ASK {}")
-	client := &http.Client{Timeout: 2 * time.Second}
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ask, nil)
-		if resp, err := client.Do(req); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case err := <-s.waitErr:
-			s.waitErr <- err
-			return fmt.Errorf("virtuosotest: %s exited before /sparql answered (%v); log: %s", ServerBinary, err, s.logTail())
-		case <-ctx.Done():
-			return fmt.Errorf("virtuosotest: /sparql did not answer: %w; log: %s", ctx.Err(), s.logTail())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
 // load bulk-loads every N-Triples file of data and checkpoints.
 func (s *Server) load(ctx context.Context, data, graph string) error {
-	if strings.ContainsAny(data+graph, "'\\") {
-		return fmt.Errorf("virtuosotest: quote or backslash in %q or %q", data, graph)
+	if err := s.v.Register(ctx, graph, []string{data}); err != nil {
+		return fmt.Errorf("virtuosotest: %w", err)
 	}
-	script := fmt.Sprintf("ld_dir('%s', '*.nt*', '%s');\nrdf_loader_run();\ncheckpoint;\n"+
-		"SELECT 'LOAD-ERRORS', COUNT(*) FROM DB.DBA.LOAD_LIST WHERE ll_error IS NOT NULL;\n"+
-		"SELECT 'LOAD-ERROR', ll_file, ll_error FROM DB.DBA.LOAD_LIST WHERE ll_error IS NOT NULL;\n", data, graph)
-	out, err := s.ISQL(ctx, script)
-	if err != nil {
-		return err
-	}
-	if !zeroLoadErrors(out) {
-		return fmt.Errorf("virtuosotest: bulk load reported errors:\n%s", out)
+	if _, err := s.v.Load(ctx, 1, time.Hour, nil); err != nil {
+		return fmt.Errorf("virtuosotest: %w", err)
 	}
 	return nil
 }
 
-// zeroLoadErrors finds the LOAD-ERRORS count row and checks it is 0.
-func zeroLoadErrors(out string) bool {
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == "LOAD-ERRORS" {
-			return f[1] == "0"
-		}
-	}
-	return false
-}
-
 // ISQL runs an SQL script as dba and returns its output.
 func (s *Server) ISQL(ctx context.Context, script string) (string, error) {
-	cmd := exec.CommandContext(ctx, ISQLBinary, strconv.Itoa(s.SQLPort), "dba", "dba", "VERBOSE=OFF", "BANNER=OFF", "PROMPT=OFF", "ECHO=OFF")
-	cmd.Stdin = strings.NewReader(script)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("virtuosotest: isql: %w: %s", err, out.String())
-	}
-	if strings.Contains(out.String(), "*** Error") {
-		return out.String(), fmt.Errorf("virtuosotest: isql: %s", out.String())
-	}
-	return out.String(), nil
+	return s.v.ISQL(ctx, script)
 }
 
-// Stop kills the server's process group and waits for it to exit.
+// Stop ends the server and waits for it to exit.
 func (s *Server) Stop() error {
 	var err error
-	s.stopOnce.Do(func() {
-		if s.cmd == nil || s.cmd.Process == nil {
-			return
-		}
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-s.waitErr:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-			<-s.waitErr
-		}
-	})
+	s.stopOnce.Do(func() { err = s.v.Stop() })
 	return err
-}
-
-func (s *Server) logTail() string {
-	b, _ := os.ReadFile(filepath.Join(s.Dir, "virtuoso.log"))
-	if len(b) > 2000 {
-		b = b[len(b)-2000:]
-	}
-	return string(b)
-}
-
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("virtuosotest: free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
