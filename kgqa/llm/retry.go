@@ -209,3 +209,14 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// RetryAfter reports whether err comes from an endpoint that answered 429
+// (Too Many Requests) on the last attempt, and the wait it asked for (0
+// when it named none), so that a server can pass the advice on.
+func RetryAfter(err error) (time.Duration, bool) {
+	var f *failure
+	if errors.As(err, &f) && f.status == http.StatusTooManyRequests {
+		return f.retryAfter, true
+	}
+	return 0, false
+}

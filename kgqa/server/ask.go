@@ -158,11 +158,12 @@ func (s *Server) applyOptions(o *api.Options) (config.Engine, time.Duration, err
 			b.FuseSufficiency = *o.FuseSufficiency
 		}
 		if o.DeadlineMS != nil {
-			d := time.Duration(*o.DeadlineMS) * time.Millisecond
-			if *o.DeadlineMS < 1 || d > timeout {
+			// Compared in milliseconds: a huge value would overflow a
+			// Duration and read as already past.
+			if *o.DeadlineMS < 1 || *o.DeadlineMS > timeout.Milliseconds() {
 				return b, 0, errorf(http.StatusBadRequest, "options.deadline_ms must be between 1 and %d, got %d", timeout.Milliseconds(), *o.DeadlineMS)
 			}
-			timeout = d
+			timeout = time.Duration(*o.DeadlineMS) * time.Millisecond
 		}
 	}
 	b.Deadline = timeout

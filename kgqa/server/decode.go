@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +14,9 @@ import (
 )
 
 // decode reads the JSON body into v strictly: an empty body, malformed
-// JSON, a wrong type, an unknown field (when strict) or trailing data is a
-// 400; a body over the limit is a 413.
+// JSON, a wrong type, an unknown field (when strict), a key in the wrong
+// case or given twice, or trailing data is a 400; a body over the limit is
+// a 413.
 func decode(c *gin.Context, v any, strict bool) error {
 	if ct := c.GetHeader("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -22,7 +24,18 @@ func decode(c *gin.Context, v any, strict bool) error {
 			return errorf(http.StatusUnsupportedMediaType, "Content-Type must be application/json, not %q", ct)
 		}
 	}
-	dec := json.NewDecoder(c.Request.Body)
+	data, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return &httpError{status: http.StatusBadRequest, msg: "unreadable body", cause: err}
+	}
+	if err := checkKeys(data, v); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if strict {
 		dec.DisallowUnknownFields()
 	}

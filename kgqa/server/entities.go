@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -49,6 +51,10 @@ func (s *Server) searchEntities(c *gin.Context) {
 	name := strings.TrimSpace(c.Query("name"))
 	if name == "" {
 		s.fail(c, errorf(http.StatusBadRequest, "query parameter name is required"))
+		return
+	}
+	if !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		s.fail(c, errorf(http.StatusBadRequest, "name must be UTF-8 text without control characters"))
 		return
 	}
 	if n := len([]rune(name)); n > 200 {

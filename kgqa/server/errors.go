@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -83,7 +84,12 @@ func classify(err error) *httpError {
 	case errors.Is(err, llm.ErrNotConfigured):
 		return wrap(http.StatusServiceUnavailable, noLLMMessage)
 	case errors.Is(err, llm.ErrUnavailable):
-		return wrap(http.StatusServiceUnavailable, "language model unavailable"+step)
+		he := wrap(http.StatusServiceUnavailable, "language model unavailable"+step)
+		if d, limited := llm.RetryAfter(err); limited {
+			he.msg = "language model rate-limited" + step
+			he.retryAfter = max(1, int(math.Ceil(d.Seconds())))
+		}
+		return he
 	case errors.Is(err, llm.ErrRejected):
 		return wrap(http.StatusBadGateway, "language model rejected the request"+step)
 	case errors.Is(err, llm.ErrSchema), errors.Is(err, kgqa.ErrInvalidPlan):

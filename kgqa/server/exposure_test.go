@@ -17,7 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/parog/parog-go/kgqa/server"
 )
 
@@ -219,4 +221,45 @@ func TestReadinessIsCachedAndDiscreet(t *testing.T) {
 	_, body := get("Authorization", "Bearer k")
 	assert.Contains(t, body, upstream.Listener.Addr().String())
 	assert.Contains(t, body, "answered GET /models with 500")
+}
+
+// The small defects of the probe, each answered 400 now.
+func TestSmallInputDefects(t *testing.T) {
+	h := newHarness(t, setup{noLLM: true, edit: func(c *config.Config) {
+		c.LLM.Reasoner.BaseURL, c.LLM.Reasoner.Model = "http://127.0.0.1:1/v1", "m"
+	}})
+	tests := []struct {
+		name, method, path, body, want string
+	}{
+		{"deadline overflow", "POST", "/v1/ask", `{"question":"q?","options":{"deadline_ms":9223372036855}}`, "deadline_ms"},
+		{"key in another case", "POST", "/v1/ask", `{"QUESTION":"q?"}`, "case-sensitive"},
+		{"nested key in another case", "POST", "/v1/ask", `{"question":"q?","options":{"Deadline_MS":5}}`, "case-sensitive"},
+		{"duplicate key", "POST", "/v1/ask", `{"question":"q?","question":"other?"}`, "twice"},
+		{"duplicate chat key", "POST", "/v1/plan", `{"question":"a?","question":"b?"}`, "twice"},
+		{"tab in a name", "GET", "/v1/entities?name=" + url.QueryEscape("Fr\tance"), "", "control characters"},
+		{"control character in a name", "GET", "/v1/entities?name=" + url.QueryEscape("Fr\x01ance"), "", "control characters"},
+		{"invalid UTF-8 in a name", "GET", "/v1/entities?name=%ff%fe", "", "UTF-8"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ct := ""
+			if tc.body != "" {
+				ct = "application/json"
+			}
+			r := h.call(t, tc.method, tc.path, ct, []byte(tc.body))
+			require.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+			assert.Contains(t, r.errorBody(t).Error, tc.want)
+		})
+	}
+}
+
+// A model endpoint that keeps answering 429 makes a 503 that passes its
+// Retry-After on.
+func TestUpstreamRateLimitCarriesRetryAfter(t *testing.T) {
+	h := newHarness(t, setup{handler: func(openaiRequest) llmtest.Reply {
+		return llmtest.Reply{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"7"}}}
+	}})
+	r := h.call(t, "POST", "/v1/ask", "application/json", mustJSON(t, api.AskRequest{Question: capitalQ, TopicEntities: []string{france}}))
+	require.Equal(t, http.StatusServiceUnavailable, r.status, "%s", r.body)
+	assert.Equal(t, "7", r.header.Get("Retry-After"))
 }
