@@ -5,17 +5,9 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/lexicon"
 	"github.com/parog/parog-go/refine"
 )
-
-var stopwords = map[string]bool{
-	"a": true, "an": true, "the": true, "of": true, "in": true, "on": true, "to": true, "for": true,
-	"and": true, "or": true, "is": true, "are": true, "was": true, "were": true, "be": true, "by": true,
-	"what": true, "which": true, "who": true, "whom": true, "when": true, "where": true, "how": true,
-	"that": true, "this": true, "with": true, "as": true, "at": true, "from": true, "it": true,
-	"find": true, "does": true, "did": true, "do": true, "has": true, "have": true, "type": true,
-	"both": true, "all": true, "their": true, "its": true, "s": true,
-}
 
 // wordSeparators turn relation ids ("people.person.place_of_birth") into
 // words.
@@ -26,7 +18,7 @@ var wordSeparators = strings.NewReplacer("_", " ", ".", " ", ":", " ")
 func tokens(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range strings.Fields(refine.Normalize(wordSeparators.Replace(s))) {
-		if stopwords[w] || strings.HasPrefix(w, "#") {
+		if lexicon.Stopword(w) || strings.HasPrefix(w, "#") {
 			continue
 		}
 		out[stem(w)] = true

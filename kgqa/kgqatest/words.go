@@ -5,20 +5,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/parog/parog-go/kgqa/lexicon"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/parog/parog-go/refine"
 )
-
-// stopwords are the words that say nothing about a relation (the engine's
-// own list).
-var stopwords = map[string]bool{
-	"a": true, "an": true, "the": true, "of": true, "in": true, "on": true, "to": true, "for": true,
-	"and": true, "or": true, "is": true, "are": true, "was": true, "were": true, "be": true, "by": true,
-	"what": true, "which": true, "who": true, "whom": true, "when": true, "where": true, "how": true,
-	"that": true, "this": true, "with": true, "as": true, "at": true, "from": true, "it": true,
-	"find": true, "does": true, "did": true, "do": true, "has": true, "have": true, "type": true,
-	"both": true, "all": true, "their": true, "its": true, "s": true,
-}
 
 // synonyms bridge the words of questions and of Freebase relation names,
 // as a model's understanding of language would.
@@ -36,7 +26,7 @@ var synonyms = map[string][]string{
 func words(s string) map[string]int {
 	out := map[string]int{}
 	for _, w := range strings.Fields(refine.Normalize(strings.NewReplacer("_", " ", ".", " ").Replace(s))) {
-		if len(w) < 3 || stopwords[w] {
+		if len(w) < 3 || lexicon.Stopword(w) {
 			continue
 		}
 		out[w] = max(out[w], 1)

@@ -4,6 +4,8 @@
 // A template file NAME.tmpl defines two blocks, "system" and "user"; the
 // file NAME.schema.json beside it is the reply's JSON schema, sent to the
 // endpoint as response_format and documenting the shape the engine parses.
+// Stages that ask for the same reply share one schema file (see
+// sharedSchema): the plan contract has one schema, plan.schema.json.
 package prompts
 
 import (
@@ -72,11 +74,19 @@ func Schema(stage string) json.RawMessage {
 	return bytes.Clone(b)
 }
 
+// sharedSchema names, for a stage whose reply has another stage's shape,
+// the stage whose schema file it uses.
+var sharedSchema = map[string]string{"plan_fewshot": "plan"}
+
 // schemas holds every stage's schema, compacted.
 var schemas = func() map[string][]byte {
 	m := map[string][]byte{}
 	for _, stage := range Names {
-		raw, err := files.ReadFile(stage + ".schema.json")
+		file := stage
+		if s, ok := sharedSchema[stage]; ok {
+			file = s
+		}
+		raw, err := files.ReadFile(file + ".schema.json")
 		if err != nil {
 			continue
 		}

@@ -140,3 +140,12 @@ func TestFactReadsSecondHopDirection(t *testing.T) {
 		})
 	}
 }
+
+// The few-shot planner asks for the same plan as the planner: one schema
+// file serves both, and every stage has a schema.
+func TestPlanSchemaIsOne(t *testing.T) {
+	assert.Equal(t, string(Schema("plan")), string(Schema("plan_fewshot")))
+	for _, stage := range Names {
+		assert.NotEmpty(t, Schema(stage), stage)
+	}
+}
