@@ -206,3 +206,26 @@ func planRequests(h *harness) int {
 	}
 	return n
 }
+
+// A tentative answer the model cannot put in shape, even after the repair
+// turn, is no answer: the subgoal goes on from the evidence instead of
+// failing the question (the oracle's noise found this on FB15k-237: a
+// refusal or a cut-off reply to the tentative prompt lost the question).
+func TestUnparseableTentativeAnswerDoesNotFailTheQuestion(t *testing.T) {
+	q := demoQuestion(t, "demo-06")
+	m := kgqatest.NewDemoModel()
+	h := newHarness(t, m, config.Default().Engine)
+	h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		if llmtest.StageOf(req) == "tentative" {
+			return llmtest.Text("I'm sorry, but I can't help with that request.")
+		}
+		return m.Handle(req)
+	})
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, []string{"Berlin"}, termNames(ans.Entities), "answered from the evidence")
+	for _, s := range ans.Subgoals {
+		if s.Tentative != nil {
+			assert.Empty(t, s.Tentative.Answer, "no tentative answer is made up for %s", s.ID)
+		}
+	}
+}

@@ -2,8 +2,10 @@ package kgqa
 
 import (
 	"context"
+	"errors"
 
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/refine"
 	"golang.org/x/sync/errgroup"
 )
@@ -26,6 +28,11 @@ func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
 	g.Go(func() error {
 		var err error
 		tent, err = sg.tentative(gctx, text)
+		if errors.Is(err, llm.ErrSchema) {
+			// A guess the model could not put in shape, repair included, is
+			// no guess: the question goes on, and the evidence decides.
+			tent, err = &Tentative{}, nil
+		}
 		return err
 	})
 	g.Go(func() error {
