@@ -90,8 +90,7 @@ func sharing(a, b sparql.Pattern) error {
 // than one group of triples linked by shared variables.
 func connected(ts []sparql.Triple) error {
 	parent := map[string]string{}
-	var find func(string) string
-	find = func(v string) string {
+	find := func(v string) string {
 		for parent[v] != v {
 			parent[v] = parent[parent[v]]
 			v = parent[v]
