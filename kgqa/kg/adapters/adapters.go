@@ -6,6 +6,7 @@ package adapters
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -30,8 +31,13 @@ func Open(ctx context.Context, cfg config.KG, baseDir string) (backend.Backend, 
 		}
 		return embedded.Open(ctx, dir, cfg.Files, baseDir, cfg.Timeout)
 	case "sparql":
+		password := cfg.Password
+		if password == "" && cfg.PasswordEnv != "" {
+			password = os.Getenv(cfg.PasswordEnv)
+		}
 		return endpoint.New(cfg.Endpoint, endpoint.Options{
 			Timeout: cfg.Timeout, Retries: cfg.Retries, MaxBytes: cfg.MaxResponseBytes, MaxConns: cfg.MaxConns,
+			User: cfg.User, Password: password,
 		})
 	}
 	return nil, fmt.Errorf("kg: open: kg.backend: unknown backend %q (want embedded or sparql)", cfg.Backend)

@@ -44,6 +44,10 @@ type Options struct {
 	// Backoff is the first retry's delay, doubled per attempt (100ms when
 	// <= 0).
 	Backoff time.Duration
+	// User and Password authenticate to an endpoint that asks for it
+	// (Digest or Basic), such as Virtuoso's /sparql-auth as the read-only
+	// user of the setup kit; no credentials are sent when User is empty.
+	User, Password string
 }
 
 // New returns a Client for the endpoint at rawURL, an http(s) URL.
@@ -73,8 +77,12 @@ func New(rawURL string, o Options) (*Client, error) {
 		IdleConnTimeout:     90 * time.Second,
 		ForceAttemptHTTP2:   true,
 	}
+	var rt http.RoundTripper = tr
+	if o.User != "" {
+		rt = &authTransport{next: tr, user: o.User, password: o.Password}
+	}
 	return &Client{
-		url: u.String(), client: &http.Client{Transport: tr},
+		url: u.String(), client: &http.Client{Transport: rt},
 		timeout: o.Timeout, retries: max(o.Retries, 0), maxBytes: o.MaxBytes, backoff: o.Backoff,
 	}, nil
 }
