@@ -38,15 +38,9 @@ func (w *writer) elements(p sparql.Pattern) {
 		}
 		w.joined(p.Right)
 	case *sparql.OptionalPattern:
-		w.elements(p.Main)
-		w.str("OPTIONAL ")
-		w.group(p.Optional)
-		w.str(" ")
+		w.leftThen(p.Main, "OPTIONAL ", p.Optional)
 	case *sparql.MinusPattern:
-		w.elements(p.Left)
-		w.str("MINUS ")
-		w.group(p.Right)
-		w.str(" ")
+		w.leftThen(p.Left, "MINUS ", p.Right)
 	case *sparql.BindPattern:
 		w.elements(p.Pattern)
 		w.str("BIND(")
@@ -62,6 +56,14 @@ func (w *writer) elements(p sparql.Pattern) {
 	default:
 		w.joined(p)
 	}
+}
+
+// leftThen writes the group so far, then keyword and a group.
+func (w *writer) leftThen(left sparql.Pattern, keyword string, right sparql.Pattern) {
+	w.elements(left)
+	w.str(keyword)
+	w.group(right)
+	w.str(" ")
 }
 
 // joined writes a pattern that is joined to the group so far.
