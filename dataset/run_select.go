@@ -30,6 +30,28 @@ func ParseShard(s string) (Shard, error) {
 	return Shard{Index: i, Count: n}, nil
 }
 
+// ParseShardBase reads "i/n" where i counts from base (0 or 1): "0/4" with
+// base 0 is shard 1 of 4, as a 0-based task index (Kubernetes'
+// JOB_COMPLETION_INDEX) names it.
+func ParseShardBase(s string, base int) (Shard, error) {
+	if base != 0 && base != 1 {
+		return Shard{}, fmt.Errorf("dataset: shard base %d: want 0 or 1", base)
+	}
+	if s == "" || base == 1 {
+		return ParseShard(s)
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err := strconv.Atoi(strings.TrimSpace(a))
+	if !ok || err != nil {
+		return Shard{}, fmt.Errorf("dataset: shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
+	}
+	sh, err := ParseShard(strconv.Itoa(i+1) + "/" + b)
+	if err != nil {
+		return Shard{}, fmt.Errorf("dataset: shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
+	}
+	return sh, nil
+}
+
 // Has reports whether question id belongs to the shard. Membership depends
 // only on the id (FNV-1a hash modulo Count), so it does not change when the
 // input file is reordered or when other questions are added, and the n

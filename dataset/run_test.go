@@ -252,6 +252,21 @@ func TestParseShardAndSeeds(t *testing.T) {
 		_, err := ParseShard(bad)
 		assert.Error(t, err, bad)
 	}
+	for _, tc := range []struct {
+		in   string
+		base int
+		want Shard
+	}{{"0/4", 0, Shard{Index: 1, Count: 4}}, {"3/4", 0, Shard{Index: 4, Count: 4}}, {"2/4", 1, Shard{Index: 2, Count: 4}}, {"", 0, Shard{}}} {
+		s, err := ParseShardBase(tc.in, tc.base)
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, s, tc.in)
+	}
+	for _, bad := range []string{"4/4", "-1/4", "x/4", "1"} {
+		_, err := ParseShardBase(bad, 0)
+		assert.ErrorContains(t, err, "0 <= i < n", bad)
+	}
+	_, err = ParseShardBase("1/4", 2)
+	assert.Error(t, err)
 	seeds, err := ParseSeeds("1, 2,3")
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 2, 3}, seeds)

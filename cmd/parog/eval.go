@@ -58,6 +58,7 @@ type evalRunFlags struct {
 	burst       int
 	limit       int
 	shard       string
+	shardBase   int
 	seeds       string
 	seedTemp    float64
 	alias       string
@@ -83,7 +84,8 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	fs.Float64Var(&f.rate, "rate", 0, "LLM requests per second over the run (0: unlimited)")
 	fs.IntVar(&f.burst, "burst", 1, "LLM requests allowed in a burst above --rate")
 	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` questions of the input (0: all)")
-	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` (1-based) of the questions")
+	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the questions (i from 1, or from --shard-base)")
+	fs.IntVar(&f.shardBase, "shard-base", 1, "what the first shard's i is: 1, or 0 for a 0-based task index such as Kubernetes' JOB_COMPLETION_INDEX")
 	fs.StringVar(&f.seeds, "seeds", "", "comma-separated sampling `seeds`, e.g. 1,2,3 (each question runs once per seed)")
 	fs.Float64Var(&f.seedTemp, "seed-temperature", 0, "sampling temperature `T` of every role under --seeds (0: each role's llm.<role>.seed_temperature)")
 	fs.StringVar(&f.alias, "alias", "", "alias `FILE`: JSON object of question id, answer id or answer name -> aliases")
@@ -111,7 +113,7 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return usageError("--dataset: %v", err)
 	}
-	shard, err := dataset.ParseShard(f.shard)
+	shard, err := dataset.ParseShardBase(f.shard, f.shardBase)
 	if err != nil {
 		return usageError("--shard: %v", err)
 	}

@@ -24,7 +24,7 @@ type Config struct {
 // behind each process's own LRU (kg.cache_size).
 type Cache struct {
 	Backend       string        `yaml:"backend" desc:"shared cache behind the local LRU: none, or redis (KG primitive results and recorded model calls, shared by server replicas and eval workers)"`
-	RedisURL      string        `yaml:"redis_url" desc:"Redis URL for backend redis, e.g. redis://127.0.0.1:6379/0 (a password goes in the URL; prefer the environment variable)"`
+	RedisURL      string        `yaml:"redis_url" desc:"Redis URL for backend redis, e.g. redis://127.0.0.1:6379/0 (a password goes in the URL; prefer the environment variable)" secret:"true"`
 	TTL           time.Duration `yaml:"ttl" desc:"lifetime of a shared entry (0: until Redis evicts it under its maxmemory policy)"`
 	MaxEntryBytes int           `yaml:"max_entry_bytes" desc:"results larger than this are not shared (they stay in the local LRU)"`
 	Snapshot      string        `yaml:"snapshot" desc:"KG snapshot tag in every shared key; empty derives it from the KG (the files' names, sizes and times, or the endpoint URL): set it, and change it, when an endpoint's data is reloaded"`
