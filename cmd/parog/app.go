@@ -12,6 +12,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/server"
+	"github.com/parog/parog-go/kgqa/sharedcache"
 )
 
 // app is the wired program: the KG, the model client, the engine and the
@@ -28,6 +29,8 @@ type app struct {
 	Engine *kgqa.Engine
 	// Metrics receive every LLM call (and the server's own metrics).
 	Metrics *server.Metrics
+	// Shared is the cache shared with other processes (nil without one).
+	Shared *sharedcache.Redis
 }
 
 // errNoReasoner is what every command that answers questions says when no
@@ -40,8 +43,13 @@ var errNoReasoner = errors.New("no reasoner model is configured: set llm.reasone
 // place the program wires these; serve, ask and eval use it. Extra llm
 // options come last, so callers can override the defaults.
 func openApp(ctx context.Context, cfg config.Config, baseDir string, env *Env, opts ...llm.Option) (*app, error) {
-	g, err := kg.Open(ctx, cfg.KG, baseDir, adapters.Open)
+	shared, kopts, err := openShared(ctx, cfg, baseDir)
 	if err != nil {
+		return nil, err
+	}
+	g, err := kg.Open(ctx, cfg.KG, baseDir, adapters.Open, kopts...)
+	if err != nil {
+		closeShared(shared)
 		return nil, fmt.Errorf("open knowledge graph: %w", err)
 	}
 	m := server.NewMetrics()
@@ -52,17 +60,46 @@ func openApp(ctx context.Context, cfg config.Config, baseDir string, env *Env, o
 	client, err := llm.New(cfg.LLM, lopts...)
 	if err != nil {
 		_ = g.Close()
+		closeShared(shared)
 		return nil, fmt.Errorf("open model client: %w", err)
 	}
 	return &app{
-		Config: cfg, Graph: g, LLM: client, Metrics: m,
+		Config: cfg, Graph: g, LLM: client, Metrics: m, Shared: shared,
 		Engine: kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit)),
 	}, nil
 }
 
-// Close releases the KG and the model client.
+// Close releases the KG, the model client and the shared cache.
 func (a *app) Close() error {
-	return errors.Join(a.LLM.Close(), a.Graph.Close())
+	err := errors.Join(a.LLM.Close(), a.Graph.Close())
+	if a.Shared != nil {
+		err = errors.Join(err, a.Shared.Close())
+	}
+	return err
+}
+
+// openShared connects to the shared cache cfg.Cache names (nil without
+// one) and returns the KG cache options that put it behind the LRU, its
+// keys tagged with the KG's snapshot.
+func openShared(ctx context.Context, cfg config.Config, baseDir string) (*sharedcache.Redis, []kg.CacheOption, error) {
+	if cfg.Cache.Backend != "redis" {
+		return nil, nil, nil
+	}
+	tag, err := sharedcache.SnapshotTag(cfg, baseDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open shared cache: %w", err)
+	}
+	r, err := sharedcache.Open(ctx, cfg.Cache, "")
+	if err != nil {
+		return nil, nil, fmt.Errorf("open shared cache: %w", err)
+	}
+	return r, []kg.CacheOption{kg.WithShared(r.Namespace("kg:"), tag)}, nil
+}
+
+func closeShared(r *sharedcache.Redis) {
+	if r != nil {
+		_ = r.Close()
+	}
 }
 
 // preflight checks, before a run writes anything, that a reasoner is
