@@ -1,6 +1,7 @@
 package kgqa
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa/kg"
@@ -34,22 +35,87 @@ func relationKey(f kg.Fact) string {
 	return k + ")"
 }
 
-// promptFacts chooses the facts a prompt shows: the first perPair of each
-// (anchor, relation) pair, then the max most lexically relevant to text.
+// promptFacts chooses the facts a prompt shows: the perPair most relevant
+// of each (anchor, relation) pair (capPairs), then the max most lexically
+// relevant to text.
 func promptFacts(d kg.Dialect, text string, facts []kg.Fact, perPair, max int) []kg.Fact {
 	if perPair > 0 {
-		n := map[string]int{}
-		kept := make([]kg.Fact, 0, len(facts))
-		for _, f := range facts {
-			k := pairKey(f)
-			if n[k] < perPair {
-				n[k]++
-				kept = append(kept, f)
-			}
-		}
-		facts = kept
+		facts = capPairs(d, text, facts, perPair)
 	}
 	return rankFacts(d, text, facts, max)
+}
+
+// capPairs keeps at most perPair facts of each (anchor, relation) pair,
+// ranked before they are cut: by the words and dates the fact shares with
+// text, plus those its mediator's other edges share (the mediator of
+// "president in 1980" wins on its dates and title, not on its id). A
+// mediator's facts stay together. It caps facts, not mediators, and keeps
+// the facts' original order among those kept; ties go to the smaller
+// mediator id, then by path and tail, so the choice does not depend on the
+// order the KG returned them in.
+func capPairs(d kg.Dialect, text string, facts []kg.Fact, perPair int) []kg.Fact {
+	byPair := map[string][]int{}
+	for i, f := range facts {
+		k := pairKey(f)
+		byPair[k] = append(byPair[k], i)
+	}
+	q := tokens(text)
+	drop := make([]bool, len(facts))
+	for _, idx := range byPair {
+		if len(idx) <= perPair {
+			continue
+		}
+		medWords := map[string]map[string]bool{}
+		for _, i := range idx {
+			if m := facts[i].Mediator; m != "" {
+				if medWords[m] == nil {
+					medWords[m] = map[string]bool{}
+				}
+				for w := range factWords(d, facts[i]) {
+					medWords[m][w] = true
+				}
+			}
+		}
+		// A mediator's facts rank together, by what the mediator as a
+		// whole shares with text, then each by its own words.
+		group, own := make(map[int]float64, len(idx)), make(map[int]float64, len(idx))
+		for _, i := range idx {
+			own[i] = overlap(q, factWords(d, facts[i]))
+			group[i] = own[i]
+			if m := facts[i].Mediator; m != "" {
+				group[i] = overlap(q, medWords[m])
+			}
+		}
+		ranked := append([]int(nil), idx...)
+		sort.SliceStable(ranked, func(a, b int) bool {
+			ia, ib := ranked[a], ranked[b]
+			switch {
+			case group[ia] != group[ib]:
+				return group[ia] > group[ib]
+			case facts[ia].Mediator != facts[ib].Mediator:
+				return facts[ia].Mediator < facts[ib].Mediator
+			case own[ia] != own[ib]:
+				return own[ia] > own[ib]
+			}
+			return factOrder(facts[ia]) < factOrder(facts[ib])
+		})
+		for _, i := range ranked[perPair:] {
+			drop[i] = true
+		}
+	}
+	kept := make([]kg.Fact, 0, len(facts))
+	for i, f := range facts {
+		if !drop[i] {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// factOrder is a fact's place among equals: its path and tail, so that a
+// tie does not depend on the order the KG returned the facts in.
+func factOrder(f kg.Fact) string {
+	return strings.Join(f.Path, " ") + "\x00" + f.Tail.Key()
 }
 
 // expand completes res with the neighbours the model was not shown along

@@ -2,6 +2,7 @@ package kgqa
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/parog/parog-go/kgqa/config"
@@ -137,4 +138,51 @@ func TestResultTruncationKeepsThePerRelationCap(t *testing.T) {
 	assert.Equal(t, 20, s1.Truncation.Candidates)
 	assert.Len(t, s1.Result.Entities, 3)
 	assert.Equal(t, []string{"3"}, termNames(ans.Entities))
+}
+
+// Mediator facts are ranked before the per-pair cap: the mediator the
+// subgoal's words and year point at survives, however late the KG listed
+// it, and the cap counts facts, not mediators.
+func TestCapPairsRanksMediatorFactsBeforeCutting(t *testing.T) {
+	d := demoGraph(t).Dialect()
+	carter := kg.Term{ID: "m.carter", Name: "Jimmy Carter"}
+	held := "government.politician.government_positions_held"
+	var facts []kg.Fact
+	add := func(med, rel string, tail kg.Term) {
+		facts = append(facts, kg.Fact{Head: carter, Path: []string{held, rel}, Dir: kg.Out, Dir2: kg.Out, Mediator: med, Tail: tail})
+	}
+	lit := func(s string) kg.Term { return kg.Term{Name: s, Datatype: "date"} }
+	// Six mediators of six edges each; the governor's term of 1971 comes
+	// first, the presidency (1977-1981) last.
+	for i, p := range []struct{ med, title, from, to string }{
+		{"m.g1", "Governor of Georgia", "1971-01-12", "1975-01-14"},
+		{"m.g2", "Georgia State Senator", "1963-01-14", "1967-01-09"},
+		{"m.g3", "Board member", "1955-01-01", "1962-01-01"},
+		{"m.g4", "Chairman", "1972-01-01", "1974-01-01"},
+		{"m.g5", "Delegate", "1968-01-01", "1969-01-01"},
+		{"m.g9", "President of the United States", "1977-01-20", "1981-01-20"},
+	} {
+		add(p.med, "government.government_position_held.office_position_or_title", kg.Term{ID: fmt.Sprintf("m.t%d", i), Name: p.title})
+		add(p.med, "government.government_position_held.from", lit(p.from))
+		add(p.med, "government.government_position_held.to", lit(p.to))
+		add(p.med, "government.government_position_held.jurisdiction_of_office", kg.Term{ID: "m.us", Name: "United States"})
+		add(p.med, "government.government_position_held.office_holder", carter)
+		add(p.med, "government.government_position_held.basic_title", kg.Term{ID: fmt.Sprintf("m.b%d", i), Name: p.title})
+	}
+	for _, perPair := range []int{6, 9} {
+		kept := promptFacts(d, "Which position did Jimmy Carter hold as president in 1981?", facts, perPair, 100)
+		require.Len(t, kept, perPair, "the cap counts facts")
+		var president int
+		for _, f := range kept {
+			if f.Mediator == "m.g9" {
+				president++
+			}
+		}
+		assert.Equal(t, 6, president, "every edge of the deciding mediator is shown (cap %d)", perPair)
+		// The same facts in another order give the same choice.
+		rev := slices.Clone(facts)
+		slices.Reverse(rev)
+		again := promptFacts(d, "Which position did Jimmy Carter hold as president in 1981?", rev, perPair, 100)
+		assert.ElementsMatch(t, kept, again)
+	}
 }

@@ -50,13 +50,31 @@ func overlap(a, b map[string]bool) float64 {
 	return float64(n) + float64(n)/float64(len(b))
 }
 
-// factWords are the words a fact offers to a lexical match.
+// factWords are the words a fact offers to a lexical match; a date also
+// offers its year, which is how questions name dates ("in 1980").
 func factWords(d kg.Dialect, f kg.Fact) map[string]bool {
 	s := f.Tail.Name
+	if y, ok := yearOf(s); ok {
+		s += " " + y
+	}
 	for _, r := range f.Path {
 		s += " " + d.Readable(r)
 	}
 	return tokens(s)
+}
+
+// yearOf returns the year of a date literal such as "1980-01-20" or
+// "1980-01-20T00:00:00Z".
+func yearOf(s string) (string, bool) {
+	if len(s) < 7 || s[4] != '-' {
+		return "", false
+	}
+	for i := 0; i < 4; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return "", false
+		}
+	}
+	return s[:4], true
 }
 
 // rankFacts keeps the n facts most lexically relevant to text, in their
