@@ -249,7 +249,7 @@ var parogBinary struct {
 
 // buildParog builds the parog binary once per test process and returns
 // its path; tests that need real processes (kill -9, shards) run it.
-func buildParog(t *testing.T) string {
+func buildParog(t testing.TB) string {
 	t.Helper()
 	parogBinary.once.Do(func() {
 		dir, err := os.MkdirTemp("", "parog-bin-")
