@@ -218,6 +218,7 @@ func (e *Engine) Ask(ctx context.Context, req Request) (*Answer, error) {
 		LLM: ledger.Summary(), SPARQLQueries: stats.Queries.Load(),
 		CacheHits: stats.CacheHits.Load(), CacheMisses: stats.CacheMisses.Load(),
 		CriticalPathCalls: r.criticalPath(), WallMS: time.Since(start).Milliseconds(),
+		Calls: callSpans(ledger.Calls(), start),
 	}
 	if err != nil {
 		return ans, err

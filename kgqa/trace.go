@@ -292,4 +292,7 @@ type Usage struct {
 	CriticalPathCalls int `json:"critical_path_calls"`
 	// WallMS is the question's wall time in milliseconds.
 	WallMS int64 `json:"wall_ms"`
+	// Calls places each LLM call on the question's timeline, in the order
+	// they ended.
+	Calls []CallSpan `json:"calls,omitempty"`
 }

@@ -225,7 +225,7 @@ func (c *Client) lookup(req Request) (*endpoint, error) {
 // recorded.
 func (c *Client) call(ctx context.Context, e *endpoint, req Request, msgs []Message, schema bool) (string, Call, error) {
 	start := time.Now()
-	rec := Call{Role: e.role, Stage: req.Stage, Model: e.cfg.Model}
+	rec := Call{Role: e.role, Stage: req.Stage, Model: e.cfg.Model, Start: start}
 	if e.sem != nil {
 		select {
 		case e.sem <- struct{}{}:

@@ -85,6 +85,9 @@ type Call struct {
 	Fallbacks int `json:"fallbacks,omitempty"`
 	// Err is the error text when the call failed.
 	Err string `json:"error,omitempty"`
+	// Start is when the call began (waiting for a slot included); zero
+	// when unknown. It places the call on the question's timeline.
+	Start time.Time `json:"-"`
 }
 
 // Chatter is what the engine needs from an LLM client. *Client implements

@@ -103,7 +103,10 @@ func TestViewerAsksNijmegen(t *testing.T) {
 		assert.Contains(t, c, "st-done")
 	}
 	assert.Contains(t, browsertest.Eval[string](b, `document.querySelector(".trace").textContent`), "stop reason: plan_complete")
-	assert.GreaterOrEqual(t, browsertest.Eval[int](b, `document.querySelectorAll(".timeline rect").length`), 4, "timeline segments")
+	calls := browsertest.Eval[int](b, `parseInt(document.querySelector(".cost p").textContent, 10)`)
+	assert.Positive(t, calls)
+	assert.Equal(t, calls, browsertest.Eval[int](b, `document.querySelectorAll(".timeline.calls rect").length`), "one bar per model call")
+	assert.GreaterOrEqual(t, browsertest.Eval[int](b, `document.querySelectorAll(".timeline:not(.calls) rect").length`), 4, "step timeline segments")
 
 	// The keyboard selects a subgoal: focus its node and press Enter.
 	b.Run(10*time.Second, chromedp.Focus(`#plan .node[data-id="`+ids[0]+`"]`), chromedp.KeyEvent("\r"),
@@ -201,7 +204,7 @@ func TestViewerReplaysDroppedStream(t *testing.T) {
 	assert.Equal(t, "Germany", browsertest.Eval[string](b, `document.querySelector(".answer-text").textContent`))
 	assert.Equal(t, 4, browsertest.Eval[int](b, `document.querySelectorAll("#plan .node.st-done").length`))
 	assert.Equal(t, []string{"plan", "s1", "s2", "s3", "s4"}, browsertest.Eval[[]string](b,
-		`Array.from(document.querySelectorAll(".timeline .bar-label")).map(t => t.textContent).sort()`), "one lane per subgoal")
+		`Array.from(document.querySelectorAll(".timeline:not(.calls) .bar-label")).map(t => t.textContent).sort()`), "one lane per subgoal")
 	b.Screenshot(browsertest.ScreenshotDir(t), "viewer-dropped-stream")
 	assert.Empty(t, b.Errors(), "console errors")
 }

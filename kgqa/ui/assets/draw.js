@@ -181,14 +181,15 @@ var Draw = (function () {
     var end = 1;
     lanes.forEach(function (l) { l.segs.forEach(function (s) { end = Math.max(end, s.end); }); });
     var H = lanes.length * o.laneH + 26, scale = o.W / end;
-    var svg = sv("svg", { viewBox: "0 0 " + (o.nameW + o.W + 40) + " " + H, width: o.nameW + o.W + 40, height: H, role: "img", "aria-label": o.label, class: "timeline" });
+    var svg = sv("svg", { viewBox: "0 0 " + (o.nameW + o.W + 40) + " " + H, width: o.nameW + o.W + 40, height: H, role: "img", "aria-label": o.label, class: "timeline " + (o.cls || "") });
     lanes.forEach(function (l, i) {
       var y = i * o.laneH;
       svg.appendChild(sv("text", { x: o.nameW - 6, y: y + 16, "text-anchor": "end", class: "bar-label" }, [l.name]));
       l.segs.forEach(function (s) {
         var w = Math.max(2, (s.end - s.start) * scale);
         svg.appendChild(sv("rect", { x: o.nameW + s.start * scale, y: y + 4, width: w, height: o.laneH - 8, class: "seg " + (s.cls || "") }, [sv("title", {}, [l.name + " " + s.label + ": " + s.start + "–" + s.end + " ms"])]));
-        if (w > 40) svg.appendChild(sv("text", { x: o.nameW + s.start * scale + 3, y: y + 16, class: "seg-label" }, [s.label]));
+        var fit = Math.floor((w - 6) / 6.2);
+        if (fit >= 4) svg.appendChild(sv("text", { x: o.nameW + s.start * scale + 3, y: y + 16, class: "seg-label" }, [s.label.length > fit ? s.label.slice(0, fit - 1) + "…" : s.label]));
       });
     });
     [0, 0.25, 0.5, 0.75, 1].forEach(function (t) {

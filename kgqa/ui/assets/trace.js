@@ -83,6 +83,26 @@ var Trace = (function () {
     return lanes;
   }
 
+  // callLanes puts the model calls on lanes: each call goes on the first
+  // lane free when it starts, so calls that overlap (parallel subgoals)
+  // show side by side.
+  function callLanes(calls) {
+    var lanes = [], ends = [];
+    calls.slice().sort(function (a, b) { return a.start_ms - b.start_ms; }).forEach(function (c) {
+      var i = 0;
+      while (i < ends.length && ends[i] > c.start_ms) i++;
+      if (i === ends.length) { lanes.push({ name: "lane " + (i + 1), segs: [] }); ends.push(0); }
+      ends[i] = c.start_ms + Math.max(c.ms, 1);
+      lanes[i].segs.push({ start: c.start_ms, end: c.start_ms + c.ms, label: c.stage + " (" + c.role + ", " + c.tokens + " tokens" + (c.failed ? ", failed" : "") + ")", cls: stageClass(c.stage) + (c.failed ? " failed" : "") });
+    });
+    return lanes;
+  }
+
+  function stageClass(stage) {
+    var map = { plan: "planning", plan_fewshot: "planning", mentions: "planning", tentative: "tentative", relations: "explore", prune: "explore", refine: "refine", sufficiency: "sufficiency" };
+    return map[stage] || "step";
+  }
+
   function statusOf(m, s) {
     if (s.status === "done" && s.result && s.result.source) return "done";
     return s.status || "pending";
@@ -198,11 +218,14 @@ var Trace = (function () {
     if (m.noTrace) { root.appendChild(el("p", { class: "note" }, ["this row carries no trace"])); return root; }
     root.appendChild(el("section", { class: "plan", id: "plan" }, [el("h2", {}, ["Plan"]), m.subgoals.length ? planGraph(m, select) : el("p", {}, [m.running ? "no plan yet" : "no plan"])]));
     root.appendChild(detail);
+    var calls = m.usage && m.usage.calls && m.usage.calls.length ? callLanes(m.usage.calls) : [];
     var lanes = events && events.length ? stepLanes(events) : planLanes(m);
     root.appendChild(el("section", { class: "timing" }, [
       el("h2", {}, ["Cost"]), costTable(m.usage),
-      lanes.length ? el("h3", {}, [events && events.length ? "Timeline of the steps (each a model call or a set operation), per subgoal" : "Timeline of the subgoals (from their wall times and dependencies)"]) : null,
-      lanes.length ? Draw.timeline(lanes, { label: "timeline" }) : null
+      calls.length ? el("h3", {}, ["Timeline of the model calls (overlapping calls on separate lanes)"]) : null,
+      calls.length ? Draw.timeline(calls, { label: "timeline of the model calls", cls: "calls" }) : null,
+      lanes.length ? el("h3", {}, [events && events.length ? "Timeline of the steps per subgoal (from the stream)" : "Timeline of the subgoals (from their wall times and dependencies)"]) : null,
+      lanes.length ? Draw.timeline(lanes, { label: "timeline of the steps" }) : null
     ]));
     if (selected) select(selected);
     return root;
