@@ -204,24 +204,26 @@ func (m *Model) Question(id string) QuestionStats {
 func (m *Model) observe(q *question, facts int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	s := m.entry(q)
+	s.Calls++
+	s.Facts += facts
+}
+
+// entry is q's stats, created when missing; m.mu is held.
+func (m *Model) entry(q *question) *QuestionStats {
 	s := m.perQ[q.q.ID]
 	if s == nil {
 		s = &QuestionStats{}
 		m.perQ[q.q.ID] = s
 	}
-	s.Calls++
-	s.Facts += facts
+	return s
 }
 
 // note records, once, a place where the engine fell short of the gold path.
 func (m *Model) note(q *question, msg string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := m.perQ[q.q.ID]
-	if s == nil {
-		s = &QuestionStats{}
-		m.perQ[q.q.ID] = s
-	}
+	s := m.entry(q)
 	if !slices.Contains(s.Notes, msg) {
 		s.Notes = append(s.Notes, msg)
 	}
