@@ -22,6 +22,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	var topics multiFlag
 	fs.Var(&topics, "topic", "topic entity `ID` to start from (repeatable); without it entities are linked from the question")
 	asJSON := fs.Bool("json", false, "print the answer and its whole trace as JSON")
+	cacheFlags := addLLMCacheFlags(fs)
 	serverURL := fs.String("server", "", "ask a running parog serve at `URL` instead of a local engine (bearer key from PAROG_API_KEY)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -40,7 +41,12 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if cfg.LLM.Reasoner.BaseURL == "" {
 		return errNoReasoner
 	}
-	a, err := openApp(ctx, cfg, cf.baseDir(), env)
+	cache, err := cacheFlags.open()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = closeCache(cache, env.Stderr) }()
+	a, err := openApp(ctx, cfg, cf.baseDir(), env, cacheOptions(cache)...)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,12 @@ questions shipped with the demo KG.
 
 --rate limits requests per second to the LLM endpoints over the whole run
 (retries included). Each role's own llm.<role>.concurrency setting also caps
-calls in flight; raise it with --set when --concurrency is larger.`
+calls in flight; raise it with --set when --concurrency is larger.
+
+--llm-cache DIR records every model request and reply (a resumed run reuses
+them, the interrupted question's included); --llm-replay DIR answers every
+request from such a recording without the network, so a published results
+file and its cache reproduce the run exactly at no cost.`
 
 type evalRunFlags struct {
 	cfg         *configFlags
@@ -66,6 +71,7 @@ type evalRunFlags struct {
 	retryFailed bool
 	noProgress  bool
 	noSync      bool
+	cache       *llmCacheFlags
 }
 
 func runEval(ctx context.Context, env *Env, args []string) error {
@@ -93,6 +99,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&f.retryFailed, "retry-failed", false, "on resume, run again the questions whose last result is an error")
 	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress bar")
 	fs.BoolVar(&f.noSync, "no-fsync", false, "do not fsync each result line (faster; a power loss may lose lines)")
+	f.cache = addLLMCacheFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -150,7 +157,12 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	}
 	warnConcurrency(env.Stderr, cfg, f.concurrency)
 	warnGreedySeeds(env.Stderr, cfg, len(seeds))
-	httpc := newRateLimitedHTTP(f.rate, f.burst, f.concurrency)
+	cache, err := f.cache.open()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = closeCache(cache, env.Stderr) }()
+	httpc := cachedHTTP(cache, newRateLimitedHTTP(f.rate, f.burst, f.concurrency))
 	a, err := openApp(ctx, cfg, f.cfg.baseDir(), env, llm.WithHTTPClient(httpc))
 	if err != nil {
 		return err

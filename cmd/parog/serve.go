@@ -19,8 +19,9 @@ func init() {
 // app and serves until ctx is done (SIGINT, SIGTERM), then drains in-flight
 // requests for server.shutdown_grace.
 func runServe(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "serve", "--config FILE [--addr HOST:PORT] [--files DIR] [--set key=value ...]")
+	fs := newFlags(env, "serve", "--config FILE [--addr HOST:PORT] [--files DIR] [--llm-cache DIR | --llm-replay DIR] [--set key=value ...]")
 	cf := addConfigFlags(fs)
+	cacheFlags := addLLMCacheFlags(fs)
 	addr := fs.String("addr", "", "listen address `HOST:PORT` (overrides server.addr, default 127.0.0.1:8080; port 0 picks a free port)")
 	files := fs.String("files", "", "directory of saved traces and results files the trace viewer (at /) may open by path")
 	if err := parseFlags(fs, args); err != nil {
@@ -41,7 +42,12 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err := server.CheckConfig(cfg.Server, env.Getenv); err != nil {
 		return err
 	}
-	a, err := openApp(ctx, cfg, cf.baseDir(), env)
+	cache, err := cacheFlags.open()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = closeCache(cache, env.Stderr) }()
+	a, err := openApp(ctx, cfg, cf.baseDir(), env, cacheOptions(cache)...)
 	if err != nil {
 		return err
 	}

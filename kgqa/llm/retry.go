@@ -112,7 +112,8 @@ func (f *failure) Unwrap() error { return f.err }
 // classify decides whether an attempt may be retried: 429, 5xx, connection
 // errors and unreadable 2xx bodies may; other statuses, bodies over the cap
 // (the endpoint would most likely send the same again) and requests that
-// were never sent (refused by go-openai's own checks) may not.
+// were never sent (refused by go-openai's own checks) and errors that say
+// they are permanent (Permanent() bool, as a replay miss) may not.
 func classify(err error, a *attempt, now time.Time) *failure {
 	f := &failure{status: a.status, err: err}
 	var apiErr *openai.APIError
@@ -123,8 +124,12 @@ func classify(err error, a *attempt, now time.Time) *failure {
 	case errors.As(err, &reqErr) && reqErr.HTTPStatusCode != 0:
 		f.status = reqErr.HTTPStatusCode
 	}
+	var perm interface{ Permanent() bool }
 	switch {
 	case !a.sent, errors.Is(err, ErrReplyTooLarge):
+		f.retryable = false
+	case errors.As(err, &perm) && perm.Permanent():
+		// A transport layer that knows no retry can help (a replay miss).
 		f.retryable = false
 	case f.status == http.StatusTooManyRequests || f.status >= 500:
 		f.retryable = true
