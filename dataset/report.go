@@ -298,6 +298,20 @@ func seedCount(rs []Result) int {
 	return len(seeds)
 }
 
+// Rescore scores a run of ours again against g's questions (matched by
+// id); a PoG run, scored when it was read, is returned as it is.
+func Rescore(run ResultSet, g Gold) ResultSet {
+	if run.Format != "parog" || len(g.Questions) == 0 {
+		return run
+	}
+	byID := make(map[string]*Question, len(g.Questions))
+	for i := range g.Questions {
+		byID[g.Questions[i].ID] = &g.Questions[i]
+	}
+	run.Results = rescore(run.Results, byID, g.Scorer)
+	return run
+}
+
 // rescore scores our results again against the given gold questions (an
 // alias file may have been added since the run).
 func rescore(rs []Result, byID map[string]*Question, s Scorer) []Result {

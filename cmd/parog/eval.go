@@ -20,12 +20,13 @@ import (
 )
 
 func init() {
-	register(command{Name: "eval", Summary: "run the engine over a benchmark (resumable) and report Hits@1; `eval report` summarises results", Run: runEval})
+	register(command{Name: "eval", Summary: "run the engine over a benchmark (resumable) and report Hits@1; `eval report` summarises results, `eval diff` compares two runs", Run: runEval})
 }
 
 const evalSynopsis = `--config FILE --dataset cwq|webqsp|grailqa|demo [--input FILE] --out results.jsonl [flags]
        parog eval merge --out merged.jsonl shard*.jsonl [--dataset D --input FILE]
        parog eval report results.jsonl [more.jsonl ...] [--dataset D --input FILE] [--md FILE] [--json FILE]
+       parog eval diff A.jsonl B.jsonl [--dataset D --input FILE] [--md FILE] [--json FILE]
 
 Runs every selected question through the engine and appends one JSON line per
 (question, seed) to --out as it finishes. Re-running the same command resumes:
@@ -77,6 +78,9 @@ type evalRunFlags struct {
 func runEval(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 && args[0] == "report" {
 		return runEvalReport(ctx, env, args[1:])
+	}
+	if len(args) > 0 && args[0] == "diff" {
+		return runEvalDiff(ctx, env, args[1:])
 	}
 	if len(args) > 0 && args[0] == "merge" {
 		return runEvalMerge(ctx, env, args[1:])
