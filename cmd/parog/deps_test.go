@@ -23,7 +23,7 @@ const module = "github.com/parog/parog-go/"
 // kgqa/kg/backend and only kgqa/kg/adapters knows them all.
 var layers = map[string][]string{
 	"cmd/parog": {"dataset", "dataset/oracle", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/kg",
-		"kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/prompts", "kgqa/server", "kgqa/sharedcache", "sparql2plan"},
+		"kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/prompts", "kgqa/server", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
 	"dataset":                    {"kgqa", "kgqa/config", "kgqa/kg", "kgqa/kg/adapters", "kgqa/llm", "kgqa/ui"},
 	"dataset/oracle":             {"dataset", "kgqa", "kgqa/config", "kgqa/kg", "kgqa/llm", "kgqa/prompts", "sparql2plan"},
@@ -45,6 +45,7 @@ var layers = map[string][]string{
 	"kgqa/kgqatest":              {"kgqa", "kgqa/kg", "kgqa/kg/demokg", "kgqa/lexicon", "kgqa/llm", "kgqa/llm/llmtest", "refine"},
 	"kgqa/lexicon":               {},
 	"kgqa/llm":                   {"kgqa/config"},
+	"kgqa/llm/llmcache":          {},
 	"kgqa/llm/llmtest":           {},
 	"kgqa/prompts":               {"kgqa/kg", "kgqa/llm"},
 	"kgqa/server":                {"kgqa", "kgqa/api", "kgqa/config", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/ui"},
