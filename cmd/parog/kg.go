@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -38,7 +37,7 @@ Example: parog kg relations --config configs/demo.yaml m.0f8l9c
 type kgSub struct {
 	synopsis string
 	nargs    int
-	run      func(ctx context.Context, g kg.Graph, w io.Writer, args []string, o *kgOpts) error
+	run      func(ctx context.Context, g kg.Graph, env *Env, args []string, o *kgOpts) error
 }
 
 type kgOpts struct {
@@ -101,7 +100,7 @@ func runKG(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer func() { _ = g.Close() }()
-	err = sub.run(ctx, g, env.Stdout, pos, o)
+	err = sub.run(ctx, g, env, pos, o)
 	var ide *kg.IDError
 	if errors.As(err, &ide) {
 		return usageError("%v", err)
@@ -129,10 +128,14 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func kgRelations(ctx context.Context, g kg.Graph, w io.Writer, args []string, _ *kgOpts) error {
+func kgRelations(ctx context.Context, g kg.Graph, env *Env, args []string, _ *kgOpts) error {
+	w := env.Stdout
 	rels, err := g.Relations(ctx, args[0])
 	if err != nil {
 		return err
+	}
+	if len(rels) == 0 {
+		fmt.Fprintf(env.Stderr, "parog kg relations: nothing found: %s has no relations (or is not in the KG)\n", args[0])
 	}
 	d := g.Dialect()
 	for _, r := range rels {
@@ -141,7 +144,8 @@ func kgRelations(ctx context.Context, g kg.Graph, w io.Writer, args []string, _ 
 	return nil
 }
 
-func kgNeighbors(ctx context.Context, g kg.Graph, w io.Writer, args []string, o *kgOpts) error {
+func kgNeighbors(ctx context.Context, g kg.Graph, env *Env, args []string, o *kgOpts) error {
+	w := env.Stdout
 	rel := kg.Relation{ID: args[1], Dir: kg.Out}
 	if o.incoming {
 		rel.Dir = kg.In
@@ -149,6 +153,9 @@ func kgNeighbors(ctx context.Context, g kg.Graph, w io.Writer, args []string, o 
 	facts, err := g.Neighbors(ctx, args[0], rel, o.limit)
 	if err != nil {
 		return err
+	}
+	if len(facts) == 0 {
+		fmt.Fprintf(env.Stderr, "parog kg neighbors: nothing found: no %s facts of %s along %s\n", rel.Dir, args[0], rel.ID)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, f := range facts {
@@ -169,7 +176,8 @@ func kgNeighbors(ctx context.Context, g kg.Graph, w io.Writer, args []string, o 
 	return tw.Flush()
 }
 
-func kgName(ctx context.Context, g kg.Graph, w io.Writer, args []string, _ *kgOpts) error {
+func kgName(ctx context.Context, g kg.Graph, env *Env, args []string, _ *kgOpts) error {
+	w := env.Stdout
 	n, err := g.Name(ctx, args[0])
 	if err != nil {
 		return err
@@ -181,10 +189,14 @@ func kgName(ctx context.Context, g kg.Graph, w io.Writer, args []string, _ *kgOp
 	return nil
 }
 
-func kgSearch(ctx context.Context, g kg.Graph, w io.Writer, args []string, o *kgOpts) error {
+func kgSearch(ctx context.Context, g kg.Graph, env *Env, args []string, o *kgOpts) error {
+	w := env.Stdout
 	es, err := g.Search(ctx, args[0], o.limit)
 	if err != nil {
 		return err
+	}
+	if len(es) == 0 {
+		fmt.Fprintf(env.Stderr, "parog kg search: nothing found: no entity is named %q\n", args[0])
 	}
 	for _, e := range es {
 		fmt.Fprintf(w, "%s\t%s\n", e.ID, e.Name)
@@ -192,7 +204,8 @@ func kgSearch(ctx context.Context, g kg.Graph, w io.Writer, args []string, o *kg
 	return nil
 }
 
-func kgQuery(ctx context.Context, g kg.Graph, w io.Writer, args []string, _ *kgOpts) error {
+func kgQuery(ctx context.Context, g kg.Graph, env *Env, args []string, _ *kgOpts) error {
+	w := env.Stdout
 	res, err := g.Select(ctx, args[0])
 	if err != nil {
 		return err

@@ -31,8 +31,13 @@ func TestKGCommands(t *testing.T) {
 			"in  location.adjoining_relationship.adjoins / [m.0cvt001] / ^location.location.adjoin_s  m.0f8l9c  France\n" +
 				"in  location.adjoining_relationship.adjoins / [m.0cvt008] / ^location.location.adjoin_s  m.059j2   Netherlands\n" +
 				"in  location.adjoining_relationship.adjoins / [m.0cvt010] / ^location.location.adjoin_s  m.0154j   Belgium\n", ""},
+		{"relations of an entity not in the KG", []string{"relations", "--config", cfg, "m.0zzzzzz"}, 0,
+			"", "parog kg relations: nothing found: m.0zzzzzz has no relations (or is not in the KG)\n"},
+		{"neighbors none", []string{"neighbors", "--config", cfg, "m.0f8l9c", "aviation.airport.serves"}, 0,
+			"", "parog kg neighbors: nothing found: no out facts of m.0f8l9c along aviation.airport.serves\n"},
 		{"name", []string{"name", "--config", cfg, "m.0f8l9c"}, 0, "France\n", ""},
 		{"search ignores case", []string{"search", "--config", cfg, "lou seal"}, 0, "m.0wzbt\tLou Seal\n", ""},
+		{"search finds nothing", []string{"search", "--config", cfg, "Atlantis"}, 0, "", "parog kg search: nothing found: no entity is named \"Atlantis\"\n"},
 		{"query", []string{"query", "--config", cfg, "SELECT ?d WHERE { <http://rdf.freebase.com/ns/m.0ds8qct> <http://rdf.freebase.com/ns/time.event.end_date> ?d }"}, 0,
 			"d\n2014-10-29^^http://www.w3.org/2001/XMLSchema#date\n", ""},
 		{"malformed id", []string{"relations", "--config", cfg, "m.0f8l9c> ?p"}, 2, "", "parog kg: kg: invalid freebase entity id \"m.0f8l9c> ?p\"\n"},

@@ -132,7 +132,8 @@ func (c *Client) Plan(ctx context.Context, question string) (*PlanResponse, erro
 	return &out, nil
 }
 
-// Entity returns an entity's name and relations.
+// Entity returns an entity's name and relations; an id the KG has
+// neither for is an *Error with status 404.
 func (c *Client) Entity(ctx context.Context, id string) (*EntityResponse, error) {
 	var out EntityResponse
 	if err := c.do(ctx, http.MethodGet, "/v1/entities/"+url.PathEscape(id), nil, &out); err != nil {

@@ -40,11 +40,14 @@ func TestEndpoints(t *testing.T) {
 			assert.Equal(t, "France", b.Name)
 			assert.Contains(t, b.Relations, kgRel("location.country.capital", "out"))
 		}},
-		{"unknown entity has no name", "GET", "/v1/entities/m.0zzzzzz", 200, func(t *testing.T, r reply) {
+		{"entity not in the KG", "GET", "/v1/entities/m.0zzzzzz", 404, func(t *testing.T, r reply) {
+			assert.Equal(t, "entity m.0zzzzzz is not in the knowledge graph", r.errorBody(t).Error)
+		}},
+		{"mediator node: no name, but relations", "GET", "/v1/entities/m.0g8ct0", 200, func(t *testing.T, r reply) {
 			var b api.EntityResponse
 			r.json(t, &b)
 			assert.Equal(t, "", b.Name)
-			assert.Empty(t, b.Relations)
+			assert.Contains(t, b.Relations, kgRel("location.adjoining_relationship.adjoins", "out"))
 		}},
 		{"malformed entity id", "GET", "/v1/entities/" + url.PathEscape("m.0f8l9c> ?p ?o"), 400, func(t *testing.T, r reply) {
 			assert.Contains(t, r.errorBody(t).Error, "not a freebase entity id")

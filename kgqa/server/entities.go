@@ -15,7 +15,8 @@ import (
 	"github.com/parog/parog-go/kgqa/kg"
 )
 
-// entity serves GET /v1/entities/{id}: the entity's name and relations.
+// entity serves GET /v1/entities/{id}: the entity's name and relations,
+// or 404 when the KG has neither.
 func (s *Server) entity(c *gin.Context) {
 	id := c.Param("id")
 	d := s.graph.Dialect()
@@ -33,6 +34,12 @@ func (s *Server) entity(c *gin.Context) {
 	rels, err := s.graph.Relations(ctx, id)
 	if err != nil {
 		s.fail(c, err)
+		return
+	}
+	if name == "" && len(rels) == 0 {
+		// Well formed but absent: nothing names it and no edge touches it.
+		// A mediator node has no name but has relations, and is found.
+		s.fail(c, errorf(http.StatusNotFound, "entity %s is not in the knowledge graph", id))
 		return
 	}
 	resp := api.EntityResponse{ID: id, Name: name, Relations: rels}
