@@ -69,7 +69,7 @@ func Run(ctx context.Context, opts RunOptions) (*Stats, error) {
 	stats := NewStats()
 	stats.MinConsistency = opts.MinConsistency
 	dedup := NewDeduper()
-	done, err := resumeState(opts.Out, dedup)
+	done, err := resumeState(opts.Out, dedup, stats)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +95,10 @@ func Run(ctx context.Context, opts RunOptions) (*Stats, error) {
 	werr := g.Wait()
 	if derr != nil {
 		return stats, derr
+	}
+	if werr == nil && stats.Input == 0 {
+		return stats, fmt.Errorf("sparql2plan: %s: no question parses as %s (%d malformed records): is it a %s file?",
+			opts.Input, opts.Format, stats.Malformed, opts.Format)
 	}
 	return stats, werr
 }
@@ -155,16 +159,15 @@ func (r *runner) question(q dataset.Question) error {
 }
 
 // convert counts q and returns its conversion, or nil when q was written
-// by an earlier run, does not convert, or repeats an earlier question.
+// by an earlier run, does not convert, or repeats an earlier question. A
+// question an earlier run wrote is converted again (conversion is cheap and
+// deterministic) so that a resumed run's figures cover every question, as
+// one uninterrupted run's would.
 func (r *runner) convert(q dataset.Question) *Conversion {
 	stats := r.w.stats
 	r.w.mu.Lock()
 	defer r.w.mu.Unlock()
 	stats.Input++
-	if r.done[q.ID] {
-		stats.Resumed++
-		return nil
-	}
 	c, err := Convert(q)
 	if err != nil {
 		stats.AddFailure(err)
@@ -172,6 +175,10 @@ func (r *runner) convert(q dataset.Question) *Conversion {
 	}
 	agree, checked := LabelAgrees(q.Source, q.Label, c.Plan)
 	stats.AddConversion(c, q.Label, agree, checked)
+	if r.done[q.ID] {
+		stats.Resumed++
+		return nil
+	}
 	if r.dedup.Seen(q.ID, q.Text) {
 		stats.Duplicates++
 		return nil
@@ -214,9 +221,10 @@ func (w *recordWriter) write(q dataset.Question, c *Conversion, tr *TeacherRende
 	return nil
 }
 
-// resumeState reads the ids and questions already written to path, and
-// cuts a torn last line (a crash mid-write) so appends stay readable.
-func resumeState(path string, dedup *Deduper) (map[string]bool, error) {
+// resumeState reads the ids and questions already written to path, counts
+// those records in stats, and cuts a torn last line (a crash mid-write) so
+// appends stay readable.
+func resumeState(path string, dedup *Deduper, stats *Stats) (map[string]bool, error) {
 	done := map[string]bool{}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -234,15 +242,13 @@ func resumeState(path string, dedup *Deduper) (map[string]bool, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for line := 1; sc.Scan(); line++ {
-		var r struct {
-			ID       string `json:"id"`
-			Question string `json:"question"`
-		}
+		var r Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.ID == "" {
 			return nil, fmt.Errorf("sparql2plan: %s line %d is not a record; refusing to append to it", path, line)
 		}
 		done[r.ID] = true
 		dedup.Seen(r.ID, r.Question)
+		stats.addFileRecord(&r)
 	}
 	return done, sc.Err()
 }

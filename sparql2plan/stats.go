@@ -28,7 +28,13 @@ type Stats struct {
 	Converted int `json:"converted"`
 	// Written counts records written this run.
 	Written int `json:"written"`
-	// Resumed counts questions skipped because --out already had them.
+	// Records counts the records in the output file after the run: those
+	// an earlier run wrote and this run's. Renderings and the teacher
+	// figures count the same records, so a resumed run reports on the
+	// whole file.
+	Records int `json:"records"`
+	// Resumed counts input questions whose record an earlier run wrote;
+	// they are converted again for the figures above, not written again.
 	Resumed int `json:"resumed"`
 	// Duplicates counts records dropped as duplicates.
 	Duplicates int `json:"duplicates"`
@@ -126,6 +132,13 @@ func (s *Stats) AddConversion(c *Conversion, label string, agree, checked bool) 
 // AddRecord counts a written record.
 func (s *Stats) AddRecord(r *Record) {
 	s.Written++
+	s.addFileRecord(r)
+}
+
+// addFileRecord counts a record of the output file, written by this run
+// or an earlier one.
+func (s *Stats) addFileRecord(r *Record) {
+	s.Records++
 	s.Renderings[r.Rendering]++
 	if r.Renderings.TeacherError != "" {
 		s.TeacherFailures++
@@ -152,8 +165,8 @@ func Rate(a, b int) float64 {
 func (s *Stats) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# sparql2plan report\n\n")
-	fmt.Fprintf(&b, "| | count |\n|---|---|\n| input questions | %d |\n| malformed records | %d |\n| converted | %d (%.2f%%) |\n| records written | %d |\n| resumed (already in output) | %d |\n| duplicates dropped | %d |\n\n",
-		s.Input, s.Malformed, s.Converted, 100*Rate(s.Converted, s.Input), s.Written, s.Resumed, s.Duplicates)
+	fmt.Fprintf(&b, "| | count |\n|---|---|\n| input questions | %d |\n| malformed records | %d |\n| converted | %d (%.2f%%) |\n| records written | %d |\n| records in the output file | %d |\n| resumed (already in output) | %d |\n| duplicates dropped | %d |\n\n",
+		s.Input, s.Malformed, s.Converted, 100*Rate(s.Converted, s.Input), s.Written, s.Records, s.Resumed, s.Duplicates)
 	s.typesMarkdown(&b)
 	fmt.Fprintf(&b, "\n## Subgoals per question\n\n| subgoals | questions |\n|---|---|\n")
 	for _, n := range sortedInts(s.Subgoals) {

@@ -140,6 +140,12 @@ func TestRunTeacherResume(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 4, st.Resumed)
 	assert.Equal(t, 2, st.Written)
+	assert.Equal(t, 6, st.Records, "the report covers the whole output file")
+	rendered := 0
+	for _, n := range st.Renderings {
+		rendered += n
+	}
+	assert.Equal(t, 6, rendered, "renderings of the whole output file")
 	assert.Equal(t, int64(16), calls.Load(), "only the two unfinished questions call the teacher")
 	f, err := os.Open(out)
 	require.NoError(t, err)

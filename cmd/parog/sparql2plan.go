@@ -83,8 +83,8 @@ func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 	if opts.Teacher != nil {
 		fmt.Fprintf(env.Stdout, "back-translation: %d records below consistency %.2f dropped, mean consistency %.3f\n", stats.Inconsistent, *minCons, stats.MeanConsistency)
 	}
-	fmt.Fprintf(env.Stdout, "converted %d of %d questions (%.2f%%), wrote %d records, resumed %d, duplicates %d, malformed %d; label agreement %d of %d (%.2f%%) by containment, %d of %d (%.2f%%) by primary type\n",
-		stats.Converted, stats.Input-stats.Resumed, 100*sparql2plan.Rate(stats.Converted, stats.Input-stats.Resumed), stats.Written, stats.Resumed,
+	fmt.Fprintf(env.Stdout, "converted %d of %d questions (%.2f%%), wrote %d records (%d in %s, %d resumed), duplicates %d, malformed %d; label agreement %d of %d (%.2f%%) by containment, %d of %d (%.2f%%) by primary type\n",
+		stats.Converted, stats.Input, 100*sparql2plan.Rate(stats.Converted, stats.Input), stats.Written, stats.Records, *out, stats.Resumed,
 		stats.Duplicates, stats.Malformed, stats.LabelAgreed, stats.LabelChecked, 100*sparql2plan.Rate(stats.LabelAgreed, stats.LabelChecked),
 		stats.PrimaryAgreed, stats.PrimaryChecked, 100*sparql2plan.Rate(stats.PrimaryAgreed, stats.PrimaryChecked))
 	if *report != "" {

@@ -98,11 +98,24 @@ func TestSPARQL2PlanCLI(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "| comparative | 1 | 50.00% | 4.49% |")
 
-	// Resume: a second run writes nothing new and says so.
-	code, stdout, stderr = runParog(t, nil, "sparql2plan", "--format", "cwq", "--input", in, "--out", out)
+	// Resume: a second run writes nothing new, says so, and its report
+	// covers the whole output file: the first run's, but for what this
+	// run wrote and resumed.
+	code, stdout, stderr = runParog(t, nil, "sparql2plan", "--format", "cwq", "--input", in, "--out", out, "--report", report)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "wrote 0 records, resumed 2")
+	assert.Contains(t, stdout, "converted 2 of 3 questions (66.67%), wrote 0 records (2 in "+out+", 2 resumed)")
 	assert.Len(t, readRecords(t, out), 2)
+	b2, err := os.ReadFile(report)
+	require.NoError(t, err)
+	var first, second map[string]any
+	require.NoError(t, json.Unmarshal(b, &first))
+	require.NoError(t, json.Unmarshal(b2, &second))
+	assert.Equal(t, []any{2.0, 0.0, 2.0, 2.0}, []any{first["written"], first["resumed"], second["resumed"], second["records"]})
+	for _, k := range []string{"written", "resumed"} {
+		delete(first, k)
+		delete(second, k)
+	}
+	assert.Equal(t, first, second)
 
 	// A torn last line (a crash mid-write) is cut, and the lost record is
 	// written again.
@@ -112,7 +125,7 @@ func TestSPARQL2PlanCLI(t *testing.T) {
 	require.NoError(t, os.WriteFile(out, []byte(lines[0]+lines[1][:20]), 0o644))
 	code, stdout, stderr = runParog(t, nil, "sparql2plan", "--format", "cwq", "--input", in, "--out", out)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "wrote 1 records, resumed 1")
+	assert.Contains(t, stdout, "wrote 1 records (2 in "+out+", 1 resumed)")
 	assert.Len(t, readRecords(t, out), 2)
 }
 
@@ -128,6 +141,8 @@ func TestSPARQL2PlanCLIBadInput(t *testing.T) {
 	out := filepath.Join(dir, "sft.jsonl")
 	notJSON := filepath.Join(dir, "bad_dev.json")
 	require.NoError(t, os.WriteFile(notJSON, []byte("{not json"), 0o644))
+	empty := filepath.Join(dir, "empty.json")
+	require.NoError(t, os.WriteFile(empty, []byte("[]"), 0o644))
 	notRecords := filepath.Join(dir, "notrecords.jsonl")
 	require.NoError(t, os.WriteFile(notRecords, []byte("hello\n"), 0o644))
 	cases := []struct {
@@ -141,6 +156,7 @@ func TestSPARQL2PlanCLIBadInput(t *testing.T) {
 		{"bad concurrency", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out, "--concurrency", "0"}, 2, "--concurrency must be >= 1"},
 		{"missing input", []string{"sparql2plan", "--format", "cwq", "--input", filepath.Join(dir, "nope_test.json"), "--out", out}, 1, "no such file"},
 		{"input not JSON", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out}, 1, "want a JSON array of questions"},
+		{"no question", []string{"sparql2plan", "--format", "cwq", "--split", "train", "--input", empty, "--out", out}, 1, "no question parses as cwq (0 malformed records)"},
 		{"output not records", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", notRecords}, 1, "refusing to append"},
 		{"split unknown", []string{"sparql2plan", "--format", "cwq", "--input", notRecords, "--out", out}, 2, "give --split train, dev or test"},
 		{"bad split", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out, "--split", "holdout"}, 2, "want train, dev or test"},
@@ -154,4 +170,21 @@ func TestSPARQL2PlanCLIBadInput(t *testing.T) {
 			assert.Contains(t, lines[len(lines)-1], tc.msg, "the error is the last line")
 		})
 	}
+}
+
+// TestSPARQL2PlanWrongFormat passes the shared GrailQA sample as CWQ:
+// every record is malformed, so the run fails instead of reporting a
+// conversion of nothing.
+func TestSPARQL2PlanWrongFormat(t *testing.T) {
+	const grailQA = "../../../shared/data/grailqa_sample.json"
+	if _, err := os.Stat(grailQA); err != nil {
+		t.Skipf("SKIPPING: %s is missing: %v", grailQA, err)
+	}
+	out := filepath.Join(t.TempDir(), "sft.jsonl")
+	code, stdout, stderr := runParog(t, nil, "sparql2plan", "--format", "cwq", "--split", "train", "--input", grailQA, "--out", out, "--report", out+".json")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, stdout)
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	assert.Regexp(t, `^parog sparql2plan: sparql2plan: .*grailqa_sample.json: no question parses as cwq \(\d+ malformed records\): is it a cwq file\?$`, lines[len(lines)-1])
+	assert.NoFileExists(t, out+".json", "no report of nothing")
 }
