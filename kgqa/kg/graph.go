@@ -39,6 +39,11 @@ const xsdNS = "http://www.w3.org/2001/XMLSchema#"
 const (
 	maxMediators     = 200
 	mediatorsPerCall = 50
+	// maxExpansionRows caps the rows of one mediator or statement query.
+	// It is no fact limit (rows include noise relations and the way back
+	// to the head, and Neighbors cuts facts to its limit itself), only a
+	// bound on what a node with unexpectedly many edges can cost.
+	maxExpansionRows = 10_000
 	maxSearchLimit   = 100
 )
 
@@ -138,7 +143,12 @@ func dirRank(d Direction) int {
 	return 1
 }
 
-// Neighbors implements Graph.
+// Neighbors implements Graph. The limit counts facts as returned, after
+// mediator and statement expansion. A mediator tail is no fact but leads to
+// several (or to none, when its only other edge leads back to the head), so
+// the tails along rel are read in a window that starts at limit and doubles,
+// up to the store's neighbor limit, until the window's tails give limit
+// facts or there are no more tails.
 func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit int) ([]Fact, error) {
 	if err := s.d.checkEntity(id); err != nil {
 		return nil, err
@@ -147,9 +157,25 @@ func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit in
 		return nil, err
 	}
 	limit = clampLimit(limit, s.neighborLimit)
-	t, err := s.run(ctx, neighborsQuery(s.d.v, id, rel, limit))
+	for window := limit; ; window = min(2*window, s.neighborLimit) {
+		facts, tails, err := s.neighborWindow(ctx, id, rel, window)
+		if err != nil {
+			return nil, err
+		}
+		if len(facts) >= limit || tails < window || window >= s.neighborLimit {
+			sortFacts(facts)
+			return facts[:min(limit, len(facts))], nil
+		}
+	}
+}
+
+// neighborWindow reads the first window tails along rel (in term order, so
+// every backend reads the same ones) and returns their facts, mediators and
+// statements expanded, and the number of tails read.
+func (s *store) neighborWindow(ctx context.Context, id string, rel Relation, window int) ([]Fact, int, error) {
+	t, err := s.run(ctx, neighborsQuery(s.d.v, id, rel, window))
 	if err != nil {
-		return nil, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
+		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
 	}
 	head := Term{ID: id}
 	var facts []Fact
@@ -163,7 +189,7 @@ func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit in
 		facts = append(facts, Fact{Head: head, Path: []string{rel.ID}, Dir: rel.Dir, Tail: tail})
 	}
 	if err := s.fillNames(ctx, facts); err != nil {
-		return nil, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
+		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
 	}
 	var more []Fact
 	switch s.d.v.expansion {
@@ -178,19 +204,14 @@ func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit in
 			kept = append(kept, f)
 		}
 		facts = kept
-		more, err = s.expand(ctx, id, rel, mediators, limit)
+		more, err = s.expand(ctx, id, rel, mediators)
 	case expandQualifier:
-		more, err = s.statements(ctx, id, rel, facts, limit)
+		more, err = s.statements(ctx, id, rel, facts)
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	facts = append(facts, more...)
-	sortFacts(facts)
-	if len(facts) > limit {
-		facts = facts[:limit]
-	}
-	return facts, nil
+	return append(facts, more...), len(t.Rows), nil
 }
 
 // fillNames sets the names of the entity tails of facts, in chunks of
@@ -226,13 +247,13 @@ func (s *store) fillNames(ctx context.Context, facts []Fact) error {
 }
 
 // expand reads two-hop facts through Freebase mediators.
-func (s *store) expand(ctx context.Context, id string, rel Relation, mediators []string, limit int) ([]Fact, error) {
+func (s *store) expand(ctx context.Context, id string, rel Relation, mediators []string) ([]Fact, error) {
 	if len(mediators) > maxMediators {
 		mediators = mediators[:maxMediators]
 	}
 	var facts []Fact
 	for chunk := range slices.Chunk(mediators, mediatorsPerCall) {
-		t, err := s.run(ctx, mediatorQuery(s.d.v, id, chunk, limit))
+		t, err := s.run(ctx, mediatorQuery(s.d.v, id, chunk))
 		if err != nil {
 			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 		}

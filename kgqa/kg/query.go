@@ -87,7 +87,8 @@ func relationsQuery(v vocab, id string) string {
 		"} LIMIT " + strconv.Itoa(maxRelationRows)
 }
 
-// neighborsQuery lists the terms one hop from id along rel.
+// neighborsQuery lists the first limit terms one hop from id along rel, in
+// term order so that every backend keeps the same ones.
 func neighborsQuery(v vocab, id string, rel Relation, limit int) string {
 	pattern := v.entity(id) + " " + v.relation(rel.ID) + " ?t ."
 	if rel.Dir == In {
@@ -95,7 +96,7 @@ func neighborsQuery(v vocab, id string, rel Relation, limit int) string {
 	}
 	return "SELECT DISTINCT ?t WHERE {\n" +
 		"  " + pattern + "\n" +
-		"} LIMIT " + strconv.Itoa(limit)
+		"} ORDER BY ?t LIMIT " + strconv.Itoa(limit)
 }
 
 // bySubject renders one UNION branch per subject, binding ?s to it, so that
@@ -125,7 +126,7 @@ func namesQuery(v vocab, ids []string) string {
 // directions (?d is "out" when the mediator is the subject), except those
 // leading back to the head: the edge the head reached the mediator by is
 // one of them, and any other would make a fact from the head to itself.
-func mediatorQuery(v vocab, head string, mediators []string, limit int) string {
+func mediatorQuery(v vocab, head string, mediators []string) string {
 	var b strings.Builder
 	for i, id := range mediators {
 		if i > 0 {
@@ -137,7 +138,7 @@ func mediatorQuery(v vocab, head string, mediators []string, limit int) string {
 	}
 	return "SELECT DISTINCT ?m ?r ?t ?d WHERE {\n  {\n" + b.String() + "\n  }\n" +
 		"  FILTER(?t != " + v.entity(head) + ")\n" +
-		"} LIMIT " + strconv.Itoa(limit)
+		"} LIMIT " + strconv.Itoa(maxExpansionRows)
 }
 
 // Wikidata statement ranks (wikibase:rank); see notDeprecated.

@@ -143,7 +143,7 @@ func newFuzzTarget(t testing.TB, d Dialect, fullText bool) *fuzzTarget {
 	var ms []string
 	for i := range mediatorsPerCall {
 		ms = append(ms, fmt.Sprintf("m.0cvt%03d", i))
-		ft.ok[shapeOf(t, mediatorQuery(s.d.v, france, ms, 5))] = true
+		ft.ok[shapeOf(t, mediatorQuery(s.d.v, france, ms))] = true
 		ft.ok[shapeOf(t, namesQuery(s.d.v, ms))] = true
 	}
 	return ft

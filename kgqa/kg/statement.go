@@ -60,10 +60,10 @@ func (d *dialect) relationRow(pred, dir string) (Relation, bool) {
 // statements reads id's Wikidata statements about rel as facts through
 // their nodes (see the top of this file); truthy are the one-hop facts
 // along rel already found.
-func (s *store) statements(ctx context.Context, id string, rel Relation, truthy []Fact, limit int) ([]Fact, error) {
-	q := qualifierQuery(s.d.v, id, rel, limit)
+func (s *store) statements(ctx context.Context, id string, rel Relation, truthy []Fact) ([]Fact, error) {
+	q := qualifierQuery(s.d.v, id, rel, maxExpansionRows)
 	if rel.Dir == In {
-		q = incomingQualifierQuery(s.d.v, id, rel, limit)
+		q = incomingQualifierQuery(s.d.v, id, rel, maxExpansionRows)
 	}
 	t, err := s.run(ctx, q)
 	if err != nil {
