@@ -41,7 +41,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if cfg.LLM.Reasoner.BaseURL == "" {
 		return errNoReasoner
 	}
-	cache, err := cacheFlags.open()
+	cache, err := cacheFlags.open(ctx, cfg)
 	if err != nil {
 		return err
 	}

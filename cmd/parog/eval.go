@@ -161,7 +161,7 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	}
 	warnConcurrency(env.Stderr, cfg, f.concurrency)
 	warnGreedySeeds(env.Stderr, cfg, len(seeds))
-	cache, err := f.cache.open()
+	cache, err := f.cache.open(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err := server.CheckConfig(cfg.Server, env.Getenv); err != nil {
 		return err
 	}
-	cache, err := cacheFlags.open()
+	cache, err := cacheFlags.open(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,7 @@ package llmcache
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -129,6 +130,28 @@ type Cache struct {
 	dir                  string
 	mode                 Mode
 	hits, stored, misses atomic.Int64
+	// shared, when set, is consulted when the directory misses and
+	// receives every recorded entry, so eval workers and server replicas
+	// reuse each other's calls (sharedcache.Redis).
+	shared      Shared
+	closeShared func() error
+}
+
+// Shared is a store shared by processes. It reports a miss, and drops a
+// value, rather than fail.
+type Shared interface {
+	// Get returns the value stored under key, or false.
+	Get(ctx context.Context, key string) ([]byte, bool)
+	// Set stores value under key (or drops it).
+	Set(ctx context.Context, key string, value []byte)
+}
+
+// Share puts s behind the directory: a request the directory has not
+// recorded is looked up in s (and copied into the directory when found),
+// and every recorded entry is also stored in s. closeShared, when not nil,
+// is called by Close.
+func (c *Cache) Share(s Shared, closeShared func() error) {
+	c.shared, c.closeShared = s, closeShared
 }
 
 // Open opens (in ModeRecord, creating) the cache in dir.
@@ -149,9 +172,13 @@ func Open(dir string, mode Mode) (*Cache, error) {
 	return &Cache{db: db, dir: dir, mode: mode}, nil
 }
 
-// Close closes the store.
+// Close closes the store (and the shared store given to Share).
 func (c *Cache) Close() error {
-	if err := c.db.Close(); err != nil {
+	err := c.db.Close()
+	if c.closeShared != nil {
+		err = errors.Join(err, c.closeShared())
+	}
+	if err != nil {
 		return fmt.Errorf("llmcache: close: %w", err)
 	}
 	return nil
@@ -285,6 +312,9 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !ok {
+		e, ok = t.c.sharedLookup(r.Context(), key)
+	}
 	if ok {
 		t.c.hits.Add(1)
 		return e.response(r), nil
@@ -316,9 +346,29 @@ func (t *transport) record(r *http.Request, body []byte, key string, canon []byt
 		return nil, err
 	}
 	t.c.stored.Add(1)
+	if t.c.shared != nil {
+		if v, err := json.Marshal(e); err == nil {
+			t.c.shared.Set(r.Context(), keyPrefix+key, v)
+		}
+	}
 	resp.Body = io.NopCloser(bytes.NewReader(reply))
 	resp.ContentLength = int64(len(reply))
 	return resp, nil
+}
+
+// sharedLookup finds key in the shared store and copies it into the
+// directory, so the recording stays complete on its own.
+func (c *Cache) sharedLookup(ctx context.Context, key string) (Entry, bool) {
+	var e Entry
+	if c.shared == nil {
+		return e, false
+	}
+	v, ok := c.shared.Get(ctx, keyPrefix+key)
+	if !ok || json.Unmarshal(v, &e) != nil || e.Key != key {
+		return e, false
+	}
+	_ = c.Put(e) // the reply is in hand; a failed local copy only costs a later lookup
+	return e, true
 }
 
 // response makes the stored reply an *http.Response to r.
