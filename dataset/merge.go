@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,7 +90,7 @@ func Merge(inputs []MergeInput, opts MergeOptions) ([]Result, MergeReport, error
 }
 
 // ErrMerge is wrapped by errors about shards that do not merge cleanly.
-var ErrMerge = fmt.Errorf("dataset: merge")
+var ErrMerge = errors.New("dataset: merge")
 
 func orderMerged(merged map[Key]Result, opts MergeOptions, rep *MergeReport) []Result {
 	out := make([]Result, 0, len(merged))

@@ -11,6 +11,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/llm/llmcache"
 	"github.com/parog/parog-go/kgqa/server"
 	"github.com/parog/parog-go/kgqa/sharedcache"
 )
@@ -76,6 +77,15 @@ func (a *app) Close() error {
 		err = errors.Join(err, a.Shared.Close())
 	}
 	return err
+}
+
+// shareCalls shares the recorded model calls of c through the app's shared
+// cache (when cache.backend is redis), so eval workers and server replicas
+// reuse each other's calls. The one Redis connection serves both caches.
+func (a *app) shareCalls(c *llmcache.Cache) {
+	if c != nil && a.Shared != nil {
+		c.Share(a.Shared.Namespace("llm:"))
+	}
 }
 
 // openShared connects to the shared cache cfg.Cache names (nil without

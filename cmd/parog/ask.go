@@ -41,7 +41,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if cfg.LLM.Reasoner.BaseURL == "" {
 		return errNoReasoner
 	}
-	cache, err := cacheFlags.open(ctx, cfg)
+	cache, err := cacheFlags.open()
 	if err != nil {
 		return err
 	}
@@ -51,6 +51,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer func() { _ = a.Close() }()
+	a.shareCalls(cache)
 	eng := a.Engine
 	ans, askErr := eng.Ask(ctx, kgqa.Request{Question: pos[0], TopicEntities: topics})
 	if *asJSON {

@@ -161,7 +161,7 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	}
 	warnConcurrency(env.Stderr, cfg, f.concurrency)
 	warnGreedySeeds(env.Stderr, cfg, len(seeds))
-	cache, err := f.cache.open(ctx, cfg)
+	cache, err := f.cache.open()
 	if err != nil {
 		return err
 	}
@@ -172,6 +172,7 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 		return err
 	}
 	defer a.Close()
+	a.shareCalls(cache)
 	if err := a.preflight(ctx); err != nil {
 		return fmt.Errorf("eval: nothing written: %w", err)
 	}

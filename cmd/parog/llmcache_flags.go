@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
 
-	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmcache"
-	"github.com/parog/parog-go/kgqa/sharedcache"
 )
 
 // llmCacheFlags are --llm-cache and --llm-replay, shared by ask, eval and
@@ -26,32 +23,18 @@ func addLLMCacheFlags(fs *flag.FlagSet) *llmCacheFlags {
 	return f
 }
 
-// open opens the cache the flags name; nil when neither is given. With
-// cache.backend redis the recording is shared through Redis too, so eval
-// workers and server replicas reuse each other's model calls.
-func (f *llmCacheFlags) open(ctx context.Context, cfg config.Config) (*llmcache.Cache, error) {
-	var c *llmcache.Cache
-	var err error
+// open opens the cache the flags name; nil when neither is given. The
+// app shares it through Redis (app.shareCalls) when cache.backend is redis.
+func (f *llmCacheFlags) open() (*llmcache.Cache, error) {
 	switch {
 	case f.record != "" && f.replay != "":
 		return nil, usageError("give --llm-cache or --llm-replay, not both")
 	case f.record != "":
-		c, err = llmcache.Open(f.record, llmcache.ModeRecord)
+		return llmcache.Open(f.record, llmcache.ModeRecord)
 	case f.replay != "":
-		c, err = llmcache.Open(f.replay, llmcache.ModeReplay)
-	default:
-		return nil, nil
+		return llmcache.Open(f.replay, llmcache.ModeReplay)
 	}
-	if err != nil || cfg.Cache.Backend != "redis" {
-		return c, err
-	}
-	r, err := sharedcache.Open(ctx, cfg.Cache, "")
-	if err != nil {
-		_ = c.Close()
-		return nil, fmt.Errorf("llm cache: %w", err)
-	}
-	c.Share(r.Namespace("llm:"), r.Close)
-	return c, nil
+	return nil, nil
 }
 
 // cachedHTTP wraps base (a default client when nil) with cache c; with no

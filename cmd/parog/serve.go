@@ -42,7 +42,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err := server.CheckConfig(cfg.Server, env.Getenv); err != nil {
 		return err
 	}
-	cache, err := cacheFlags.open(ctx, cfg)
+	cache, err := cacheFlags.open()
 	if err != nil {
 		return err
 	}
@@ -52,6 +52,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer a.Close()
+	a.shareCalls(cache)
 	srv, err := server.New(cfg.Server, a.Graph,
 		server.WithEngine(a.Engine), server.WithLLMConfig(cfg.LLM), server.WithCapabilities(a.LLM.Capabilities),
 		server.WithBudgets(cfg.Engine), server.WithPinger(a.LLM),

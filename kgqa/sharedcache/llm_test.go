@@ -32,8 +32,8 @@ func TestModelCallsShared(t *testing.T) {
 		require.NoError(t, err)
 		r, err := sharedcache.Open(ctx, cacheConfig(rds.URL), "")
 		require.NoError(t, err)
-		c.Share(r.Namespace("llm:"), r.Close)
-		t.Cleanup(func() { _ = c.Close() })
+		c.Share(r.Namespace("llm:"))
+		t.Cleanup(func() { _ = c.Close(); _ = r.Close() })
 		cl, err := llm.New(config.LLM{Reasoner: config.Endpoint{BaseURL: model.URL(), Model: "scripted", Retries: 0, Timeout: 10e9, Concurrency: 2, MaxTokens: 64}},
 			llm.WithHTTPClient(&http.Client{Transport: c.Transport(nil)}))
 		require.NoError(t, err)

@@ -133,8 +133,7 @@ type Cache struct {
 	// shared, when set, is consulted when the directory misses and
 	// receives every recorded entry, so eval workers and server replicas
 	// reuse each other's calls (sharedcache.Redis).
-	shared      Shared
-	closeShared func() error
+	shared Shared
 }
 
 // Shared is a store shared by processes. It reports a miss, and drops a
@@ -148,11 +147,9 @@ type Shared interface {
 
 // Share puts s behind the directory: a request the directory has not
 // recorded is looked up in s (and copied into the directory when found),
-// and every recorded entry is also stored in s. closeShared, when not nil,
-// is called by Close.
-func (c *Cache) Share(s Shared, closeShared func() error) {
-	c.shared, c.closeShared = s, closeShared
-}
+// and every recorded entry is also stored in s. Call it before the first
+// request; s stays the caller's to close.
+func (c *Cache) Share(s Shared) { c.shared = s }
 
 // Open opens (in ModeRecord, creating) the cache in dir.
 func Open(dir string, mode Mode) (*Cache, error) {
@@ -172,13 +169,9 @@ func Open(dir string, mode Mode) (*Cache, error) {
 	return &Cache{db: db, dir: dir, mode: mode}, nil
 }
 
-// Close closes the store (and the shared store given to Share).
+// Close closes the store.
 func (c *Cache) Close() error {
-	err := c.db.Close()
-	if c.closeShared != nil {
-		err = errors.Join(err, c.closeShared())
-	}
-	if err != nil {
+	if err := c.db.Close(); err != nil {
 		return fmt.Errorf("llmcache: close: %w", err)
 	}
 	return nil
