@@ -91,32 +91,28 @@ func (r *run) execute(ctx context.Context, plan *Plan) error {
 	return r.conclude(ctx, plan)
 }
 
-// executeInOrder runs the needed subgoals one at a time in a fixed order:
-// the plan's order, each subgoal after those it needs. With one subgoal at a
-// time the order is then the same on every run, so the prompts are too (a
-// prompt shows the whole plan with what has been found so far), which a
-// replayed or sharded eval relies on.
+// executeInOrder runs the needed subgoals one at a time in a fixed order,
+// Plan.Order's: each subgoal after those it needs, ties in plan order. With
+// one subgoal at a time the order is then the same on every run, so the
+// prompts are too (a prompt shows the whole plan with what has been found
+// so far), which a replayed or sharded eval relies on.
 func (r *run) executeInOrder(ctx context.Context, plan *Plan, needed map[string]bool) error {
-	finished := map[string]bool{}
-	for len(finished) < len(needed) {
-		progressed := false
-		for _, s := range plan.Subgoals {
-			if !needed[s.ID] || finished[s.ID] || !allFinished(s.Needs, finished) {
-				continue
-			}
-			progressed = true
-			finished[s.ID] = true
-			sufficient, err := r.runSubgoal(ctx, plan, s)
-			if err != nil {
-				return err
-			}
-			if sufficient {
-				r.skipAfterStop()
-				return nil
-			}
+	order, err := plan.Order()
+	if err != nil {
+		return err
+	}
+	for _, i := range order {
+		s := plan.Subgoals[i]
+		if !needed[s.ID] {
+			continue
 		}
-		if !progressed {
-			return errors.New("kgqa: plan: subgoals wait on each other") // validation rules this out
+		sufficient, err := r.runSubgoal(ctx, plan, s)
+		if err != nil {
+			return err
+		}
+		if sufficient {
+			r.skipAfterStop()
+			return nil
 		}
 	}
 	return r.conclude(ctx, plan)
@@ -129,15 +125,6 @@ func (r *run) skipAfterStop() {
 			rec.Status, rec.Error = statusSkipped, "question answered early"
 		}
 	}
-}
-
-func allFinished(ids []string, finished map[string]bool) bool {
-	for _, id := range ids {
-		if !finished[id] {
-			return false
-		}
-	}
-	return true
 }
 
 // quiet turns the cancellation caused by an early stop into success.
