@@ -47,7 +47,7 @@ func (v Coverage) rank() int {
 // AtLeast reports whether v is as good as w or better.
 func (v Coverage) AtLeast(w Coverage) bool { return v.rank() >= w.rank() }
 
-// ParseVerdict returns the Coverage named s.
+// ParseCoverage returns the Coverage named s.
 func ParseCoverage(s string) (Coverage, error) {
 	for _, v := range Coverages {
 		if string(v) == strings.ToLower(strings.TrimSpace(s)) {
@@ -66,7 +66,7 @@ type Selector interface {
 type AnswerableOptions struct {
 	// Format is the input's format.
 	Format Format
-	// Keep is the worst verdict written to the output (default Superset:
+	// Keep is the worst coverage written to the output (default Superset:
 	// every gold answer comes back).
 	Keep Coverage
 	// Parallel is how many queries run at once (default 4).
@@ -82,7 +82,7 @@ type AnswerableOptions struct {
 type AnswerableResult struct {
 	// ID is the question's id.
 	ID string `json:"id"`
-	// Coverage is the best verdict over the question's gold queries.
+	// Coverage is the best coverage over the question's gold queries.
 	Coverage Coverage `json:"coverage"`
 	// Gold is the number of gold answers, Returned the number of values the
 	// query returned, Matched the gold answers among them.
@@ -91,7 +91,7 @@ type AnswerableResult struct {
 	Matched  int `json:"matched"`
 	// Reason says why a query failed or why nothing matched.
 	Reason string `json:"reason,omitempty"`
-	// Parse is the 0-based index of the WebQSP parse the verdict is for.
+	// Parse is the 0-based index of the WebQSP parse the coverage is for.
 	// A kept question is written with that parse first, since tools read
 	// the first parse's SPARQL (the loader, sparql2plan).
 	Parse int `json:"parse,omitempty"`
@@ -103,9 +103,9 @@ type AnswerableReport struct {
 	Format Format `json:"format"`
 	// Questions is the number of well-formed questions read.
 	Questions int `json:"questions"`
-	// Counts holds the number of questions per verdict.
+	// Counts holds the number of questions per coverage.
 	Counts map[Coverage]int `json:"counts"`
-	// Keep is the worst verdict written; Written how many were.
+	// Keep is the worst coverage written; Written how many were.
 	Keep    Coverage `json:"keep"`
 	Written int      `json:"written"`
 	// Failures counts failed questions by reason.
@@ -123,7 +123,7 @@ type answerableItem struct {
 }
 
 // Answerable runs each question's gold SPARQL from in on g and writes the
-// questions whose verdict is at least o.Keep to out, in the input's own
+// questions whose coverage is at least o.Keep to out, in the input's own
 // format and order.
 func Answerable(ctx context.Context, g Selector, in io.Reader, out io.Writer, o AnswerableOptions) (*AnswerableReport, error) {
 	if o.Keep == "" {
@@ -222,7 +222,7 @@ func goldQueries(q Question, raw json.RawMessage) []goldQuery {
 	return []goldQuery{{sparql: q.SPARQL, answers: q.Answers}}
 }
 
-// judge runs the question's gold queries and keeps the best verdict; a
+// judge runs the question's gold queries and keeps the best coverage; a
 // context error stops the whole run rather than failing one question.
 func judge(ctx context.Context, g Selector, q Question, raw json.RawMessage, rewrite func(string) string) (AnswerableResult, error) {
 	best := AnswerableResult{ID: q.ID, Coverage: Failed, Reason: "no gold SPARQL"}
@@ -279,7 +279,7 @@ func parseFirst(raw json.RawMessage, i int) (json.RawMessage, error) {
 	return raw, nil
 }
 
-// compareAnswers sets the verdict of one query's results against gold.
+// compareAnswers sets the coverage of one query's results against gold.
 func compareAnswers(id string, gold []Answer, res *kg.Results) AnswerableResult {
 	goldKeys := map[string]bool{}
 	for _, a := range gold {

@@ -48,7 +48,7 @@ func reportFixture() []Result {
 	s1, s2 := intp(1), intp(2)
 	return []Result{
 		{ID: "q1", Seed: s1, Type: "composition", Hit: true, F1: 1, TentativeHit: bp(false), CallNum: 4, TotalToken: 400, Time: 1,
-			Verdicts: []Verdict{{Subgoal: "s1", Aligned: bp(true), Corrected: true}, {Subgoal: "s2", Aligned: bp(false)}}},
+			Verdicts: []SubgoalVerdict{{Subgoal: "s1", Aligned: bp(true), Corrected: true}, {Subgoal: "s2", Aligned: bp(false)}}},
 		{ID: "q2", Seed: s1, Type: "conjunction", Hit: false, F1: 0.5, TentativeHit: bp(false), CallNum: 6, TotalToken: 600, Time: 2},
 		{ID: "q3", Seed: s1, Type: "conjunction", Error: "kgqa: plan: llm: endpoint unavailable", ErrorKind: "llm_unavailable", CallNum: 2, TotalToken: 100, Time: 3},
 		{ID: "q1", Seed: s2, Type: "composition", Hit: true, F1: 1, TentativeHit: bp(true), CallNum: 4, TotalToken: 400, Time: 1},

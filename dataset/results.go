@@ -75,15 +75,16 @@ type Result struct {
 	// Trace is the engine's trace (JSON).
 	Trace json.RawMessage `json:"trace,omitempty"`
 	// Verdicts are the per-subgoal refinement outcomes.
-	Verdicts []Verdict `json:"verdicts,omitempty"`
+	Verdicts []SubgoalVerdict `json:"verdicts,omitempty"`
 	// Error is the failure text; a failed question is a miss.
 	Error string `json:"error,omitempty"`
 	// ErrorKind classifies Error for the failure report (see ErrorKind).
 	ErrorKind string `json:"error_kind,omitempty"`
 }
 
-// Verdict is the refinement outcome of one subgoal.
-type Verdict struct {
+// SubgoalVerdict is what a results row keeps of one subgoal's refinement
+// (a refine.Verdict reduced to what reports read).
+type SubgoalVerdict struct {
 	// Subgoal is the subgoal id.
 	Subgoal string `json:"subgoal"`
 	// Answer is true for the subgoal whose result answers the question.

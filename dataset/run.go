@@ -38,7 +38,7 @@ type Prediction struct {
 	// alone (no topic entity or no fact found).
 	AnsweredWithoutKG bool
 	// Verdicts are the per-subgoal refinement outcomes.
-	Verdicts []Verdict
+	Verdicts []SubgoalVerdict
 	// Plan and Trace are JSON documents kept verbatim in the results.
 	Plan  json.RawMessage
 	Trace json.RawMessage

@@ -86,7 +86,7 @@ func (a *EngineAnswerer) Close() error {
 // PredictionFromAnswer turns an engine answer into a Prediction: the
 // answer terms, the question's composed tentative answer
 // (kgqa.Answer.TentativeAnswer: its parsed names, never the model's raw
-// text), one Verdict per subgoal, the plan, the whole answer as the
+// text), one SubgoalVerdict per subgoal, the plan, the whole answer as the
 // trace, and the usage.
 func PredictionFromAnswer(ans *kgqa.Answer) Prediction {
 	p := Prediction{
@@ -106,7 +106,7 @@ func PredictionFromAnswer(ans *kgqa.Answer) Prediction {
 		p.Plan, _ = json.Marshal(ans.Plan)
 	}
 	for _, s := range ans.Subgoals {
-		v := Verdict{Subgoal: s.ID, Answer: s.ID == answerID, Corrected: s.Corrected, Final: s.Result.Text}
+		v := SubgoalVerdict{Subgoal: s.ID, Answer: s.ID == answerID, Corrected: s.Corrected, Final: s.Result.Text}
 		if s.Tentative != nil {
 			v.Tentative = s.Tentative.Answer
 		}

@@ -47,8 +47,9 @@ type BenchOptions struct {
 	Logf func(format string, args ...any)
 }
 
-// Run is the outcome of one pass over a question set.
-type Run struct {
+// Pass is the outcome of one pass over a question set (one policy and noise
+// level, every seed).
+type Pass struct {
 	// Name says what the run measured.
 	Name string `json:"name"`
 	// Results are the results rows, one per question and seed.
@@ -63,7 +64,7 @@ type Run struct {
 
 // runOnce answers qs once per seed with the engine talking to an oracle of
 // the given policy and noise, served on a loopback port.
-func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Question, p Policy, n Noise, seeds []int) (*Run, error) {
+func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Question, p Policy, n Noise, seeds []int) (*Pass, error) {
 	m, _ := New(qs, WithTentative(p), WithNoise(n))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -95,7 +96,7 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 	if err != nil {
 		return nil, fmt.Errorf("oracle: bench: %w", err)
 	}
-	run := &Run{Name: name, Expected: len(qs) * max(1, len(seeds))}
+	run := &Pass{Name: name, Expected: len(qs) * max(1, len(seeds))}
 	opts := dataset.RunOptions{Concurrency: max(1, o.Concurrency), Seeds: seeds, Timeout: o.Timeout,
 		OnResult: func(r dataset.Result, _ dataset.Progress) { run.Results = append(run.Results, r) }}
 	_, err = dataset.Run(ctx, ans, qs, w, opts)

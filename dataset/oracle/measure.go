@@ -169,7 +169,7 @@ func judged(rs []dataset.Result, right bool) (n, hit int) {
 	return n, hit
 }
 
-func ceiling(run *Run, skipped []Skip) Ceiling {
+func ceiling(run *Pass, skipped []Skip) Ceiling {
 	c := Ceiling{Total: len(run.Results)}
 	skip := map[string]string{}
 	for _, s := range skipped {
@@ -210,7 +210,7 @@ func hasNote(notes []string, s string) bool {
 }
 
 // costs averages the cost of the rows, overall and by type.
-func costs(run *Run) []Cost {
+func costs(run *Pass) []Cost {
 	by := map[string]*Cost{}
 	all := &Cost{Type: "all"}
 	for _, r := range run.Results {
@@ -244,7 +244,7 @@ func costs(run *Run) []Cost {
 	return out
 }
 
-func noisy(run *Run, rate float64, seed int) Noisy {
+func noisy(run *Pass, rate float64, seed int) Noisy {
 	n := Noisy{Noise: rate, Seed: seed, Hits1: hits(run.Results), Rows: len(run.Results), Expected: run.Expected, Injected: run.Oracle.Noisy}
 	for _, r := range run.Results {
 		if r.Error != "" {
