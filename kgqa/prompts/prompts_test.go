@@ -2,6 +2,8 @@ package prompts
 
 import (
 	"bytes"
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,4 +150,48 @@ func TestPlanSchemaIsOne(t *testing.T) {
 	for _, stage := range Names {
 		assert.NotEmpty(t, Schema(stage), stage)
 	}
+}
+
+// propertyOrder is the order in which a schema lists its top-level
+// properties (a map would lose it).
+func propertyOrder(t *testing.T, schema []byte) []string {
+	t.Helper()
+	var top struct {
+		Properties json.RawMessage `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(schema, &top))
+	dec := json.NewDecoder(bytes.NewReader(top.Properties))
+	_, err := dec.Token() // {
+	require.NoError(t, err)
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return keys
+}
+
+// TestReasonComesFirst: a model decodes a reply in the order the schema
+// and the example give, so the reason is written before the verdict it
+// justifies, not made up after it.
+func TestReasonComesFirst(t *testing.T) {
+	data := sampleData()
+	withReason := 0
+	for _, stage := range Names {
+		keys := propertyOrder(t, Schema(stage))
+		if !slices.Contains(keys, "reason") {
+			continue
+		}
+		withReason++
+		t.Run(stage, func(t *testing.T) {
+			assert.Equal(t, "reason", keys[0], "the schema lists reason first: %v", keys)
+			msgs, err := Render(stage, data[stage])
+			require.NoError(t, err)
+			assert.Contains(t, msgs[0].Content, `{"reason":"...",`, "the reply example starts with the reason")
+		})
+	}
+	assert.GreaterOrEqual(t, withReason, 5, "refine, sufficiency, final, relations and select replies carry a reason")
 }
