@@ -195,3 +195,56 @@ func TestReasonComesFirst(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, withReason, 5, "refine, sufficiency, final, relations and select replies carry a reason")
 }
+
+// TestRefineWorkedExamples: the refine prompt shows both sides of
+// asymmetric trust, as replies that satisfy its own schema: aligned facts
+// that contradict the tentative answer replace it, misaligned facts leave
+// it standing. Without the first, a small model reads "contradicts my
+// answer" as "misaligned" and keeps a wrong guess.
+func TestRefineWorkedExamples(t *testing.T) {
+	for _, fused := range []bool{false, true} {
+		t.Run(map[bool]string{false: "separate", true: "fused"}[fused], func(t *testing.T) {
+			msgs, err := Render(Refine, RefineData{Plan: samplePlan(), Subgoal: "Find the countries.", Tentative: "Netherlands", Fused: fused})
+			require.NoError(t, err)
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema(Refine)))
+			require.NoError(t, err)
+			c := jsonschema.NewCompiler()
+			require.NoError(t, c.AddResource("refine.json", doc))
+			schema, err := c.Compile("refine.json")
+			require.NoError(t, err)
+
+			type example struct {
+				tentative string
+				reply     map[string]any
+			}
+			var examples []example
+			tentative := ""
+			for _, line := range strings.Split(msgs[0].Content, "\n") {
+				if s, ok := strings.CutPrefix(line, "Tentative: "); ok {
+					tentative = s
+				}
+				s, ok := strings.CutPrefix(line, "Reply: ")
+				if !ok {
+					continue
+				}
+				inst, err := jsonschema.UnmarshalJSON(strings.NewReader(s))
+				require.NoError(t, err, "an example reply is JSON: %s", s)
+				require.NoError(t, schema.Validate(inst), "an example reply satisfies the schema: %s", s)
+				var rep map[string]any
+				require.NoError(t, json.Unmarshal([]byte(s), &rep))
+				_, hasSufficient := rep["sufficient"]
+				assert.Equal(t, fused, hasSufficient, "the example carries the sufficiency fields exactly when the call is fused")
+				examples = append(examples, example{tentative: tentative, reply: rep})
+			}
+			require.Len(t, examples, 2)
+			take, keep := examples[0], examples[1]
+			assert.Equal(t, true, take.reply["aligned"], "contradicting but aligned evidence is aligned")
+			assert.NotEqual(t, take.tentative, take.reply["answer"], "and it replaces the tentative answer")
+			assert.NotEmpty(t, take.reply["entities"])
+			assert.Equal(t, false, keep.reply["aligned"])
+			assert.Equal(t, keep.tentative, keep.reply["answer"], "misaligned evidence leaves the tentative answer standing")
+			assert.NotContains(t, msgs[0].Content, "Current subgoal:", "the examples do not use the task's own headings")
+			assert.NotContains(t, msgs[0].Content, "Tentative answer:")
+		})
+	}
+}
