@@ -36,6 +36,7 @@ type Client struct {
 	jitter   func() float64 // in [0, 1)
 	maxReply int64          // cap on a response body
 	log      *slog.Logger
+	now      func() time.Time // the clock of Call.Start, Wait and Latency
 }
 
 var _ Chatter = (*Client)(nil)
@@ -120,6 +121,7 @@ func New(cfg config.LLM, opts ...Option) (*Client, error) {
 		jitter:   rand.Float64,
 		maxReply: DefaultMaxReplyBytes,
 		log:      slog.Default(),
+		now:      time.Now,
 	}
 	for _, o := range opts {
 		o(c)
@@ -220,27 +222,46 @@ func (c *Client) lookup(req Request) (*endpoint, error) {
 	return e, nil
 }
 
-// call makes one accounted chat completion, retries included. A call that
-// never reached the endpoint (cancelled while waiting for a slot) is not
-// recorded.
+// call makes one accounted chat completion, retries included. The time
+// spent waiting for a concurrency slot is kept apart from the call's
+// latency (Call.Wait), so that a queue in front of a fast endpoint does
+// not read as a slow endpoint. A call that never got a slot (cancelled
+// while waiting) is not recorded in the ledger; the observer still sees
+// it, with no requests, so that metrics can count it apart from calls made.
 func (c *Client) call(ctx context.Context, e *endpoint, req Request, msgs []Message, schema bool) (string, Call, error) {
-	start := time.Now()
-	rec := Call{Role: e.role, Stage: req.Stage, Model: e.cfg.Model, Start: start}
+	queued := c.now()
+	rec := Call{Role: e.role, Stage: req.Stage, Model: e.cfg.Model}
+	unsent := func(err error) (string, Call, error) {
+		rec.Wait = c.now().Sub(queued)
+		err = fmt.Errorf("llm: %s/%s: not sent: %w", e.role, req.Stage, err)
+		rec.Err = err.Error()
+		if c.observer != nil {
+			c.observer(rec)
+		}
+		return "", rec, err
+	}
 	if e.sem != nil {
 		select {
 		case e.sem <- struct{}{}:
 			defer func() { <-e.sem }()
 		case <-ctx.Done():
-			return "", rec, fmt.Errorf("llm: %s/%s: waiting for a slot: %w", e.role, req.Stage, ctx.Err())
+			return unsent(ctx.Err())
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		// Cancelled before it could start (select may take a free slot
+		// although the context is done): nothing is sent.
+		return unsent(err)
+	}
+	start := c.now()
+	rec.Start, rec.Wait = start, start.Sub(queued)
 	callCtx, cancel := ctx, context.CancelFunc(func() {})
 	if e.cfg.Timeout > 0 {
 		callCtx, cancel = context.WithTimeout(ctx, e.cfg.Timeout)
 	}
 	defer cancel()
 	resp, attempts, err := c.send(ctx, callCtx, e, req, msgs, schema, &rec)
-	rec.Latency = time.Since(start)
+	rec.Latency = c.now().Sub(start)
 	rec.Retries = max(attempts-1, 0)
 	var content string
 	if err == nil {
@@ -274,7 +295,7 @@ func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req Request, ms
 		if capa.Seed {
 			oreq.Seed = seedFrom(ctx, oreq.Seed)
 		}
-		resp, attempts, err := c.attempts(callCtx, e, req.Stage, oreq)
+		resp, attempts, err := c.attempts(callCtx, e, req.Stage, oreq, &rec.Requests)
 		total += attempts
 		if err == nil {
 			return resp, total, nil

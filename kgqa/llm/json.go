@@ -71,6 +71,8 @@ func sumCalls(a, b Call) Call {
 	a.CompletionTokens += b.CompletionTokens
 	a.Estimated = a.Estimated || b.Estimated
 	a.Latency += b.Latency
+	a.Wait += b.Wait
+	a.Requests += b.Requests
 	a.Retries += b.Retries
 	a.Fallbacks += b.Fallbacks
 	a.Err = b.Err

@@ -76,8 +76,17 @@ type Call struct {
 	// Estimated is true when the endpoint reported no usage and the token
 	// counts are estimates (about four characters per token).
 	Estimated bool `json:"estimated,omitempty"`
-	// Latency is the wall time of the call, retries included.
+	// Latency is the wall time of the call's requests, retries and their
+	// backoff included, waiting for a concurrency slot excluded (see Wait).
 	Latency time.Duration `json:"latency_ns"`
+	// Wait is the time spent waiting for a concurrency slot of the role
+	// (llm.<role>.concurrency) before the first request.
+	Wait time.Duration `json:"wait_ns,omitempty"`
+	// Requests is the number of HTTP requests of the call that reached the
+	// endpoint (written to its connection, or answered by a recording in
+	// its place): retries and parameter fallbacks each add one; a call
+	// whose endpoint could not be reached has none.
+	Requests int `json:"requests,omitempty"`
 	// Retries is the number of retried attempts.
 	Retries int `json:"retries,omitempty"`
 	// Fallbacks counts requests the endpoint rejected for a parameter it
@@ -85,8 +94,9 @@ type Call struct {
 	Fallbacks int `json:"fallbacks,omitempty"`
 	// Err is the error text when the call failed.
 	Err string `json:"error,omitempty"`
-	// Start is when the call began (waiting for a slot included); zero
-	// when unknown. It places the call on the question's timeline.
+	// Start is when the call got its concurrency slot and began sending
+	// (Wait earlier it was queued); zero when unknown. It places the call
+	// on the question's timeline.
 	Start time.Time `json:"-"`
 }
 

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -24,7 +26,12 @@ type attemptKey struct{}
 // attempt is what the transport saw of one HTTP exchange; go-openai keeps
 // the headers of error responses to itself, so Retry-After is read here.
 type attempt struct {
-	sent       bool
+	sent bool
+	// reached is set when the request was written to a connection or
+	// answered (by the endpoint, or by a transport layer standing in for
+	// it, such as a recording): a request that failed before either never
+	// reached the endpoint.
+	reached    atomic.Bool
 	status     int
 	retryAfter string
 }
@@ -46,12 +53,22 @@ func (d *stageDoer) Do(r *http.Request) (*http.Response, error) {
 	a, _ := ctx.Value(attemptKey{}).(*attempt)
 	if a != nil {
 		a.sent = true
+		// Written, not merely handed to the transport: a request
+		// cancelled before it reached a connection never got there.
+		r = r.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteRequest: func(w httptrace.WroteRequestInfo) {
+				if w.Err == nil {
+					a.reached.Store(true)
+				}
+			},
+		}))
 	}
 	resp, err := d.hc.Do(r)
 	if err != nil {
 		return nil, err
 	}
 	if a != nil {
+		a.reached.Store(true)
 		a.status, a.retryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
 	}
 	resp.Body = &cappedBody{ReadCloser: resp.Body, left: d.maxBody, limit: d.maxBody}
@@ -162,12 +179,16 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 }
 
 // attempts runs the request until it succeeds, fails for good, or the
-// retries or ctx run out. It returns the number of attempts made.
-func (c *Client) attempts(ctx context.Context, e *endpoint, stage Stage, oreq openai.ChatCompletionRequest) (openai.ChatCompletionResponse, int, error) {
+// retries or ctx run out. It returns the number of attempts made, and adds
+// to *reached the requests that reached the endpoint.
+func (c *Client) attempts(ctx context.Context, e *endpoint, stage Stage, oreq openai.ChatCompletionRequest, reached *int) (openai.ChatCompletionResponse, int, error) {
 	ctx = context.WithValue(ctx, stageKey{}, stage)
 	for n := 0; ; n++ {
 		a := &attempt{}
 		resp, err := e.api.CreateChatCompletion(context.WithValue(ctx, attemptKey{}, a), oreq)
+		if a.reached.Load() {
+			*reached++
+		}
 		if err == nil && len(resp.Choices) == 0 {
 			err = errors.New("reply has no choices")
 		}
