@@ -25,6 +25,8 @@ type Metrics struct {
 	llmCalls   *prometheus.CounterVec
 	llmTokens  *prometheus.CounterVec
 	llmLatency *prometheus.HistogramVec
+	llmWait    *prometheus.HistogramVec
+	llmReqs    *prometheus.CounterVec
 	sparql     prometheus.Counter
 	cacheHits  prometheus.Counter
 	cacheMiss  prometheus.Counter
@@ -49,15 +51,26 @@ func NewMetrics() *Metrics {
 			Name: "parog_http_in_flight_requests", Help: "HTTP requests being served.",
 		}),
 		llmCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "parog_llm_calls_total", Help: "LLM chat calls by role, stage and outcome (ok or error).",
+			Name: "parog_llm_calls_total",
+			Help: "LLM chat calls by role, stage and outcome: ok, error (reached the endpoint and failed) or unsent (cancelled before a request reached it).",
 		}, []string{"role", "stage", "outcome"}),
+		llmReqs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "parog_llm_requests_total",
+			Help: "HTTP requests that reached an LLM endpoint, by role and stage (retries, parameter fallbacks and repair turns each count).",
+		}, []string{"role", "stage"}),
 		llmTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "parog_llm_tokens_total", Help: "LLM tokens by role, stage and kind (prompt or completion).",
 		}, []string{"role", "stage", "kind"}),
 		llmLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "parog_llm_call_duration_seconds", Help: "LLM call latency (retries included) by role and stage.",
+			Name:    "parog_llm_call_duration_seconds",
+			Help:    "LLM call latency by role and stage, from the first request to the reply (retries included, waiting for a concurrency slot excluded); calls that never reached the endpoint are left out.",
 			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 		}, []string{"role", "stage"}),
+		llmWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "parog_llm_slot_wait_seconds",
+			Help:    "Time LLM calls waited for a concurrency slot of their role (llm.<role>.concurrency), by role; calls cancelled while waiting included.",
+			Buckets: []float64{.001, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120},
+		}, []string{"role"}),
 		sparql: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "parog_sparql_queries_total", Help: "SPARQL queries sent to the KG backend.",
 		}),
@@ -71,7 +84,7 @@ func NewMetrics() *Metrics {
 			Name: "parog_questions_total", Help: "Questions answered, by stop reason.",
 		}, []string{"stop_reason"}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.inFlight, m.llmCalls, m.llmTokens, m.llmLatency,
+	reg.MustRegister(m.requests, m.latency, m.inFlight, m.llmCalls, m.llmReqs, m.llmTokens, m.llmLatency, m.llmWait,
 		m.sparql, m.cacheHits, m.cacheMiss, m.questions,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
@@ -85,10 +98,18 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 func (m *Metrics) ObserveLLM(c llm.Call) {
 	role, stage := string(c.Role), string(c.Stage)
 	outcome := "ok"
-	if c.Err != "" {
+	switch {
+	case c.Requests == 0:
+		outcome = "unsent"
+	case c.Err != "":
 		outcome = "error"
 	}
 	m.llmCalls.WithLabelValues(role, stage, outcome).Inc()
+	m.llmWait.WithLabelValues(role).Observe(c.Wait.Seconds())
+	if c.Requests == 0 {
+		return
+	}
+	m.llmReqs.WithLabelValues(role, stage).Add(float64(c.Requests))
 	m.llmTokens.WithLabelValues(role, stage, "prompt").Add(float64(c.PromptTokens))
 	m.llmTokens.WithLabelValues(role, stage, "completion").Add(float64(c.CompletionTokens))
 	m.llmLatency.WithLabelValues(role, stage).Observe(c.Latency.Seconds())
