@@ -26,6 +26,9 @@ type Error struct {
 	RequestID string `json:"request_id,omitempty"`
 	// Partial is the partial answer of a question that ran out of time.
 	Partial *AskResponse `json:"partial,omitempty"`
+	// Usage is what the question cost before it failed (see
+	// ErrorResponse.Usage).
+	Usage *kgqa.Usage `json:"usage,omitempty"`
 	// RetryAfter is the Retry-After header of a 429 or 503, in seconds.
 	RetryAfter int `json:"-"`
 }
@@ -261,7 +264,7 @@ func errorFrom(resp *http.Response, b []byte) error {
 	}
 	var body ErrorResponse
 	if err := json.Unmarshal(b, &body); err == nil && body.Error != "" {
-		e.Message, e.Partial = body.Error, body.Partial
+		e.Message, e.Partial, e.Usage = body.Error, body.Partial, body.Usage
 		if body.RequestID != "" {
 			e.RequestID = body.RequestID
 		}

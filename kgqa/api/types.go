@@ -253,4 +253,9 @@ type ErrorResponse struct {
 	RequestID string `json:"request_id,omitempty"`
 	// Partial is the partial answer when a question ran out of time (504).
 	Partial *AskResponse `json:"partial,omitempty"`
+	// Usage is what a question of /v1/ask cost before it failed (model
+	// calls and tokens, SPARQL queries), in the shape of a successful
+	// answer's usage; absent when the request failed before the engine
+	// ran.
+	Usage *kgqa.Usage `json:"usage,omitempty"`
 }

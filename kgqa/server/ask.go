@@ -57,15 +57,22 @@ func (s *Server) runAsk(ctx context.Context, req kgqa.Request, timeout time.Dura
 	return ans, err
 }
 
-// askError attaches the partial answer to a deadline error (504).
+// askError attaches what the question cost before it failed (the model
+// calls and tokens already spent are billed all the same) and, to a
+// deadline error (504), the partial answer.
 func (s *Server) askError(c *gin.Context, ans *kgqa.Answer, err error) error {
 	he := classify(err)
-	if he.status == http.StatusGatewayTimeout && ans != nil {
-		p := api.FromAnswer(ans)
-		p.RequestID = requestIDOf(c)
-		he = &httpError{status: he.status, msg: he.msg, cause: he.cause, partial: p}
+	if ans == nil {
+		return he
 	}
-	return he
+	out := *he
+	usage := ans.Usage
+	out.usage = &usage
+	if he.status == http.StatusGatewayTimeout {
+		out.partial = api.FromAnswer(ans)
+		out.partial.RequestID = requestIDOf(c)
+	}
+	return &out
 }
 
 // engineRequest validates req once and turns it into the engine's request

@@ -31,6 +31,7 @@ type httpError struct {
 	msg        string
 	retryAfter int
 	partial    *api.AskResponse
+	usage      *kgqa.Usage
 	cause      error
 }
 
@@ -143,7 +144,7 @@ func (s *Server) fail(c *gin.Context, err error) {
 		c.AbortWithStatusJSON(he.status, openAIError(he))
 		return
 	}
-	c.AbortWithStatusJSON(he.status, api.ErrorResponse{Error: he.msg, RequestID: rid, Partial: he.partial})
+	c.AbortWithStatusJSON(he.status, api.ErrorResponse{Error: he.msg, RequestID: rid, Partial: he.partial, Usage: he.usage})
 }
 
 // openAIError is the error shape OpenAI SDKs parse.

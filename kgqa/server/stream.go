@@ -91,7 +91,7 @@ func (s *Server) streamAsk(c *gin.Context, req kgqa.Request, timeout time.Durati
 	}
 	ev := api.Event{
 		Event: kgqa.Event{Type: api.EventError, Seq: seq + 1},
-		Error: &api.Error{Status: he.status, Message: he.msg, RequestID: rid, Partial: he.partial},
+		Error: &api.Error{Status: he.status, Message: he.msg, RequestID: rid, Partial: he.partial, Usage: he.usage},
 	}
 	if b, err := json.Marshal(ev); err == nil {
 		w.write(append(b, '\n'))
