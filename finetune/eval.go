@@ -14,6 +14,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/sft"
 )
 
 // StagePlan is the accounting stage of planner calls, the same stage the
@@ -102,7 +103,7 @@ func (it *Item) Miss() (miss int, ok bool) {
 // and returns the report. Every record gets an Item: an invalid reply or a
 // failed call is a miss, never dropped. Only the cancellation of ctx stops
 // the run early, with ctx's error.
-func EvaluatePlanner(ctx context.Context, chat llm.Chatter, recs []*Record, opts EvalOptions) (*Report, error) {
+func EvaluatePlanner(ctx context.Context, chat llm.Chatter, recs []*sft.Record, opts EvalOptions) (*Report, error) {
 	if !chat.Has(llm.Planner) {
 		return nil, fmt.Errorf("finetune: eval-planner: %w", llm.ErrNotConfigured)
 	}
@@ -153,9 +154,9 @@ func EvaluatePlanner(ctx context.Context, chat llm.Chatter, recs []*Record, opts
 }
 
 // evaluateOne scores one record; it returns an error only when ctx ended.
-func evaluateOne(ctx context.Context, chat llm.Chatter, rec *Record) (Item, error) {
+func evaluateOne(ctx context.Context, chat llm.Chatter, rec *sft.Record) (Item, error) {
 	gold := rec.Gold()
-	it := Item{ID: rec.ID, Question: rec.Question(), Kinds: recordKinds(rec), Label: rec.Label, GoldSubgoals: len(gold.Subgoals)}
+	it := Item{ID: rec.ID, Question: rec.UserText(), Kinds: recordKinds(rec), Label: rec.Label, GoldSubgoals: len(gold.Subgoals)}
 	prompt := rec.Prompt()
 	msgs := make([]llm.Message, len(prompt))
 	for i, m := range prompt {
@@ -201,13 +202,14 @@ func evaluateOne(ctx context.Context, chat llm.Chatter, rec *Record) (Item, erro
 	return it, nil
 }
 
-func recordKinds(rec *Record) []string {
-	if len(rec.Kinds) > 0 {
-		return append([]string(nil), rec.Kinds...)
+func recordKinds(rec *sft.Record) []string {
+	kinds := rec.Kinds
+	if len(kinds) == 0 {
+		kinds = rec.Gold().Kinds()
 	}
-	var out []string
-	for _, k := range rec.Gold().Kinds() {
-		out = append(out, string(k))
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = string(k)
 	}
 	return out
 }

@@ -18,9 +18,10 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
+	"github.com/parog/parog-go/kgqa/sft"
 )
 
-func readFixture(t *testing.T) []*Record {
+func readFixture(t *testing.T) []*sft.Record {
 	t.Helper()
 	f, err := os.Open(fixture)
 	require.NoError(t, err)
@@ -220,7 +221,7 @@ func TestReportFilesAndCompare(t *testing.T) {
 	// A second planner that gets every question right: it echoes gold.
 	gold := map[string]string{}
 	for _, r := range recs {
-		gold[r.Question()] = r.Messages[2].Content
+		gold[r.UserText()] = r.Messages[2].Content
 	}
 	srv2 := llmtest.New(t, llmtest.WithHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
 		q, _ := question(req)

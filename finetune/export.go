@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/sft"
 )
 
 // Format names an export format.
@@ -145,7 +147,7 @@ func Export(ctx context.Context, inPath string, opts ExportOptions) (*Manifest, 
 	if err := checkSourceSplits(inPath, res.Records, opts.AllowEvalSplits); err != nil {
 		return nil, err
 	}
-	split := map[string][]*Record{}
+	split := map[string][]*sft.Record{}
 	kinds := map[string]int{}
 	for _, r := range res.Records {
 		split[r.Split] = append(split[r.Split], r)
@@ -153,8 +155,8 @@ func Export(ctx context.Context, inPath string, opts ExportOptions) (*Manifest, 
 			kinds[string(k)]++
 		}
 	}
-	if len(split[SplitTrain]) == 0 {
-		return nil, fmt.Errorf("finetune: export: %s has no %s records", inPath, SplitTrain)
+	if len(split[sft.SplitTrain]) == 0 {
+		return nil, fmt.Errorf("finetune: export: %s has no %s records", inPath, sft.SplitTrain)
 	}
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("finetune: export: %w", err)
@@ -166,13 +168,13 @@ func Export(ctx context.Context, inPath string, opts ExportOptions) (*Manifest, 
 			Path: inPath, SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: counter.n,
 			Records: len(res.Records), Invalid: res.Invalid,
 		},
-		Splits: map[string]int{SplitTrain: len(split[SplitTrain]), SplitValidation: len(split[SplitValidation])},
+		Splits: map[string]int{sft.SplitTrain: len(split[sft.SplitTrain]), sft.SplitValidation: len(split[sft.SplitValidation])},
 		Kinds:  kinds,
 	}
 	if m.Input.Invalid == nil {
 		m.Input.Invalid = []LineError{}
 	}
-	for _, s := range []string{SplitTrain, SplitValidation} {
+	for _, s := range []string{sft.SplitTrain, sft.SplitValidation} {
 		fi, err := writeSplit(ctx, opts, s, split[s])
 		if err != nil {
 			return nil, err
@@ -180,7 +182,7 @@ func Export(ctx context.Context, inPath string, opts ExportOptions) (*Manifest, 
 		m.Files = append(m.Files, fi)
 	}
 	if opts.Format == FormatLLaMAFactory {
-		fi, err := writeDatasetInfo(opts.OutDir, m.Files, len(split[SplitValidation]) > 0)
+		fi, err := writeDatasetInfo(opts.OutDir, m.Files, len(split[sft.SplitValidation]) > 0)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +196,7 @@ func Export(ctx context.Context, inPath string, opts ExportOptions) (*Manifest, 
 
 // checkSourceSplits refuses records that do not come from a benchmark's
 // train split, unless allowed.
-func checkSourceSplits(path string, recs []*Record, allow bool) error {
+func checkSourceSplits(path string, recs []*sft.Record, allow bool) error {
 	if allow {
 		return nil
 	}
@@ -252,7 +254,7 @@ func SplitFile(f Format, split string) string {
 	return split + ".jsonl"
 }
 
-func writeSplit(ctx context.Context, opts ExportOptions, split string, recs []*Record) (FileInfo, error) {
+func writeSplit(ctx context.Context, opts ExportOptions, split string, recs []*sft.Record) (FileInfo, error) {
 	name := SplitFile(opts.Format, split)
 	fi, err := writeFile(opts.OutDir, name, func(w io.Writer) error {
 		if opts.Format == FormatLLaMAFactory {
@@ -270,32 +272,32 @@ func writeSplit(ctx context.Context, opts ExportOptions, split string, recs []*R
 
 // lfItem is one LLaMA-Factory sharegpt example in its role/content variant.
 type lfItem struct {
-	ID       string    `json:"id"`
-	Messages []Message `json:"messages"`
+	ID       string        `json:"id"`
+	Messages []llm.Message `json:"messages"`
 }
 
-func llamaFactoryItem(r *Record) any { return lfItem{ID: r.ID, Messages: r.Messages} }
+func llamaFactoryItem(r *sft.Record) any { return lfItem{ID: r.ID, Messages: r.Messages} }
 
 type openAIExample struct {
-	Messages []Message `json:"messages"`
+	Messages []llm.Message `json:"messages"`
 }
 
-func openAIItem(r *Record) any { return openAIExample{Messages: r.Messages} }
+func openAIItem(r *sft.Record) any { return openAIExample{Messages: r.Messages} }
 
 // hfExample has the same columns on every line, so the datasets json
 // loader infers one schema (no nulls, kinds always a list).
 type hfExample struct {
-	ID           string    `json:"id"`
-	Source       string    `json:"source"`
-	Split        string    `json:"split"`
-	Messages     []Message `json:"messages"`
-	Kinds        []string  `json:"kinds"`
-	Label        string    `json:"label"`
-	Rendering    string    `json:"rendering"`
-	QuestionUsed string    `json:"question_used"`
+	ID           string        `json:"id"`
+	Source       string        `json:"source"`
+	Split        string        `json:"split"`
+	Messages     []llm.Message `json:"messages"`
+	Kinds        []string      `json:"kinds"`
+	Label        string        `json:"label"`
+	Rendering    string        `json:"rendering"`
+	QuestionUsed string        `json:"question_used"`
 }
 
-func hfItem(r *Record) any {
+func hfItem(r *sft.Record) any {
 	kinds := make([]string, 0, 4)
 	for _, k := range r.Gold().Kinds() {
 		kinds = append(kinds, string(k))
@@ -306,7 +308,7 @@ func hfItem(r *Record) any {
 	}
 }
 
-func writeJSONLines(ctx context.Context, w io.Writer, recs []*Record, conv func(*Record) any) error {
+func writeJSONLines(ctx context.Context, w io.Writer, recs []*sft.Record, conv func(*sft.Record) any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for i, r := range recs {
@@ -322,7 +324,7 @@ func writeJSONLines(ctx context.Context, w io.Writer, recs []*Record, conv func(
 
 // writeJSONArray writes one array element per line, so the file diffs and
 // greps like JSONL while staying one JSON document.
-func writeJSONArray(ctx context.Context, w io.Writer, recs []*Record, conv func(*Record) any) error {
+func writeJSONArray(ctx context.Context, w io.Writer, recs []*sft.Record, conv func(*sft.Record) any) error {
 	if _, err := io.WriteString(w, "["); err != nil {
 		return err
 	}
@@ -364,7 +366,7 @@ func writeDatasetInfo(dir string, files []FileInfo, withValidation bool) (FileIn
 			// first message, so Llama-3.1's system header is kept.
 			Tags: map[string]string{
 				"role_tag": "role", "content_tag": "content",
-				"user_tag": RoleUser, "assistant_tag": RoleAssistant, "system_tag": RoleSystem,
+				"user_tag": sft.RoleUser, "assistant_tag": sft.RoleAssistant, "system_tag": sft.RoleSystem,
 			},
 		}
 	}

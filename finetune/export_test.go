@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/sft"
 )
 
 const fixture = "testdata/sft_small.jsonl"
@@ -68,7 +69,7 @@ func assistantPlans(t *testing.T, plan *jsonschema.Schema, msgs any) int {
 	n := 0
 	for _, m := range msgs.([]any) {
 		mm := m.(map[string]any)
-		if mm["role"] == RoleAssistant {
+		if mm["role"] == sft.RoleAssistant {
 			validateJSON(t, plan, []byte(mm["content"].(string)), "assistant plan")
 			n++
 		}
@@ -101,7 +102,7 @@ func sha(t *testing.T, path string) string {
 func TestExportFormatsPassSchemas(t *testing.T) {
 	sch := schemas(t)
 	// The fixture holds 4 train and 3 validation records.
-	wantCount := map[string]int{SplitTrain: 4, SplitValidation: 3}
+	wantCount := map[string]int{sft.SplitTrain: 4, sft.SplitValidation: 3}
 	for _, f := range Formats {
 		t.Run(string(f), func(t *testing.T) {
 			dir := t.TempDir()
@@ -135,7 +136,7 @@ func TestExportFormatsPassSchemas(t *testing.T) {
 				b, err := os.ReadFile(filepath.Join(dir, DatasetInfoFile))
 				require.NoError(t, err)
 				info := validateJSON(t, sch["llamafactory_dataset_info.schema.json"], b, "dataset_info").(map[string]any)
-				for name, split := range map[string]string{DatasetTrain: SplitTrain, DatasetValidation: SplitValidation} {
+				for name, split := range map[string]string{DatasetTrain: sft.SplitTrain, DatasetValidation: sft.SplitValidation} {
 					file := info[name].(map[string]any)["file_name"].(string)
 					assert.FileExists(t, filepath.Join(dir, file))
 					assert.Equal(t, SplitFile(f, split), file)
@@ -182,7 +183,7 @@ func TestExportKeepsSplitsApartAndOrder(t *testing.T) {
 	for _, l := range lines(t, filepath.Join(dir, "validation.jsonl")) {
 		var e hfExample
 		require.NoError(t, json.Unmarshal(l, &e))
-		assert.Equal(t, SplitValidation, e.Split)
+		assert.Equal(t, sft.SplitValidation, e.Split)
 		got = append(got, e.ID)
 	}
 	assert.Equal(t, []string{"cwq-0005", "cwq-0006", "cwq-0007"}, got)

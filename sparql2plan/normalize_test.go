@@ -6,6 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tggo/goRDFlib/sparql"
+
+	"github.com/parog/parog-go/kgqa/sft"
 )
 
 func TestNormalize(t *testing.T) {
@@ -74,10 +76,10 @@ func TestNormalizeIsNeeded(t *testing.T) {
 
 func TestSourceSplitOf(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
-		{"../shared/data/webqsp/WebQSP.train.json", SourceTrain},
-		{"/data/ComplexWebQuestions_dev.json", SourceDev},
-		{"grailqa_v1.0_test_public.json", SourceTest},
-		{"grailqa_v1.0_valid.json", SourceDev},
+		{"../shared/data/webqsp/WebQSP.train.json", sft.SourceTrain},
+		{"/data/ComplexWebQuestions_dev.json", sft.SourceDev},
+		{"grailqa_v1.0_test_public.json", sft.SourceTest},
+		{"grailqa_v1.0_valid.json", sft.SourceDev},
 		{"../shared/data/cwq_sample.json", ""},
 		{"train_vs_test.json", ""},
 		{"/train/cwq.json", ""},

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa/sft"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/time/rate"
 )
@@ -242,7 +243,7 @@ func resumeState(path string, dedup *Deduper, stats *Stats) (map[string]bool, er
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for line := 1; sc.Scan(); line++ {
-		var r Record
+		var r sft.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.ID == "" {
 			return nil, fmt.Errorf("sparql2plan: %s line %d is not a record; refusing to append to it", path, line)
 		}

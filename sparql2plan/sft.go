@@ -10,19 +10,7 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
-)
-
-// Renderings and question choices recorded in SFT records.
-const (
-	RenderingTemplate     = "template"
-	RenderingTeacher      = "teacher"
-	QuestionOriginal      = "original"
-	QuestionBackTranslate = "back_translated"
-	SplitTrain            = "train"
-	SplitValidation       = "validation"
-	SourceTrain           = "train"
-	SourceDev             = "dev"
-	SourceTest            = "test"
+	"github.com/parog/parog-go/kgqa/sft"
 )
 
 // SourceSplitOf names the benchmark split of a file from its name
@@ -37,11 +25,11 @@ func SourceSplitOf(path string) string {
 		var s string
 		switch w {
 		case "train", "training", "trn":
-			s = SourceTrain
+			s = sft.SourceTrain
 		case "dev", "valid", "validation":
-			s = SourceDev
+			s = sft.SourceDev
 		case "test":
-			s = SourceTest
+			s = sft.SourceTest
 		default:
 			continue
 		}
@@ -56,7 +44,7 @@ func SourceSplitOf(path string) string {
 // ParseSourceSplit checks a split name given by a user.
 func ParseSourceSplit(s string) (string, error) {
 	switch s {
-	case SourceTrain, SourceDev, SourceTest:
+	case sft.SourceTrain, sft.SourceDev, sft.SourceTest:
 		return s, nil
 	}
 	return "", fmt.Errorf("split %q: want train, dev or test", s)
@@ -87,73 +75,24 @@ func PlannerSystemPrompt() (string, error) {
 	return msgs[0].Content, nil
 }
 
-// Renderings keeps every rendering of a record's subgoals.
-type Renderings struct {
-	// Template are the deterministic texts, one per subgoal.
-	Template []string `json:"template"`
-	// Teacher are the teacher LLM's texts, when teacher mode ran.
-	Teacher []string `json:"teacher,omitempty"`
-	// BackTranslated is the teacher's question rebuilt from its subgoals.
-	BackTranslated string `json:"back_translated,omitempty"`
-	// TeacherError says why teacher rendering failed, when it did.
-	TeacherError string `json:"teacher_error,omitempty"`
-}
-
-// Record is one planner SFT example (chat JSONL line).
-type Record struct {
-	// ID is the question id.
-	ID string `json:"id"`
-	// Source is the benchmark format.
-	Source string `json:"source"`
-	// Split is train or validation, by a hash of ID.
-	Split string `json:"split"`
-	// SourceSplit is the benchmark split the question comes from (train,
-	// dev or test): only train questions may become training data.
-	SourceSplit string `json:"source_split,omitempty"`
-	// Messages are system, user (question) and assistant (compact Plan
-	// JSON).
-	Messages []llm.Message `json:"messages"`
-	// Kinds are the plan's operation kinds.
-	Kinds []kgqa.Kind `json:"kinds"`
-	// Label is the dataset's own type label.
-	Label string `json:"label,omitempty"`
-	// LabelAgrees tells whether Label agrees with Kinds (see LabelAgrees);
-	// absent when the source has no comparable label.
-	LabelAgrees *bool `json:"label_agrees,omitempty"`
-	// Rendering is the rendering used in the assistant plan.
-	Rendering string `json:"rendering"`
-	// QuestionUsed says whether the user message is the original or the
-	// back-translated question.
-	QuestionUsed string `json:"question_used"`
-	// Plan is the assistant plan, structured.
-	Plan *kgqa.Plan `json:"plan"`
-	// Renderings keeps all renderings.
-	Renderings Renderings `json:"renderings"`
-	// Consistency is the token F1 between the back-translated and the
-	// original question; absent without a teacher rendering.
-	Consistency *float64 `json:"consistency,omitempty"`
-	// Question is the original question text.
-	Question string `json:"question"`
-}
-
 // SplitOf assigns an id to train or validation deterministically: an
 // FNV-1a hash of the id, validationPercent of 100 buckets to validation.
 func SplitOf(id string, validationPercent int) string {
 	h := fnv.New32a()
 	h.Write([]byte(id))
 	if int(h.Sum32()%100) < validationPercent {
-		return SplitValidation
+		return sft.SplitValidation
 	}
-	return SplitTrain
+	return sft.SplitTrain
 }
 
 // NewRecord builds the record of a converted question. tr may be nil
 // (template rendering); with a successful teacher rendering its texts are
 // used, and its back-translated question when useBackTranslation is set.
-func NewRecord(q dataset.Question, c *Conversion, tr *TeacherRendering, useBackTranslation bool, validationPercent int) (*Record, error) {
-	rec := &Record{
+func NewRecord(q dataset.Question, c *Conversion, tr *TeacherRendering, useBackTranslation bool, validationPercent int) (*sft.Record, error) {
+	rec := &sft.Record{
 		ID: q.ID, Source: string(q.Source), Split: SplitOf(q.ID, validationPercent),
-		Kinds: c.Kinds, Label: q.Label, Rendering: RenderingTemplate, QuestionUsed: QuestionOriginal,
+		Kinds: c.Kinds, Label: q.Label, Rendering: sft.RenderingTemplate, QuestionUsed: sft.QuestionOriginal,
 		Plan: c.Plan, Question: q.Text,
 	}
 	for _, s := range c.Plan.Subgoals {
@@ -169,9 +108,9 @@ func NewRecord(q dataset.Question, c *Conversion, tr *TeacherRendering, useBackT
 			f := tr.Consistency
 			rec.Consistency = &f
 			rec.Plan = PlanFromSteps(c.Steps, tr.Subgoals)
-			rec.Rendering = RenderingTeacher
+			rec.Rendering = sft.RenderingTeacher
 			if useBackTranslation && tr.BackTranslated != "" {
-				user, rec.QuestionUsed = tr.BackTranslated, QuestionBackTranslate
+				user, rec.QuestionUsed = tr.BackTranslated, sft.QuestionBackTranslate
 			}
 		}
 	}
@@ -186,7 +125,7 @@ func NewRecord(q dataset.Question, c *Conversion, tr *TeacherRendering, useBackT
 	if err != nil {
 		return nil, fmt.Errorf("sparql2plan: record %s: %w", q.ID, err)
 	}
-	rec.Messages = append(msgs, llm.Message{Role: "assistant", Content: string(body)})
+	rec.Messages = append(msgs, llm.Message{Role: sft.RoleAssistant, Content: string(body)})
 	return rec, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/sft"
 )
 
 // PaperShares is the distribution of the paper's 74,802 SFT samples by
@@ -130,14 +131,14 @@ func (s *Stats) AddConversion(c *Conversion, label string, agree, checked bool) 
 }
 
 // AddRecord counts a written record.
-func (s *Stats) AddRecord(r *Record) {
+func (s *Stats) AddRecord(r *sft.Record) {
 	s.Written++
 	s.addFileRecord(r)
 }
 
 // addFileRecord counts a record of the output file, written by this run
 // or an earlier one.
-func (s *Stats) addFileRecord(r *Record) {
+func (s *Stats) addFileRecord(r *sft.Record) {
 	s.Records++
 	s.Renderings[r.Rendering]++
 	if r.Renderings.TeacherError != "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
+	"github.com/parog/parog-go/kgqa/sft"
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -63,12 +64,23 @@ func TestTeacherRender(t *testing.T) {
 		assert.Greater(t, tr.Consistency, 0.5)
 		rec, err := NewRecord(louSeal, c, tr, true, 5)
 		require.NoError(t, err)
-		assert.Equal(t, RenderingTeacher, rec.Rendering)
-		assert.Equal(t, QuestionBackTranslate, rec.QuestionUsed)
+		assert.Equal(t, sft.RenderingTeacher, rec.Rendering)
+		assert.Equal(t, sft.QuestionBackTranslate, rec.QuestionUsed)
 		assert.Equal(t, tr.BackTranslated, rec.Messages[1].Content)
 		assert.Equal(t, "List the championships won by #1.", rec.Plan.Subgoals[1].Text)
 		assert.Equal(t, c.Plan.Subgoals[1].Text, rec.Renderings.Template[1], "template rendering kept")
 		assert.Equal(t, 2, srv.Count())
+
+		// The line written is one the fine-tuning reader accepts, with the
+		// teacher's plan as its gold.
+		line, err := json.Marshal(rec)
+		require.NoError(t, err)
+		var read sft.Record
+		require.NoError(t, json.Unmarshal(line, &read))
+		require.NoError(t, read.Validate())
+		assert.Equal(t, rec.Plan.Subgoals, read.Gold().Subgoals)
+		assert.Equal(t, tr.BackTranslated, read.UserText())
+		assert.Equal(t, louSeal.Text, read.Question)
 	})
 	t.Run("lost reference is repaired once then fails", func(t *testing.T) {
 		bad := llmtest.JSON(map[string][]string{"subgoals": {"Find the team.", "Find its championships.", "Pick the latest."}})
@@ -79,8 +91,8 @@ func TestTeacherRender(t *testing.T) {
 		assert.Contains(t, tr.Err, "lost its reference #1")
 		rec, err := NewRecord(louSeal, c, tr, true, 5)
 		require.NoError(t, err)
-		assert.Equal(t, RenderingTemplate, rec.Rendering, "template kept on teacher failure")
-		assert.Equal(t, QuestionOriginal, rec.QuestionUsed)
+		assert.Equal(t, sft.RenderingTemplate, rec.Rendering, "template kept on teacher failure")
+		assert.Equal(t, sft.QuestionOriginal, rec.QuestionUsed)
 		assert.Nil(t, rec.Consistency)
 	})
 	t.Run("wrong count", func(t *testing.T) {
@@ -153,11 +165,11 @@ func TestRunTeacherResume(t *testing.T) {
 	ids := map[string]bool{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r Record
+		var r sft.Record
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), "every line is a record")
 		assert.False(t, ids[r.ID], "duplicate %s", r.ID)
 		ids[r.ID] = true
-		assert.Equal(t, RenderingTeacher, r.Rendering)
+		assert.Equal(t, sft.RenderingTeacher, r.Rendering)
 	}
 	assert.Len(t, ids, 6)
 }
@@ -176,7 +188,7 @@ func TestSplitAndDedup(t *testing.T) {
 	assert.Equal(t, SplitOf("WebQTest-832", 5), SplitOf("WebQTest-832", 5), "deterministic")
 	val := 0
 	for i := range 2000 {
-		if SplitOf(strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune(i)), 10) == SplitValidation {
+		if SplitOf(strings.Repeat("x", i%7)+string(rune('a'+i%26))+string(rune(i)), 10) == sft.SplitValidation {
 			val++
 		}
 	}
@@ -206,7 +218,7 @@ func TestRunBackTranslationFilter(t *testing.T) {
 	require.NoError(t, os.WriteFile(in, b, 0o600))
 	srv := llmtest.New(t, llmtest.WithHandler(fluent))
 	out := filepath.Join(dir, "out.jsonl")
-	st, err := Run(context.Background(), RunOptions{Input: in, Format: dataset.CWQ, Out: out, SourceSplit: SourceTrain,
+	st, err := Run(context.Background(), RunOptions{Input: in, Format: dataset.CWQ, Out: out, SourceSplit: sft.SourceTrain,
 		Teacher: &Teacher{Chat: teacherClient(t, srv)}, UseBackTranslation: true, MinConsistency: 0.5})
 	require.NoError(t, err)
 	assert.Equal(t, 1, st.Written)
@@ -214,10 +226,10 @@ func TestRunBackTranslationFilter(t *testing.T) {
 	assert.Contains(t, st.Markdown(), "dropped for back-translation consistency below 0.50: 1")
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
-	var r Record
+	var r sft.Record
 	require.NoError(t, json.Unmarshal(data, &r))
 	assert.Equal(t, "close", r.ID)
-	assert.Equal(t, SourceTrain, r.SourceSplit)
-	assert.Equal(t, QuestionBackTranslate, r.QuestionUsed)
+	assert.Equal(t, sft.SourceTrain, r.SourceSplit)
+	assert.Equal(t, sft.QuestionBackTranslate, r.QuestionUsed)
 	assert.Equal(t, "When did the team whose mascot is Lou Seal last win the World Series?", r.Messages[1].Content)
 }

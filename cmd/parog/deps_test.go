@@ -23,11 +23,11 @@ const module = "github.com/parog/parog-go/"
 // kgqa/kg/backend and only kgqa/kg/adapters knows them all.
 var layers = map[string][]string{
 	"cmd/parog": {"dataset", "dataset/oracle", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/kg",
-		"kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/prompts", "kgqa/server", "kgqa/sharedcache", "sparql2plan"},
+		"kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/prompts", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
 	"dataset":                    {"kgqa", "kgqa/config", "kgqa/kg", "kgqa/kg/adapters", "kgqa/llm", "kgqa/ui"},
 	"dataset/oracle":             {"dataset", "kgqa", "kgqa/config", "kgqa/kg", "kgqa/llm", "kgqa/prompts", "sparql2plan"},
-	"finetune":                   {"kgqa", "kgqa/config", "kgqa/llm"},
+	"finetune":                   {"kgqa", "kgqa/config", "kgqa/llm", "kgqa/sft"},
 	"kgqa":                       {"kgqa/config", "kgqa/kg", "kgqa/lexicon", "kgqa/llm", "kgqa/prompts", "refine"},
 	"kgqa/api":                   {"kgqa", "kgqa/kg"},
 	"kgqa/config":                {},
@@ -49,12 +49,13 @@ var layers = map[string][]string{
 	"kgqa/llm/llmtest":           {},
 	"kgqa/prompts":               {"kgqa/kg", "kgqa/llm"},
 	"kgqa/server":                {"kgqa", "kgqa/api", "kgqa/config", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/ui"},
+	"kgqa/sft":                   {"kgqa", "kgqa/llm"},
 	"kgqa/sharedcache":           {"kgqa/config", "kgqa/kg"},
 	"kgqa/sharedcache/redistest": {},
 	"kgqa/ui":                    {},
 	"kgqa/ui/browsertest":        {},
 	"refine":                     {"kgqa/kg", "kgqa/llm", "kgqa/prompts"},
-	"sparql2plan":                {"dataset", "kgqa", "kgqa/llm", "kgqa/prompts"},
+	"sparql2plan":                {"dataset", "kgqa", "kgqa/llm", "kgqa/prompts", "kgqa/sft"},
 }
 
 // goList maps each package of the pattern to a list go list prints for

@@ -14,6 +14,7 @@ import (
 	"github.com/parog/parog-go/finetune"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/sft"
 )
 
 func init() {
@@ -76,7 +77,7 @@ func runFinetuneExport(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "skipped %s: %s\n", *in, bad.Error())
 	}
 	fmt.Fprintf(env.Stdout, "%s: %d train, %d validation records (%d skipped)\n", f,
-		m.Splits[finetune.SplitTrain], m.Splits[finetune.SplitValidation], len(m.Input.Invalid))
+		m.Splits[sft.SplitTrain], m.Splits[sft.SplitValidation], len(m.Input.Invalid))
 	for _, fi := range m.Files {
 		fmt.Fprintf(env.Stdout, "  %s/%s  %d bytes  sha256 %s\n", strings.TrimSuffix(*out, "/"), fi.Name, fi.Bytes, fi.SHA256)
 	}
@@ -99,7 +100,7 @@ func parseEvalFlags(env *Env, args []string) (*evalFlags, error) {
 	fs.StringVar(&e.url, "planner-url", "", "OpenAI-compatible base `URL` of the planner, e.g. http://127.0.0.1:8000/v1 (default: llm.planner.base_url of --config)")
 	fs.StringVar(&e.model, "model", "", "model `NAME` sent to the planner (default: llm.planner.model of --config)")
 	fs.StringVar(&e.data, "data", "", "held-out SFT records (`FILE`, sparql2plan JSONL or the hf export's validation.jsonl)")
-	fs.StringVar(&e.split, "split", finetune.SplitValidation, "records to evaluate: validation, train or all")
+	fs.StringVar(&e.split, "split", sft.SplitValidation, "records to evaluate: validation, train or all")
 	fs.StringVar(&e.out, "out", "planner-report", "report `PREFIX`: writes PREFIX.json and PREFIX.md")
 	fs.StringVar(&e.compare, "compare", "", "another report (`FILE`.json) to compare with; writes PREFIX.compare.md")
 	fs.IntVar(&e.concurrency, "concurrency", 8, "questions in flight at once")
@@ -119,7 +120,7 @@ func parseEvalFlags(env *Env, args []string) (*evalFlags, error) {
 		return nil, usageError("--concurrency must be at least 1")
 	}
 	switch e.split {
-	case finetune.SplitValidation, finetune.SplitTrain, "all":
+	case sft.SplitValidation, sft.SplitTrain, "all":
 	default:
 		return nil, usageError("--split %q is not validation, train or all", e.split)
 	}
@@ -211,7 +212,7 @@ func runEvalPlanner(ctx context.Context, env *Env, args []string) error {
 }
 
 // loadEvalRecords reads the gold records of split and the file's hash.
-func loadEvalRecords(path, split string, skipInvalid bool, warn io.Writer) ([]*finetune.Record, string, error) {
+func loadEvalRecords(path, split string, skipInvalid bool, warn io.Writer) ([]*sft.Record, string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("finetune: eval-planner: %w", err)
@@ -226,7 +227,7 @@ func loadEvalRecords(path, split string, skipInvalid bool, warn io.Writer) ([]*f
 		}
 		fmt.Fprintf(warn, "skipping %d invalid gold record(s) in %s\n", len(res.Invalid), path)
 	}
-	var recs []*finetune.Record
+	var recs []*sft.Record
 	for _, r := range res.Records {
 		if split == "all" || r.Split == split {
 			recs = append(recs, r)
