@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/parog/parog-go/kgqa/kg/demokg"
 )
 
 type cwqRecord struct {
@@ -232,18 +234,8 @@ func convertWebQSP(raw json.RawMessage) (Question, string, error) {
 	return q, r.QuestionID, nil
 }
 
-type demoRecord struct {
-	ID            string          `json:"id"`
-	Question      string          `json:"question"`
-	Type          string          `json:"type"`
-	TopicEntities []Entity        `json:"topic_entities"`
-	Answers       []Answer        `json:"answers"`
-	SPARQL        string          `json:"sparql"`
-	Plan          json.RawMessage `json:"plan"`
-}
-
 func convertDemo(raw json.RawMessage) (Question, string, error) {
-	var r demoRecord
+	var r demokg.Question
 	if err := strictRecord(raw, &r); err != nil {
 		return Question{}, peekID(raw, "id"), err
 	}
@@ -252,14 +244,15 @@ func convertDemo(raw json.RawMessage) (Question, string, error) {
 	}
 	q := Question{ID: r.ID, Text: r.Question, SPARQL: r.SPARQL, Label: r.Type}
 	for _, e := range r.TopicEntities {
-		e.ID, _ = NormalizeMID(e.ID)
-		q.TopicEntities = appendEntity(q.TopicEntities, e)
+		id, _ := NormalizeMID(e.ID)
+		q.TopicEntities = appendEntity(q.TopicEntities, Entity{ID: id, Name: e.Name})
 	}
 	for _, a := range r.Answers {
-		if a.ID != "" {
-			a.ID, _ = NormalizeMID(a.ID)
+		id := a.ID
+		if id != "" {
+			id, _ = NormalizeMID(id)
 		}
-		q.Answers = appendAnswer(q.Answers, a)
+		q.Answers = appendAnswer(q.Answers, Answer{ID: id, Name: a.Name, Datatype: a.Datatype})
 	}
 	if len(r.Plan) > 0 && string(r.Plan) != "null" {
 		q.Plan = []byte(r.Plan)

@@ -30,7 +30,8 @@ const (
 	// with Sparql, TopicEntityMid and Answers.
 	WebQSP Format = "webqsp"
 	// Demo is the question file shape shipped with the demo KG: an array of
-	// {id, question, type, topic_entities, answers, sparql, plan}.
+	// {id, question, type, topic_entities, answers, sparql, plan}, one
+	// demokg.Question each.
 	Demo Format = "demo"
 )
 

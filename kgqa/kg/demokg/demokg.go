@@ -46,7 +46,8 @@ var (
 )
 
 // Question is one demo question with its gold data, in the shape of
-// questions.json.
+// questions.json: the generator (gen) writes it and dataset's demo format
+// reads it, so the file has this one definition.
 type Question struct {
 	// ID is unique within its file ("demo-01", "wd-01").
 	ID string `json:"id"`

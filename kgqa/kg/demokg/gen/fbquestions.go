@@ -1,5 +1,7 @@
 package main
 
+import "github.com/parog/parog-go/kgqa"
+
 var freebaseQuestions = []question{
 	{
 		id: "demo-01", typ: "conjunction",
@@ -14,11 +16,11 @@ var freebaseQuestions = []question{
   ?a ns:aviation.airport.serves ns:[[Nijmegen]] .
   FILTER (?x != <http://rdf.freebase.com/ns/[[France]]>)
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the countries that border France."),
-			sg("s2", opFind, "Find the airports that serve Nijmegen."),
-			sg("s3", opFind, "Find the countries that contain #2.", "s2"),
-			sg("s4", opIntersect, "Find the countries that are in both #1 and #3.", "s1", "s3"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the countries that border France."),
+			sg("s2", kgqa.OpFind, "Find the airports that serve Nijmegen."),
+			sg("s3", kgqa.OpFind, "Find the countries that contain #2.", "s2"),
+			sg("s4", kgqa.OpIntersect, "Find the countries that are in both #1 and #3.", "s1", "s3"),
 		},
 	},
 	{
@@ -34,11 +36,11 @@ var freebaseQuestions = []question{
 }
 ORDER BY DESC(?d)
 LIMIT 1`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the team whose mascot is Lou Seal."),
-			sg("s2", opFind, "Find the World Series championships that #1 won.", "s1"),
-			withArgs(sg("s3", opSuperlative, "Find which of #2 ended most recently.", "s2"),
-				args{Attribute: "end date", Order: "max"}),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the team whose mascot is Lou Seal."),
+			sg("s2", kgqa.OpFind, "Find the World Series championships that #1 won.", "s1"),
+			withArgs(sg("s3", kgqa.OpSuperlative, "Find which of #2 ended most recently.", "s2"),
+				kgqa.Args{Attribute: "end date", Order: "max"}),
 		},
 	},
 	{
@@ -52,10 +54,10 @@ LIMIT 1`,
   ns:[[Spain]] ns:location.location.adjoin_s ?y2 .
   ?y2 ns:location.adjoining_relationship.adjoins ?x .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the countries that border Germany."),
-			sg("s2", opFind, "Find the countries that border Spain."),
-			sg("s3", opIntersect, "Find the countries that are in both #1 and #2.", "s1", "s2"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the countries that border Germany."),
+			sg("s2", kgqa.OpFind, "Find the countries that border Spain."),
+			sg("s3", kgqa.OpIntersect, "Find the countries that are in both #1 and #2.", "s1", "s2"),
 		},
 	},
 	{
@@ -67,10 +69,10 @@ LIMIT 1`,
   ?x ns:geography.river.basin_countries ns:[[Switzerland]] .
   ?x ns:geography.river.basin_countries ns:[[Netherlands]] .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the rivers that flow through Switzerland."),
-			sg("s2", opFind, "Find the rivers that flow through the Netherlands."),
-			sg("s3", opIntersect, "Find the rivers that are in both #1 and #2.", "s1", "s2"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the rivers that flow through Switzerland."),
+			sg("s2", kgqa.OpFind, "Find the rivers that flow through the Netherlands."),
+			sg("s3", kgqa.OpIntersect, "Find the rivers that are in both #1 and #2.", "s1", "s2"),
 		},
 	},
 	{
@@ -83,10 +85,10 @@ LIMIT 1`,
   ?y ns:location.adjoining_relationship.adjoins ?x .
   ?x ns:location.country.currency_used ns:[[Swiss franc]] .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the countries that border Italy."),
-			sg("s2", opFind, "Find the countries that use the Swiss franc."),
-			sg("s3", opIntersect, "Find the countries that are in both #1 and #2.", "s1", "s2"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the countries that border Italy."),
+			sg("s2", kgqa.OpFind, "Find the countries that use the Swiss franc."),
+			sg("s3", kgqa.OpIntersect, "Find the countries that are in both #1 and #2.", "s1", "s2"),
 		},
 	},
 	{
@@ -99,9 +101,9 @@ LIMIT 1`,
   ?c ns:type.object.type ns:location.country .
   ?c ns:location.country.capital ?x .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the country that contains Weeze Airport."),
-			sg("s2", opFind, "Find the capital of #1.", "s1"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the country that contains Weeze Airport."),
+			sg("s2", kgqa.OpFind, "Find the capital of #1.", "s1"),
 		},
 	},
 	{
@@ -113,9 +115,9 @@ LIMIT 1`,
   ns:[[Mr. Met]] ns:sports.mascot.team ?t .
   ?t ns:sports.sports_team.arena_stadium ?x .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the team whose mascot is Mr. Met."),
-			sg("s2", opFind, "Find the home stadium of #1.", "s1"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the team whose mascot is Mr. Met."),
+			sg("s2", kgqa.OpFind, "Find the home stadium of #1.", "s1"),
 		},
 	},
 	{
@@ -127,9 +129,9 @@ LIMIT 1`,
   ns:[[Amélie]] ns:film.film.directed_by ?d .
   ?d ns:people.person.place_of_birth ?x .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the director of Amélie."),
-			sg("s2", opFind, "Find the place where #1 was born.", "s1"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the director of Amélie."),
+			sg("s2", kgqa.OpFind, "Find the place where #1 was born.", "s1"),
 		},
 	},
 	{
@@ -142,9 +144,9 @@ LIMIT 1`,
   ?c ns:type.object.type ns:location.country .
   ?c ns:location.country.currency_used ?x .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the country that contains Zurich Airport."),
-			sg("s2", opFind, "Find the currency used in #1.", "s1"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the country that contains Zurich Airport."),
+			sg("s2", kgqa.OpFind, "Find the currency used in #1.", "s1"),
 		},
 	},
 	{
@@ -160,10 +162,10 @@ LIMIT 1`,
   ?p ns:measurement_unit.dated_integer.number ?n .
   FILTER (?n > 50000000)
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the countries that border Germany."),
-			withArgs(sg("s2", opCompare, "Find which of #1 had a population of more than 50 million in 2019.", "s1"),
-				args{Attribute: "population in 2019", Cmp: ">", Value: "50000000"}),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the countries that border Germany."),
+			withArgs(sg("s2", kgqa.OpCompare, "Find which of #1 had a population of more than 50 million in 2019.", "s1"),
+				kgqa.Args{Attribute: "population in 2019", Cmp: ">", Value: "50000000"}),
 		},
 	},
 	{
@@ -176,10 +178,10 @@ LIMIT 1`,
   ?x ns:time.event.start_date ?d .
   FILTER (?d > "2015-12-31"^^xsd:date)
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the World Series that the Boston Red Sox won."),
-			withArgs(sg("s2", opCompare, "Find which of #1 started after 2015.", "s1"),
-				args{Attribute: "start date", Cmp: ">", Value: "2015-12-31"}),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the World Series that the Boston Red Sox won."),
+			withArgs(sg("s2", kgqa.OpCompare, "Find which of #1 started after 2015.", "s1"),
+				kgqa.Args{Attribute: "start date", Cmp: ">", Value: "2015-12-31"}),
 		},
 	},
 	{
@@ -192,10 +194,10 @@ LIMIT 1`,
   ?x ns:film.film.initial_release_date ?d .
   FILTER (?d < "1995-01-01"^^xsd:date)
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the films directed by Jean-Pierre Jeunet."),
-			withArgs(sg("s2", opCompare, "Find which of #1 was released before 1995.", "s1"),
-				args{Attribute: "initial release date", Cmp: "<", Value: "1995-01-01"}),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the films directed by Jean-Pierre Jeunet."),
+			withArgs(sg("s2", kgqa.OpCompare, "Find which of #1 was released before 1995.", "s1"),
+				kgqa.Args{Attribute: "initial release date", Cmp: "<", Value: "1995-01-01"}),
 		},
 	},
 	{
@@ -209,10 +211,10 @@ LIMIT 1`,
   ?x ns:geography.mountain.elevation ?e .
   FILTER (?e > 4600)
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the mountains in Switzerland."),
-			withArgs(sg("s2", opCompare, "Find which of #1 has an elevation above 4,600 metres.", "s1"),
-				args{Attribute: "elevation", Cmp: ">", Value: "4600"}),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the mountains in Switzerland."),
+			withArgs(sg("s2", kgqa.OpCompare, "Find which of #1 has an elevation above 4,600 metres.", "s1"),
+				kgqa.Args{Attribute: "elevation", Cmp: ">", Value: "4600"}),
 		},
 	},
 	{
@@ -229,10 +231,10 @@ LIMIT 1`,
 }
 ORDER BY ASC(?n)
 LIMIT 1`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the countries that border Switzerland."),
-			withArgs(sg("s2", opSuperlative, "Find which of #1 had the smallest population in 2019.", "s1"),
-				args{Attribute: "population in 2019", Order: "min"}),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the countries that border Switzerland."),
+			withArgs(sg("s2", kgqa.OpSuperlative, "Find which of #1 had the smallest population in 2019.", "s1"),
+				kgqa.Args{Attribute: "population in 2019", Order: "min"}),
 		},
 	},
 	{
@@ -246,10 +248,10 @@ LIMIT 1`,
 }
 ORDER BY DESC(?l)
 LIMIT 1`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the rivers that flow through Germany."),
-			withArgs(sg("s2", opSuperlative, "Find which of #1 is the longest.", "s1"),
-				args{Attribute: "length", Order: "max"}),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the rivers that flow through Germany."),
+			withArgs(sg("s2", kgqa.OpSuperlative, "Find which of #1 is the longest.", "s1"),
+				kgqa.Args{Attribute: "length", Order: "max"}),
 		},
 	},
 	{
@@ -264,10 +266,10 @@ LIMIT 1`,
 }
 ORDER BY ASC(?d)
 LIMIT 1`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the World Series that the New York Yankees won."),
-			withArgs(sg("s2", opSuperlative, "Find which of #1 took place first.", "s1"),
-				args{Attribute: "start date", Order: "min"}),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the World Series that the New York Yankees won."),
+			withArgs(sg("s2", kgqa.OpSuperlative, "Find which of #1 took place first.", "s1"),
+				kgqa.Args{Attribute: "start date", Order: "min"}),
 		},
 	},
 	{
@@ -279,9 +281,9 @@ LIMIT 1`,
   ns:[[France]] ns:location.location.adjoin_s ?y .
   ?y ns:location.adjoining_relationship.adjoins ?x .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the countries that border France."),
-			sg("s2", opCount, "Count the countries in #1.", "s1"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the countries that border France."),
+			sg("s2", kgqa.OpCount, "Count the countries in #1.", "s1"),
 		},
 	},
 	{
@@ -293,9 +295,9 @@ LIMIT 1`,
   ns:[[San Francisco Giants]] ns:sports.sports_team.championships ?x .
   ?x ns:sports.sports_championship_event.championship ns:[[World Series]] .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the World Series that the San Francisco Giants won."),
-			sg("s2", opCount, "Count the championships in #1.", "s1"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the World Series that the San Francisco Giants won."),
+			sg("s2", kgqa.OpCount, "Count the championships in #1.", "s1"),
 		},
 	},
 	{
@@ -306,9 +308,9 @@ LIMIT 1`,
 		sparql: fbPrefix + `SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE {
   ?x ns:aviation.airport.serves ns:[[Nijmegen]] .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the airports that serve Nijmegen."),
-			sg("s2", opCount, "Count the airports in #1.", "s1"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the airports that serve Nijmegen."),
+			sg("s2", kgqa.OpCount, "Count the airports in #1.", "s1"),
 		},
 	},
 	{
@@ -320,9 +322,9 @@ LIMIT 1`,
   ns:[[New York Yankees]] ns:sports.sports_team.championships ?x .
   ?x ns:sports.sports_championship_event.championship ns:[[World Series]] .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the World Series that the New York Yankees won."),
-			sg("s2", opCount, "Count the championships in #1.", "s1"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the World Series that the New York Yankees won."),
+			sg("s2", kgqa.OpCount, "Count the championships in #1.", "s1"),
 		},
 	},
 	{
@@ -335,11 +337,11 @@ LIMIT 1`,
   ?x ns:film.film.initial_release_date ?d .
   FILTER (?d > "2000-12-31"^^xsd:date)
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the films directed by Jean-Pierre Jeunet."),
-			withArgs(sg("s2", opCompare, "Find which of #1 were released after 2000.", "s1"),
-				args{Attribute: "initial release date", Cmp: ">", Value: "2000-12-31"}),
-			sg("s3", opCount, "Count the films in #2.", "s2"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the films directed by Jean-Pierre Jeunet."),
+			withArgs(sg("s2", kgqa.OpCompare, "Find which of #1 were released after 2000.", "s1"),
+				kgqa.Args{Attribute: "initial release date", Cmp: ">", Value: "2000-12-31"}),
+			sg("s3", kgqa.OpCount, "Count the films in #2.", "s2"),
 		},
 	},
 	{
@@ -350,8 +352,8 @@ LIMIT 1`,
 		sparql: fbPrefix + `SELECT DISTINCT ?x WHERE {
   ns:[[San Francisco Giants]] ns:sports.sports_team.team_mascot ?x .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the mascot of the San Francisco Giants."),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the mascot of the San Francisco Giants."),
 		},
 	},
 }
@@ -368,11 +370,11 @@ var wikidataQuestions = []question{
   ?a wdt:P931 wd:[[Nijmegen]] .
   ?a wdt:P17 ?x .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the countries that share a border with France."),
-			sg("s2", opFind, "Find the airports that serve Nijmegen."),
-			sg("s3", opFind, "Find the countries in which #2 are located.", "s2"),
-			sg("s4", opIntersect, "Find the countries that are in both #1 and #3.", "s1", "s3"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the countries that share a border with France."),
+			sg("s2", kgqa.OpFind, "Find the airports that serve Nijmegen."),
+			sg("s3", kgqa.OpFind, "Find the countries in which #2 are located.", "s2"),
+			sg("s4", kgqa.OpIntersect, "Find the countries that are in both #1 and #3.", "s1", "s3"),
 		},
 	},
 	{
@@ -384,9 +386,9 @@ var wikidataQuestions = []question{
   wd:[[France]] wdt:P47 ?x .
   ?x wdt:P31 wd:[[country]] .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the countries that share a border with France."),
-			sg("s2", opCount, "Count the countries in #1.", "s1"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the countries that share a border with France."),
+			sg("s2", kgqa.OpCount, "Count the countries in #1.", "s1"),
 		},
 	},
 	{
@@ -403,10 +405,10 @@ var wikidataQuestions = []question{
 }
 ORDER BY DESC(?n)
 LIMIT 1`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the countries that share a border with Belgium."),
-			withArgs(sg("s2", opSuperlative, "Find which of #1 had the largest population in 2019.", "s1"),
-				args{Attribute: "population in 2019", Order: "max"}),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the countries that share a border with Belgium."),
+			withArgs(sg("s2", kgqa.OpSuperlative, "Find which of #1 had the largest population in 2019.", "s1"),
+				kgqa.Args{Attribute: "population in 2019", Order: "max"}),
 		},
 	},
 	{
@@ -421,10 +423,10 @@ LIMIT 1`,
   ?s pq:P585 ?t .
   FILTER (YEAR(?t) = 2019 && ?n < 100000)
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the countries that share a border with Switzerland."),
-			withArgs(sg("s2", opCompare, "Find which of #1 had fewer than 100,000 inhabitants in 2019.", "s1"),
-				args{Attribute: "population in 2019", Cmp: "<", Value: "100000"}),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the countries that share a border with Switzerland."),
+			withArgs(sg("s2", kgqa.OpCompare, "Find which of #1 had fewer than 100,000 inhabitants in 2019.", "s1"),
+				kgqa.Args{Attribute: "population in 2019", Cmp: "<", Value: "100000"}),
 		},
 	},
 	{
@@ -436,9 +438,9 @@ LIMIT 1`,
   wd:[[Weeze Airport]] wdt:P17 ?c .
   ?c wdt:P36 ?x .
 }`,
-		plan: []subgoal{
-			sg("s1", opFind, "Find the country where Weeze Airport is located."),
-			sg("s2", opFind, "Find the capital of #1.", "s1"),
+		plan: []kgqa.Subgoal{
+			sg("s1", kgqa.OpFind, "Find the country where Weeze Airport is located."),
+			sg("s2", kgqa.OpFind, "Find the capital of #1.", "s1"),
 		},
 	},
 }

@@ -6,6 +6,9 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg/demokg"
 )
 
 // Gold queries avoid two habits that goRDFlib v0.1.5 does not handle
@@ -22,48 +25,16 @@ type question struct {
 	answers       []string
 	literal       *literalAnswer
 	sparql        string
-	plan          []subgoal
+	plan          []kgqa.Subgoal
 }
 
 type literalAnswer struct{ lex, datatype string }
 
-// The plan types mirror the version-1 Plan JSON of package kgqa; they are
-// not imported from it because the engine depends (through kgqa/kg) on
-// package demokg. The package tests validate every plan with kgqa.
-type (
-	op      string
-	subgoal struct {
-		ID    string   `json:"id"`
-		Text  string   `json:"text"`
-		Needs []string `json:"needs,omitempty"`
-		Op    op       `json:"op"`
-		Args  *args    `json:"args,omitempty"`
-	}
-	args struct {
-		Attribute string `json:"attribute,omitempty"`
-		Order     string `json:"order,omitempty"`
-		Cmp       string `json:"cmp,omitempty"`
-		Value     string `json:"value,omitempty"`
-	}
-	plan struct {
-		Version  int       `json:"version"`
-		Subgoals []subgoal `json:"subgoals"`
-	}
-)
-
-const (
-	opFind        op = "find"
-	opIntersect   op = "intersect"
-	opCompare     op = "compare"
-	opSuperlative op = "superlative"
-	opCount       op = "count"
-)
-
-func sg(id string, o op, text string, needs ...string) subgoal {
-	return subgoal{ID: id, Op: o, Text: text, Needs: needs}
+func sg(id string, o kgqa.Op, text string, needs ...string) kgqa.Subgoal {
+	return kgqa.Subgoal{ID: id, Op: o, Text: text, Needs: needs}
 }
 
-func withArgs(s subgoal, a args) subgoal {
+func withArgs(s kgqa.Subgoal, a kgqa.Args) kgqa.Subgoal {
 	s.Args = &a
 	return s
 }
@@ -76,43 +47,24 @@ const (
 	xsdInteger = "http://www.w3.org/2001/XMLSchema#integer"
 )
 
-// jsonQuestion is the shipped JSON shape (see package demokg).
-type jsonQuestion struct {
-	ID            string       `json:"id"`
-	Question      string       `json:"question"`
-	Type          string       `json:"type"`
-	TopicEntities []jsonEntity `json:"topic_entities"`
-	Answers       []jsonAnswer `json:"answers"`
-	SPARQL        string       `json:"sparql"`
-	Plan          plan         `json:"plan"`
-}
-
-type jsonEntity struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-type jsonAnswer struct {
-	ID       string `json:"id,omitempty"`
-	Name     string `json:"name"`
-	Datatype string `json:"datatype,omitempty"`
-}
-
 var placeholder = regexp.MustCompile(`\[\[([^\[\]]+)\]\]`)
 
 func writeQuestions(path string, qs []question, resolve func(name string) string) {
-	out := make([]jsonQuestion, 0, len(qs))
+	out := make([]demokg.Question, 0, len(qs))
 	for _, q := range qs {
-		j := jsonQuestion{ID: q.id, Question: q.text, Type: q.typ,
-			Plan: plan{Version: 1, Subgoals: q.plan}}
+		p, err := json.Marshal(kgqa.Plan{Version: kgqa.PlanVersion, Subgoals: q.plan})
+		if err != nil {
+			log.Fatal(err)
+		}
+		j := demokg.Question{ID: q.id, Question: q.text, Type: q.typ, Plan: p}
 		for _, t := range q.topics {
-			j.TopicEntities = append(j.TopicEntities, jsonEntity{ID: resolve(t), Name: t})
+			j.TopicEntities = append(j.TopicEntities, demokg.TopicEntity{ID: resolve(t), Name: t})
 		}
 		for _, a := range q.answers {
-			j.Answers = append(j.Answers, jsonAnswer{ID: resolve(a), Name: a})
+			j.Answers = append(j.Answers, demokg.Answer{ID: resolve(a), Name: a})
 		}
 		if q.literal != nil {
-			j.Answers = append(j.Answers, jsonAnswer{Name: q.literal.lex, Datatype: q.literal.datatype})
+			j.Answers = append(j.Answers, demokg.Answer{Name: q.literal.lex, Datatype: q.literal.datatype})
 		}
 		j.SPARQL = placeholder.ReplaceAllStringFunc(strings.TrimSpace(q.sparql), func(m string) string {
 			return resolve(m[2 : len(m)-2])
