@@ -16,6 +16,7 @@ import (
 const (
 	sharedCWQ     = "../../shared/data/cwq_sample.json"
 	sharedGrailQA = "../../shared/data/grailqa_sample.json"
+	sharedWebQSP  = "../../shared/data/webqsp/WebQSP.train.json"
 )
 
 func planSchema(t testing.TB) *jsonschema.Schema {
@@ -95,7 +96,7 @@ func TestConvertFailures(t *testing.T) {
 	tests := []struct{ name, query, reason string }{
 		{"not SPARQL", "SELEKT ?x", "parse"},
 		{"ask", "ASK { ?x <http://rdf.freebase.com/ns/a.b> ?y }", "unsupported: ASK query"},
-		{"disconnected", "PREFIX ns: <http://rdf.freebase.com/ns/> SELECT ?x WHERE { ns:m.01 ns:a.b ?x . ?z ns:c.d ns:m.02 . }", "shape: triple"},
+		{"disconnected", "PREFIX ns: <http://rdf.freebase.com/ns/> SELECT ?x WHERE { ns:m.01 ns:a.b ?x . ?z ns:c.d ns:m.02 . }", "shape: triple not connected to the answer"},
 		{"arithmetic filter", "PREFIX ns: <http://rdf.freebase.com/ns/> SELECT ?x WHERE { ns:m.01 ns:a.b ?x . ?x ns:c.d ?n . FILTER(?n - 3 < 0) }", "unsupported: FILTER comparison without a variable"},
 	}
 	for _, tc := range tests {
@@ -107,6 +108,25 @@ func TestConvertFailures(t *testing.T) {
 	}
 	_, err := Convert(dataset.Question{ID: "x"})
 	assert.Equal(t, "no-sparql", FailureReason(err))
+}
+
+// TestFailureReasonKeepsTheClass: WebQSP's WebQTrn-273 ("during what war
+// did abraham lincoln serve as president?") compares a war's dates with a
+// presidency's, two spans held by variables, which the plan cannot say; its
+// reason must say why it failed, without the query's own entities.
+func TestFailureReasonKeepsTheClass(t *testing.T) {
+	l, err := dataset.LoadFile(context.Background(), sharedWebQSP, dataset.WebQSP)
+	require.NoError(t, err)
+	var q dataset.Question
+	for _, x := range l.Questions {
+		if x.ID == "WebQTrn-273" {
+			q = x
+		}
+	}
+	require.Equal(t, "WebQTrn-273", q.ID)
+	_, err = Convert(q)
+	require.Error(t, err)
+	assert.Equal(t, "shape: triple not connected to the answer", FailureReason(err))
 }
 
 // BenchmarkConvertSamples converts all 1,550 shared samples per iteration

@@ -146,7 +146,7 @@ func buildSteps(g *queryGraph) ([]Step, error) {
 	}
 	for i, e := range g.edges {
 		if !b.used[i] {
-			return nil, fmt.Errorf("%w: triple %s %s %s is not connected to the answer", ErrShape, e.s.key(), e.rel, e.o.key())
+			return nil, fmt.Errorf("%w: triple not connected to the answer (%s %s %s)", ErrShape, e.s.key(), e.rel, e.o.key())
 		}
 	}
 	for i := range g.unions {
@@ -217,9 +217,9 @@ func (b *builder) trace(v string) (term, []string, error) {
 		}
 		if idx < 0 {
 			if len(path) == 0 {
-				return term{}, nil, fmt.Errorf("%w: value ?%s is not bound by a triple", ErrShape, v)
+				return term{}, nil, fmt.Errorf("%w: value not bound by a triple (?%s)", ErrShape, v)
 			}
-			return term{}, nil, fmt.Errorf("%w: value path of ?%s has no owner", ErrShape, v)
+			return term{}, nil, fmt.Errorf("%w: value path without an owner (?%s)", ErrShape, v)
 		}
 		e := b.g.edges[idx]
 		b.used[idx] = true
@@ -239,7 +239,16 @@ func (b *builder) trace(v string) (term, []string, error) {
 type literalCons struct {
 	path  []Hop
 	value string
+	// entity is true when value is an entity id (an attribute's value
+	// such as a gender), not a literal.
+	entity bool
 }
+
+// attributeRelations lead to a value that many entities share, so that
+// the set reached backwards from it is no answer to look for ("the people
+// whose gender is male"): a constraint through one filters the set built
+// from the node's other conditions instead.
+var attributeRelations = map[string]bool{"people.person.gender": true}
 
 // node builds the steps producing the set of node k and returns the id of
 // the last one.
@@ -248,7 +257,7 @@ func (b *builder) node(k string) (string, error) {
 		return ref, nil
 	}
 	if b.busy[k] {
-		return "", fmt.Errorf("%w: cycle through %s", ErrShape, k)
+		return "", fmt.Errorf("%w: cycle (through %s)", ErrShape, k)
 	}
 	if len(k) > 1 && b.g.anchorSets[k[1:]] != nil {
 		return "", unsupported("VALUES set used beyond one hop")
@@ -257,6 +266,7 @@ func (b *builder) node(k string) (string, error) {
 	defer delete(b.busy, k)
 	var contribs []string
 	var lits []literalCons
+	var ranked []rankedEdge
 	for _, i := range b.incident(k) {
 		if b.used[i] {
 			continue
@@ -265,6 +275,10 @@ func (b *builder) node(k string) (string, error) {
 		w, hop := other(b.g.edges[i], k)
 		switch w.kind {
 		case kindEntity:
+			if attributeRelations[hop.Relation] {
+				lits = append(lits, literalCons{path: []Hop{hop}, value: w.value, entity: true})
+				continue
+			}
 			contribs = append(contribs, b.add(Step{Op: kgqa.OpFind, Anchors: []string{w.value}, Path: []Hop{hop}}))
 		case kindLiteral:
 			lits = append(lits, literalCons{path: []Hop{hop}, value: w.value})
@@ -278,6 +292,10 @@ func (b *builder) node(k string) (string, error) {
 			}
 			if vals := b.valuePaths(w, hop); vals != nil {
 				lits = append(lits, vals...)
+				continue
+			}
+			if b.rankedLeaf(w) {
+				ranked = append(ranked, rankedEdge{w: w, hop: hop})
 				continue
 			}
 			ref, skip, err := b.fromVar(w, hop)
@@ -305,12 +323,68 @@ func (b *builder) node(k string) (string, error) {
 		}
 		contribs = append(contribs, b.add(Step{Op: kgqa.OpUnion, Needs: refs}))
 	}
+	if len(contribs) == 0 && len(lits) == 0 {
+		// Nothing else anchors k: the ranked neighbours are ranked over
+		// their whole type, as the query says.
+		for _, r := range ranked {
+			ref, _, err := b.fromVar(r.w, r.hop)
+			if err != nil {
+				return "", err
+			}
+			contribs = append(contribs, ref)
+		}
+		ranked = nil
+	}
 	ref, err := b.combine(k, contribs, lits)
 	if err != nil {
 		return "", err
 	}
+	for _, r := range ranked {
+		ref = b.rankFrom(k, ref, r)
+	}
 	b.done[k] = ref
 	return ref, nil
+}
+
+// rankedEdge is an edge from the node being built to a neighbour that is
+// ranked (a superlative) and leads nowhere else.
+type rankedEdge struct {
+	w   term
+	hop Hop // from w to the node being built
+}
+
+// rankedLeaf reports whether w is a neighbour whose only role is to be
+// ranked: a variable with a superlative and no other edge. GrailQA writes
+// "the design, among those of this trial, whose trials enrol the most" so:
+// the ranking runs over the neighbours of the anchored candidates, not
+// over every node of w's type.
+func (b *builder) rankedLeaf(w term) bool {
+	wk := w.key()
+	if w.value == b.g.answer || len(b.incident(wk)) > 0 || b.inUnion(wk) || b.g.anchorSets[w.value] != nil {
+		return false
+	}
+	if _, known := b.done[wk]; known {
+		return false
+	}
+	for _, c := range b.g.cons[wk] {
+		if c.kind == consSuperlative {
+			return true
+		}
+	}
+	return false
+}
+
+// rankFrom anchors a ranked neighbour to the candidates of k (ref): the
+// neighbours of the candidates, ranked, then the candidates they belong
+// to.
+func (b *builder) rankFrom(k, ref string, r rankedEdge) string {
+	wk := r.w.key()
+	out := Hop{Relation: r.hop.Relation, Reverse: !r.hop.Reverse}
+	w := b.add(Step{Op: kgqa.OpFind, Needs: []string{ref}, Path: []Hop{out}, Types: b.g.types[wk]})
+	w = b.constrain(wk, w)
+	b.done[wk] = w
+	back := b.add(Step{Op: kgqa.OpFind, Needs: []string{w}, Path: []Hop{r.hop}, Types: b.g.types[k]})
+	return b.add(Step{Op: kgqa.OpIntersect, Needs: []string{back, ref}})
 }
 
 func unionHas(u union, k string) bool {
@@ -342,17 +416,30 @@ func (b *builder) combine(k string, contribs []string, lits []literalCons) (stri
 		if s := b.step(ref); s != nil && len(types) > 0 {
 			s.Types = append(s.Types, types...)
 		}
+	case len(lits) > 0 && lits[0].entity:
+		ref = b.add(Step{Op: kgqa.OpFind, Anchors: []string{lits[0].value}, Path: lits[0].path, Types: types})
+		lits = lits[1:]
 	case len(lits) > 0:
 		ref = b.add(Step{Op: kgqa.OpFind, Literal: lits[0].value, Path: lits[0].path, Types: types})
 		lits = lits[1:]
 	case len(types) > 0:
 		ref = b.add(Step{Op: kgqa.OpFind, Types: types})
 	default:
-		return "", fmt.Errorf("%w: nothing anchors %s", ErrShape, k)
+		return "", fmt.Errorf("%w: nothing anchors a node (%s)", ErrShape, k)
 	}
 	for _, l := range lits {
+		if l.entity {
+			ref = b.add(Step{Op: kgqa.OpFilter, Needs: []string{ref}, Anchors: []string{l.value}, Path: l.path})
+			continue
+		}
 		ref = b.add(Step{Op: kgqa.OpFilter, Needs: []string{ref}, Literal: l.value, Path: l.path})
 	}
+	return b.constrain(k, ref), nil
+}
+
+// constrain applies node k's compare, superlative and time constraints to
+// the set ref.
+func (b *builder) constrain(k, ref string) string {
 	for _, c := range b.g.cons[k] {
 		attr := attrName(c.attr)
 		switch c.kind {
@@ -364,7 +451,7 @@ func (b *builder) combine(k string, contribs []string, lits []literalCons) (stri
 			ref = b.add(Step{Op: kgqa.OpFilter, Needs: []string{ref}, Qualifiers: []Qualifier{timeQualifier(c)}})
 		}
 	}
-	return ref, nil
+	return ref
 }
 
 func timeQualifier(c constraint) Qualifier {

@@ -160,5 +160,14 @@ func readable(id string) string {
 	if strings.HasSuffix(id, "_s") {
 		id = id[:len(id)-2] + "s"
 	}
-	return strings.TrimSpace(strings.ReplaceAll(id, "_", " "))
+	words := strings.Fields(strings.ReplaceAll(id, "_", " "))
+	for i, w := range words {
+		if split, ok := runTogether[w]; ok {
+			words[i] = split
+		}
+	}
+	return strings.Join(words, " ")
 }
+
+// runTogether are Freebase property words written without their space.
+var runTogether = map[string]string{"containedby": "contained by"}

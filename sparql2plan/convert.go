@@ -99,8 +99,9 @@ func FailureReason(err error) string {
 		if i := strings.Index(msg, prefix); i >= 0 {
 			msg = msg[i+len(prefix):]
 		}
-		// Keep the reason class, not per-query variables.
-		if i := strings.IndexAny(msg, "?\""); i >= 0 {
+		// Keep the reason class, not per-query variables, entities and
+		// literals (messages name those after it, in parentheses).
+		if i := strings.IndexAny(msg, "?\"("); i >= 0 {
 			msg = strings.TrimSpace(msg[:i])
 		}
 		return strings.TrimSpace(msg)

@@ -145,7 +145,7 @@ func literalTerm(s string, prefixes map[string]string) term {
 	if end <= 0 {
 		return term{kind: kindLiteral, value: s}
 	}
-	t := term{kind: kindLiteral, value: s[1:end]}
+	t := term{kind: kindLiteral, value: withoutZone(s[1:end])}
 	if rest := s[end+1:]; strings.HasPrefix(rest, "^^") {
 		dt := rest[2:]
 		if strings.HasPrefix(dt, "<") {
@@ -173,9 +173,24 @@ func exprConst(e sparql.Expr) (term, bool) {
 func rdfTerm(t rdfterm.Term) (term, bool) {
 	switch x := t.(type) {
 	case rdfterm.Literal:
-		return term{kind: kindLiteral, value: x.Lexical(), datatype: x.Datatype().Value()}, true
+		return term{kind: kindLiteral, value: withoutZone(x.Lexical()), datatype: x.Datatype().Value()}, true
 	case rdfterm.URIRef:
 		return entityTerm(x.Value()), true
 	}
 	return term{}, false
+}
+
+// zonedDate is a date or date-time with a time zone: GrailQA writes its
+// dates as "2009-08-11-08:00"^^xsd:dateTime.
+var zonedDate = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?)(?:Z|[+-]\d{2}:\d{2})$`)
+
+// withoutZone drops the time zone of a date constant. Freebase stores
+// dates without one, so a compared value with a zone would match nothing
+// the engine reads, and a plan that carries it teaches the planner a form
+// no question uses.
+func withoutZone(v string) string {
+	if m := zonedDate.FindStringSubmatch(v); m != nil {
+		return m[1]
+	}
+	return v
 }

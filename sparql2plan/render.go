@@ -53,6 +53,9 @@ func (r renderer) name(id string) string {
 	if n, ok := notableTypeNames[id]; ok {
 		return n
 	}
+	if n, ok := constantNames[id]; ok {
+		return n
+	}
 	if midLike.MatchString(id) {
 		return unnamedEntity
 	}
@@ -107,7 +110,11 @@ func (r renderer) step(s Step) string {
 		if len(s.Qualifiers) > 0 {
 			return fmt.Sprintf("Keep those of %s that hold%s.", r.refs(s.Needs), r.qualifiers(s.Qualifiers))
 		}
-		return fmt.Sprintf("Keep those of %s %s.", r.refs(s.Needs), valueCondition(s.Path, literal(s.Literal)))
+		v := literal(s.Literal)
+		if len(s.Anchors) > 0 {
+			v = r.name(s.Anchors[0])
+		}
+		return fmt.Sprintf("Keep those of %s %s.", r.refs(s.Needs), valueCondition(s.Path, v))
 	case kgqa.OpCompare:
 		return fmt.Sprintf("Keep those of %s whose %s is %s %s.", r.refs(s.Needs), attrWords(s), cmpWords[s.Args.Cmp], literal(s.Args.Value))
 	case kgqa.OpSuperlative:
@@ -182,6 +189,20 @@ func (r renderer) find(s Step) string {
 func (r renderer) hop(h Hop, cur string, types []string) string {
 	words := relWords(h.Relation)
 	n := r.noun(types)
+	if prepositions[words] {
+		// "religion.religious_text.religious_text_of": the type's own
+		// noun was the relation's only content word.
+		if h.Reverse {
+			if n == "" {
+				n = typeNoun(relationType(h.Relation))
+			}
+			return fmt.Sprintf("the %s %s %s", plural(n), words, cur)
+		}
+		if n == "" {
+			n = "entity"
+		}
+		return fmt.Sprintf("the %s that %s is %s", plural(n), cur, readable(h.Relation))
+	}
 	if h.Reverse {
 		// The result is the subject: "the team whose mascot is Lou Seal".
 		if n == "" {
@@ -400,6 +421,9 @@ func valueCondition(p []Hop, v string) string {
 	switch len(p) {
 	case 1:
 		w := relWords(p[0].Relation)
+		if prepositions[w] {
+			return fmt.Sprintf("that are %s %s", readable(p[0].Relation), v)
+		}
 		return fmt.Sprintf("whose %s %s %s", w, copula(w), v)
 	case 2:
 		fact, role := relWords(p[1].Relation), relWords(p[0].Relation)

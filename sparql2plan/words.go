@@ -116,8 +116,8 @@ func plural(noun string) string {
 		head, last = noun[:i+1], noun[i+1:]
 	}
 	switch {
-	case last == "person":
-		last = "people"
+	case irregularPlural[last] != "":
+		last = irregularPlural[last]
 	case last == "series" || last == "software" || last == "equipment" || last == "information" || isPlural(last):
 	case strings.HasSuffix(last, "y") && len(last) > 1 && !strings.ContainsRune("aeiou", rune(last[len(last)-2])):
 		last = last[:len(last)-1] + "ies"
@@ -129,6 +129,15 @@ func plural(noun string) string {
 	return head + last
 }
 
+// irregularPlural are the plurals the suffix rules get wrong, among the
+// nouns of Freebase types ("biology.genomic_locus").
+var irregularPlural = map[string]string{
+	"person": "people", "child": "children", "man": "men", "woman": "women",
+	"locus": "loci", "genus": "genera", "nucleus": "nuclei", "fungus": "fungi", "alumnus": "alumni",
+	"stimulus": "stimuli", "radius": "radii", "criterion": "criteria", "phenomenon": "phenomena",
+	"analysis": "analyses", "thesis": "theses", "hypothesis": "hypotheses", "diagnosis": "diagnoses", "axis": "axes",
+}
+
 // isPlural guesses whether a word is already plural ("championships",
 // "religions"), so "whose religions include X" reads right.
 func isPlural(w string) bool {
@@ -137,6 +146,10 @@ func isPlural(w string) bool {
 	}
 	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
 }
+
+// constantNames names the attribute values that queries use as constants
+// without the dataset naming them (WebQSP names only topic entities).
+var constantNames = map[string]string{"m.05zppz": "Male", "m.02zsn": "Female"}
 
 // notableTypeNames names the Freebase notable-type ids that WebQSP and
 // ComplexWebQuestions queries use (common.topic.notable_types); a dataset's
