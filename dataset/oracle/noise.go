@@ -106,7 +106,7 @@ func applies(k, stage string, obj map[string]any) bool {
 	case NoiseMisspelled:
 		return len(names(obj)) > 0
 	case NoiseMissingField:
-		return len(required(stage)) > 0 && obj != nil
+		return len(requiredIn(stage, obj)) > 0 && obj != nil
 	case NoiseTrailing:
 		return strings.HasPrefix(stage, "plan") || obj != nil
 	}
@@ -130,6 +130,19 @@ func required(stage string) []string {
 	}
 	_ = json.Unmarshal(prompts.Schema(stage), &s)
 	return s.Required
+}
+
+// requiredIn are the fields a reply cannot do without: its schema's
+// required fields and, in a refine reply that carries the sufficiency
+// verdict (the folded call), "sufficient", which the engine requires
+// there. So a folded reply can lose its sufficiency verdict as a separate
+// sufficiency reply can, and the two modes meet the same noise.
+func requiredIn(stage string, obj map[string]any) []string {
+	req := required(stage)
+	if _, ok := obj["sufficient"]; ok && stage == prompts.Refine {
+		req = append(req, "sufficient")
+	}
+	return req
 }
 
 // mutate returns a corrupted copy of the reply object.
@@ -165,7 +178,7 @@ func mutate(r *rand.Rand, k, stage string, obj map[string]any) map[string]any {
 			}
 		}
 	case NoiseMissingField:
-		req := required(stage)
+		req := requiredIn(stage, obj)
 		delete(out, req[r.IntN(len(req))])
 	}
 	return out

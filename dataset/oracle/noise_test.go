@@ -96,3 +96,31 @@ func TestParseNoiseKinds(t *testing.T) {
 	_, err = ParseNoiseKinds("fence,typo")
 	assert.ErrorContains(t, err, `"typo"`)
 }
+
+// TestFoldedReplyCanLoseItsSufficiency: a missing field in the folded
+// refine reply can be the sufficiency verdict, as it can in a separate
+// sufficiency reply; the unfolded refine reply carries none.
+func TestFoldedReplyCanLoseItsSufficiency(t *testing.T) {
+	for _, fused := range []bool{true, false} {
+		d := sampleData()[prompts.Refine].(prompts.RefineData)
+		d.Fused = fused
+		req := chatRequest(t, prompts.Refine, d, true)
+		lost := map[string]int{}
+		for seed := range int64(60) {
+			m := demoModel(t, WithNoise(Noise{Rate: 1, Seed: seed, Kinds: []string{NoiseMissingField}}))
+			var obj map[string]any
+			require.NoError(t, json.Unmarshal([]byte(m.Answer(req, "").Content), &obj))
+			for _, f := range []string{"aligned", "answer", "entities", "used_facts", "sufficient"} {
+				if _, ok := obj[f]; !ok {
+					lost[f]++
+				}
+			}
+		}
+		if fused {
+			assert.Positive(t, lost["sufficient"], "the folded reply loses its sufficiency verdict some of the time: %v", lost)
+		} else {
+			assert.Equal(t, 60, lost["sufficient"], "the unfolded reply has no sufficiency verdict: %v", lost)
+		}
+		assert.Positive(t, lost["aligned"], "%v", lost)
+	}
+}
