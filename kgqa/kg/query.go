@@ -339,3 +339,139 @@ func searchTextQuery(v vocab, name string, limit int) (string, error) {
 		"} ORDER BY (IF(LCASE(STR(?n)) = " + lit + ", 0, 1)) STRLEN(STR(?n)) ?e\n" +
 		"LIMIT " + strconv.Itoa(limit), nil
 }
+
+// The builders below render the bank's templates (bank.go). Each validates
+// the ids it is given again, whatever its caller checked, and returns an
+// *IDError for one that does not fit the dialect.
+
+// relationsQuery lists the distinct predicates around id with their
+// direction; on Wikidata also the properties id has only through
+// statements.
+func (d *dialect) relationsQuery(id string) (string, error) {
+	a := d.args(maxRelationRows)
+	var err error
+	if a.Entity, err = d.entityRef(id); err != nil {
+		return "", err
+	}
+	if d.v.expansion == expandQualifier {
+		return render(tagWikidataRelations, a)
+	}
+	return render(tagRelations, a)
+}
+
+// neighborsQuery lists the first limit terms one hop from id along rel, in
+// term order so that every backend keeps the same ones.
+func (d *dialect) neighborsQuery(id string, rel Relation, limit int) (string, error) {
+	a := d.args(limit)
+	var err error
+	if a.Entity, err = d.entityRef(id); err != nil {
+		return "", err
+	}
+	if a.Relation, err = d.relationRef(d.v.relNS, rel); err != nil {
+		return "", err
+	}
+	if rel.Dir == In {
+		return render(tagNeighborsIn, a)
+	}
+	return render(tagNeighborsOut, a)
+}
+
+// namesQuery returns the names of ids in the dialect's language.
+func (d *dialect) namesQuery(ids []string) (string, error) {
+	a := d.args(0)
+	var err error
+	if a.Subjects, err = d.entityRefs(ids); err != nil {
+		return "", err
+	}
+	return render(tagNames, a)
+}
+
+// mediatorQuery lists the edges of the nameless mediator nodes in both
+// directions, except those leading back to head.
+func (d *dialect) mediatorQuery(head string, mediators []string) (string, error) {
+	a := d.args(maxExpansionRows)
+	var err error
+	if a.Entity, err = d.entityRef(head); err != nil {
+		return "", err
+	}
+	if a.Subjects, err = d.entityRefs(mediators); err != nil {
+		return "", err
+	}
+	return render(tagMediators, a)
+}
+
+// qualifierQuery lists the main value and the qualifiers of id's Wikidata
+// statements about rel; with rel.Dir In, the statements whose main value
+// id is, with their subjects (statement.go reads the rows).
+func (d *dialect) qualifierQuery(id string, rel Relation, limit int) (string, error) {
+	a := d.args(limit)
+	var err error
+	if a.Entity, err = d.entityRef(id); err != nil {
+		return "", err
+	}
+	if a.Claim, err = d.relationRef(WikidataClaimNS, rel); err != nil {
+		return "", err
+	}
+	if a.Statement, err = d.relationRef(WikidataStatementNS, rel); err != nil {
+		return "", err
+	}
+	if rel.Dir == In {
+		return render(tagIncomingQualifier, a)
+	}
+	return render(tagQualifiers, a)
+}
+
+// nameQuery returns the names of id in the dialect's language (or with no
+// tag).
+func (d *dialect) nameQuery(id string) (string, error) {
+	a := d.args(10)
+	var err error
+	if a.Entity, err = d.entityRef(id); err != nil {
+		return "", err
+	}
+	return render(tagName, a)
+}
+
+// searchExactQuery finds entities named exactly name (an index lookup on
+// every engine).
+func (d *dialect) searchExactQuery(name string, limit int) (string, error) {
+	a := d.args(limit)
+	lit, err := literal(name)
+	if err != nil {
+		return "", err
+	}
+	a.Name = stringLit(lit)
+	return render(tagSearchExact, a)
+}
+
+// searchFoldQuery finds entities whose name equals name ignoring case. It
+// scans names, so it runs only when the exact lookup found nothing.
+func (d *dialect) searchFoldQuery(name string, limit int) (string, error) {
+	a := d.args(limit)
+	lit, err := literal(strings.ToLower(name))
+	if err != nil {
+		return "", err
+	}
+	a.Name = stringLit(lit)
+	return render(tagSearchFold, a)
+}
+
+// searchTextQuery finds entities whose name holds every word of name, with
+// Virtuoso's free-text index (bif:contains), so it reads only the index
+// entries of those words. Names equal to name ignoring case come first,
+// then the shortest. It returns errNoTextWords when name has no word to
+// search for.
+func (d *dialect) searchTextQuery(name string, limit int) (string, error) {
+	a := d.args(limit)
+	lit, err := literal(strings.ToLower(name))
+	if err != nil {
+		return "", err
+	}
+	a.Name = stringLit(lit)
+	words := textWords(name)
+	if len(words) == 0 {
+		return "", errNoTextWords
+	}
+	a.Text = textExprLit(textExpr(words))
+	return render(tagSearchText, a)
+}

@@ -1,0 +1,148 @@
+package kg
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/knakk/sparql"
+)
+
+// The query bank: every SPARQL template of the package, in queries.sparql,
+// loaded once. Templates are filled only with the typed values below, each
+// made by a function that validates or escapes what it is given, so a
+// value of one of these types is safe to place in a query as it is.
+type (
+	// iriRef is an IRI in angle brackets, made from a namespace and an id
+	// that fit the dialect's grammar (so it holds no '>', space or quote).
+	iriRef string
+	// stringLit is a SPARQL string literal made by literal.
+	stringLit string
+	// langTag is a language tag that fit BCP 47's shape (language).
+	langTag string
+	// textExprLit is a Virtuoso free-text expression made by textExpr from
+	// the words of textWords: no quote, apostrophe or backslash but its
+	// own double quotes.
+	textExprLit string
+)
+
+// queryArgs is the data of every template; each uses some of the fields.
+type queryArgs struct {
+	Entity    iriRef
+	Relation  iriRef
+	Claim     iriRef // Wikidata p:P
+	Statement iriRef // Wikidata ps:P
+	Subjects  []iriRef
+	NamePred  iriRef
+	Lang      langTag
+	Name      stringLit
+	Text      textExprLit
+	Limit     int
+}
+
+// The tags of the bank's queries.
+const (
+	tagRelations         = "relations"
+	tagWikidataRelations = "wikidata-relations"
+	tagNeighborsOut      = "neighbors-out"
+	tagNeighborsIn       = "neighbors-in"
+	tagNames             = "names"
+	tagMediators         = "mediators"
+	tagQualifiers        = "wikidata-qualifiers"
+	tagIncomingQualifier = "wikidata-incoming-qualifiers"
+	tagName              = "name"
+	tagSearchExact       = "search-exact"
+	tagSearchFold        = "search-fold"
+	tagSearchText        = "search-text"
+)
+
+var bankTags = []string{
+	tagRelations, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNames, tagMediators,
+	tagQualifiers, tagIncomingQualifier, tagName, tagSearchExact, tagSearchFold, tagSearchText,
+}
+
+//go:embed queries.sparql
+var bankText string
+
+// bank holds the templates; bankErr says what is wrong with the file, if
+// anything, and fails every query (TestBankLoads catches it first).
+var bank, bankErr = loadBank(bankText)
+
+// loadBank reads the bank and checks that it holds exactly the tags the
+// package renders, each a valid template. sparql.LoadBank reports
+// nothing itself: a missing tag line merges two queries.
+func loadBank(text string) (sparql.Bank, error) {
+	b := sparql.LoadBank(strings.NewReader(text))
+	var errs []error
+	for _, tag := range bankTags {
+		q, ok := b[tag]
+		if !ok {
+			errs = append(errs, fmt.Errorf("no query tagged %q", tag))
+			continue
+		}
+		b[tag] = strings.TrimSpace(q)
+		if _, err := template.New(tag).Option("missingkey=error").Parse(q); err != nil {
+			errs = append(errs, fmt.Errorf("query %q: %w", tag, err))
+		}
+	}
+	if len(b) != len(bankTags) {
+		errs = append(errs, fmt.Errorf("%d tagged queries, want %d", len(b), len(bankTags)))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("kg: query bank: %w", err)
+	}
+	return b, nil
+}
+
+// render fills the query tagged tag with a.
+func render(tag string, a queryArgs) (string, error) {
+	if bankErr != nil {
+		return "", bankErr
+	}
+	q, err := bank.Prepare(tag, a)
+	if err != nil {
+		return "", fmt.Errorf("kg: query %s: %w", tag, err)
+	}
+	return q, nil
+}
+
+// entityRef is the IRI of entity id, which must fit the dialect.
+func (d *dialect) entityRef(id string) (iriRef, error) {
+	if err := d.checkEntity(id); err != nil {
+		return "", err
+	}
+	return iriRef("<" + d.v.entityNS + id + ">"), nil
+}
+
+// entityRefs is entityRef of every id; there must be at least one.
+func (d *dialect) entityRefs(ids []string) ([]iriRef, error) {
+	if len(ids) == 0 {
+		return nil, errors.New("kg: query: no subjects")
+	}
+	refs := make([]iriRef, len(ids))
+	for i, id := range ids {
+		ref, err := d.entityRef(id)
+		if err != nil {
+			return nil, err
+		}
+		refs[i] = ref
+	}
+	return refs, nil
+}
+
+// relationRef is the IRI of rel.ID in namespace ns; rel must fit the
+// dialect.
+func (d *dialect) relationRef(ns string, rel Relation) (iriRef, error) {
+	if err := d.checkRelation(rel); err != nil {
+		return "", err
+	}
+	return iriRef("<" + ns + rel.ID + ">"), nil
+}
+
+// args starts the data of a query with the dialect's name predicate and
+// language.
+func (d *dialect) args(limit int) queryArgs {
+	return queryArgs{NamePred: iriRef("<" + d.v.namePred + ">"), Lang: langTag(d.v.lang), Limit: limit}
+}
