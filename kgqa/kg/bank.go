@@ -58,6 +58,13 @@ const (
 	tagSearchText        = "search-text"
 )
 
+// Markers of the statement branches of the wikidata-relations query's
+// ?dir, beside "out" and "in".
+const (
+	statementOut = "statement-out"
+	statementIn  = "statement-in"
+)
+
 var bankTags = []string{
 	tagRelations, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNames, tagMediators,
 	tagQualifiers, tagIncomingQualifier, tagName, tagSearchExact, tagSearchFold, tagSearchText,

@@ -112,9 +112,9 @@ func (s *store) Relations(ctx context.Context, id string) ([]Relation, error) {
 	if err := s.d.checkEntity(id); err != nil {
 		return nil, err
 	}
-	q := relationsQuery(s.d.v, id)
-	if s.d.v.expansion == expandQualifier {
-		q = wikidataRelationsQuery(s.d.v, id)
+	q, err := s.d.relationsQuery(id)
+	if err != nil {
+		return nil, err
 	}
 	t, err := s.run(ctx, q)
 	if err != nil {
@@ -173,7 +173,11 @@ func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit in
 // every backend reads the same ones) and returns their facts, mediators and
 // statements expanded, and the number of tails read.
 func (s *store) neighborWindow(ctx context.Context, id string, rel Relation, window int) ([]Fact, int, error) {
-	t, err := s.run(ctx, neighborsQuery(s.d.v, id, rel, window))
+	q, err := s.d.neighborsQuery(id, rel, window)
+	if err != nil {
+		return nil, 0, err
+	}
+	t, err := s.run(ctx, q)
 	if err != nil {
 		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
 	}
@@ -227,7 +231,11 @@ func (s *store) fillNames(ctx context.Context, facts []Fact) error {
 	}
 	names := make(map[string]string, len(ids))
 	for chunk := range slices.Chunk(ids, mediatorsPerCall) {
-		t, err := s.run(ctx, namesQuery(s.d.v, chunk))
+		q, err := s.d.namesQuery(chunk)
+		if err != nil {
+			return fmt.Errorf("names: %w", err)
+		}
+		t, err := s.run(ctx, q)
 		if err != nil {
 			return fmt.Errorf("names: %w", err)
 		}
@@ -253,7 +261,11 @@ func (s *store) expand(ctx context.Context, id string, rel Relation, mediators [
 	}
 	var facts []Fact
 	for chunk := range slices.Chunk(mediators, mediatorsPerCall) {
-		t, err := s.run(ctx, mediatorQuery(s.d.v, id, chunk))
+		q, err := s.d.mediatorQuery(id, chunk)
+		if err != nil {
+			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
+		}
+		t, err := s.run(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 		}
@@ -372,7 +384,11 @@ func (s *store) Name(ctx context.Context, id string) (string, error) {
 	if err := s.d.checkEntity(id); err != nil {
 		return "", err
 	}
-	t, err := s.run(ctx, nameQuery(s.d.v, id))
+	q, err := s.d.nameQuery(id)
+	if err != nil {
+		return "", err
+	}
+	t, err := s.run(ctx, q)
 	if err != nil {
 		return "", fmt.Errorf("kg: name of %s: %w", id, err)
 	}
@@ -399,13 +415,13 @@ func (s *store) Search(ctx context.Context, name string, limit int) ([]Entity, e
 		return nil, fmt.Errorf("kg: search: empty name")
 	}
 	limit = clampLimit(limit, maxSearchLimit)
-	second := searchFoldQuery
+	second := s.d.searchFoldQuery
 	if s.fullText {
-		second = searchTextQuery
+		second = s.d.searchTextQuery
 	}
 	var t *Table
-	for _, build := range []func(vocab, string, int) (string, error){searchExactQuery, second} {
-		q, err := build(s.d.v, name, limit)
+	for _, build := range []func(string, int) (string, error){s.d.searchExactQuery, second} {
+		q, err := build(name, limit)
 		if errors.Is(err, errNoTextWords) {
 			break
 		}

@@ -11,25 +11,34 @@ import (
 //
 //	go test -run '^$' -bench QueryRendering -benchmem ./kgqa/kg/
 func BenchmarkQueryRendering(b *testing.B) {
-	fb := Freebase(DialectOptions{}).(*dialect).v
-	wd := Wikidata(DialectOptions{}).(*dialect).v
+	fb := Freebase(DialectOptions{}).(*dialect)
+	wd := Wikidata(DialectOptions{}).(*dialect)
 	ms := make([]string, mediatorsPerCall)
 	for i := range ms {
 		ms[i] = fmt.Sprintf("m.0cvt%03d", i)
 	}
 	rel := Relation{ID: "location.location.contains", Dir: Out}
+	builds := []func() (string, error){
+		func() (string, error) { return fb.relationsQuery(france) },
+		func() (string, error) { return wd.relationsQuery("Q142") },
+		func() (string, error) { return fb.neighborsQuery(france, rel, 100) },
+		func() (string, error) { return fb.namesQuery(ms) },
+		func() (string, error) { return fb.mediatorQuery(france, ms) },
+		func() (string, error) {
+			return wd.qualifierQuery("Q142", Relation{ID: "P39", Dir: Out}, maxExpansionRows)
+		},
+		func() (string, error) {
+			return wd.qualifierQuery("Q142", Relation{ID: "P39", Dir: In}, maxExpansionRows)
+		},
+		func() (string, error) { return fb.nameQuery(france) },
+		func() (string, error) { return fb.searchExactQuery(`O'Hare "Intl" Airport`, 10) },
+		func() (string, error) { return fb.searchFoldQuery(`O'Hare "Intl" Airport`, 10) },
+		func() (string, error) { return fb.searchTextQuery(`O'Hare "Intl" Airport`, 10) },
+	}
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = relationsQuery(fb, france)
-		_ = wikidataRelationsQuery(wd, "Q142")
-		_ = neighborsQuery(fb, france, rel, 100)
-		_ = namesQuery(fb, ms)
-		_ = mediatorQuery(fb, france, ms)
-		_ = qualifierQuery(wd, "Q142", Relation{ID: "P39", Dir: Out}, maxExpansionRows)
-		_ = incomingQualifierQuery(wd, "Q142", Relation{ID: "P39", Dir: In}, maxExpansionRows)
-		_ = nameQuery(fb, france)
-		for _, f := range []func(vocab, string, int) (string, error){searchExactQuery, searchFoldQuery, searchTextQuery} {
-			if _, err := f(fb, `O'Hare "Intl" Airport`, 10); err != nil {
+		for _, build := range builds {
+			if _, err := build(); err != nil {
 				b.Fatal(err)
 			}
 		}

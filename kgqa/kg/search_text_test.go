@@ -47,13 +47,13 @@ func TestTextWords(t *testing.T) {
 }
 
 func TestSearchTextQueryText(t *testing.T) {
-	v := Freebase(DialectOptions{}).(*dialect).v
-	q, err := searchTextQuery(v, `O'Hare "Intl"`, 5)
+	d := Freebase(DialectOptions{}).(*dialect)
+	q, err := d.searchTextQuery(`O'Hare "Intl"`, 5)
 	require.NoError(t, err)
 	assert.Contains(t, q, `?n <bif:contains> '"Hare" AND "Intl"' .`)
 	assert.Contains(t, q, `IF(LCASE(STR(?n)) = "o'hare \"intl\"", 0, 1)`)
 	assert.Contains(t, q, `FILTER(LANG(?n) = "en")`)
-	_, err = searchTextQuery(v, "a ?", 5)
+	_, err = d.searchTextQuery("a ?", 5)
 	assert.ErrorIs(t, err, errNoTextWords)
 }
 

@@ -31,7 +31,7 @@ import (
 // preferred one (older populations, former offices) are kept: they are true
 // of their qualifiers' time, which is what dated questions ask about.
 
-// relationRow maps a row of relationsQuery or wikidataRelationsQuery (a
+// relationRow maps a row of relationsQuery (a
 // predicate IRI and its ?dir) to a relation, or reports false when the row
 // names no relation of the dialect.
 func (d *dialect) relationRow(pred, dir string) (Relation, bool) {
@@ -61,9 +61,9 @@ func (d *dialect) relationRow(pred, dir string) (Relation, bool) {
 // their nodes (see the top of this file); truthy are the one-hop facts
 // along rel already found.
 func (s *store) statements(ctx context.Context, id string, rel Relation, truthy []Fact) ([]Fact, error) {
-	q := qualifierQuery(s.d.v, id, rel, maxExpansionRows)
-	if rel.Dir == In {
-		q = incomingQualifierQuery(s.d.v, id, rel, maxExpansionRows)
+	q, err := s.d.qualifierQuery(id, rel, maxExpansionRows)
+	if err != nil {
+		return nil, err
 	}
 	t, err := s.run(ctx, q)
 	if err != nil {
@@ -102,12 +102,12 @@ func (s *store) statements(ctx context.Context, id string, rel Relation, truthy 
 	return facts, nil
 }
 
-// statementRows splits a row of incomingQualifierQuery (a statement ?m, its
+// statementRows splits a row of an incoming qualifierQuery (a statement ?m, its
 // subject ?s, one qualifier or the main value ?r with value ?t) into the
 // two edges of the statement node it holds: the subject's claim, which
 // points into the node (?s p:P ?m), and the qualifier, which points out of
 // it (the main value's is the way back to the head, which twoHop drops).
-// Rows of qualifierQuery pass unchanged.
+// Rows of an outgoing qualifierQuery pass unchanged.
 func (s *store) statementRows(rel Relation, row map[string]Node) []map[string]Node {
 	subj, ok := row["s"]
 	if !ok {
