@@ -226,6 +226,7 @@ func FuzzQueryBuilders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, id, rel, name string, limit int) {
 		for _, ft := range targets {
 			ft.check(t, id, rel, name, limit)
+			checkBank(t, ft.s.d, id, rel, name, limit)
 		}
 	})
 }
