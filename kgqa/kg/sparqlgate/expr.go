@@ -101,7 +101,10 @@ func (w *writer) call(f *sparql.FuncExpr) {
 	case builtins[f.Name]:
 		w.str(f.Name)
 	case casts[f.Name] != "":
-		w.iri(casts[f.Name])
+		// goRDFlib reads a function call only by a prefixed name, not by
+		// a full IRI, so a cast is written xsd:T and render declares xsd:.
+		w.str("xsd:" + strings.TrimPrefix(casts[f.Name], xsdNS))
+		w.casts = true
 	default:
 		w.fail("function %s is not a SPARQL 1.1 built-in", clip(strings.ToLower(f.Name)))
 		return

@@ -8,8 +8,10 @@
 // lenient (it ignores trailing text, reads an unknown bare word as a term,
 // and expands \u escapes before tokenising, even inside strings), so
 // forwarding the client's own text would send an endpoint words the gate
-// never saw. The canonical text has full IRIs, no PREFIX, no escapes
-// other than \" \\ \n \r \t inside strings, and parses back to itself.
+// never saw. The canonical text has full IRIs, no PREFIX but xsd: for
+// the casts (goRDFlib reads a function call only by a prefixed name), no
+// escapes other than \" \\ \n \r \t inside strings, and parses back to
+// itself.
 package sparqlgate
 
 import (
@@ -109,6 +111,9 @@ func (q *Query) render() (string, error) {
 	if w.err != nil {
 		return "", w.err
 	}
+	if w.casts {
+		return "PREFIX xsd: <" + xsdNS + "> " + w.b.String(), nil
+	}
 	return w.b.String(), nil
 }
 
@@ -117,6 +122,9 @@ type writer struct {
 	b        strings.Builder
 	prefixes map[string]string
 	err      error
+	// casts is set when the text calls an XSD cast (xsd:T), whose prefix
+	// render declares.
+	casts bool
 }
 
 func (w *writer) fail(format string, args ...any) {

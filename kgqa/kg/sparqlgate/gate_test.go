@@ -51,6 +51,61 @@ func TestParseAccepts(t *testing.T) {
 	}
 }
 
+// WebQSP's gold queries cast with xsd:dateTime(...) in FILTERs, in
+// EXISTS and in ORDER BY; the text is as sparql2plan.Normalize hands it to
+// the gate (OR as ||, xsd:datetime as xsd:dateTime, xsd: declared).
+func TestParseKeepsCasts(t *testing.T) {
+	const fb = "http://rdf.freebase.com/ns/"
+	tests := []struct {
+		name, in, want string
+	}{
+		{"WebQTrn-6: a cast in EXISTS in a FILTER", `PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+PREFIX ns: <http://rdf.freebase.com/ns/>
+SELECT DISTINCT ?x
+WHERE {
+FILTER (?x != <http://rdf.freebase.com/ns/m.0c2yrf>)
+FILTER (!isLiteral(?x) || lang(?x) = '' || langMatches(lang(?x), 'en'))
+ns:m.0c2yrf ns:sports.pro_athlete.teams ?y .
+?y ns:sports.sports_team_roster.team ?x .
+FILTER(NOT EXISTS {?y ns:sports.sports_team_roster.from ?sk0} || 
+EXISTS {?y ns:sports.sports_team_roster.from ?sk1 . 
+FILTER(xsd:dateTime(?sk1) <= "2015-08-10"^^xsd:dateTime) })
+FILTER(NOT EXISTS {?y ns:sports.sports_team_roster.to ?sk2} || 
+EXISTS {?y ns:sports.sports_team_roster.to ?sk3 . 
+FILTER(xsd:dateTime(?sk3) >= "2015-08-10"^^xsd:dateTime) })
+}`, `PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT DISTINCT ?x WHERE { <` + fb + `m.0c2yrf> <` + fb + `sports.pro_athlete.teams> ?y . ?y <` + fb + `sports.sports_team_roster.team> ?x . ` +
+			`FILTER((?x != <` + fb + `m.0c2yrf>)) FILTER((((!ISLITERAL(?x)) || (LANG(?x) = "")) || LANGMATCHES(LANG(?x), "en"))) ` +
+			`FILTER((NOT EXISTS { ?y <` + fb + `sports.sports_team_roster.from> ?sk0 . } || EXISTS { ?y <` + fb + `sports.sports_team_roster.from> ?sk1 . FILTER((xsd:dateTime(?sk1) <= "2015-08-10"^^<http://www.w3.org/2001/XMLSchema#dateTime>)) })) ` +
+			`FILTER((NOT EXISTS { ?y <` + fb + `sports.sports_team_roster.to> ?sk2 . } || EXISTS { ?y <` + fb + `sports.sports_team_roster.to> ?sk3 . FILTER((xsd:dateTime(?sk3) >= "2015-08-10"^^<http://www.w3.org/2001/XMLSchema#dateTime>)) })) }`},
+		{"WebQTrn-45: a cast in ORDER BY", `PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+PREFIX ns: <http://rdf.freebase.com/ns/>
+SELECT DISTINCT ?x
+WHERE {
+FILTER (?x != <http://rdf.freebase.com/ns/m.078ffw>)
+FILTER (!isLiteral(?x) || lang(?x) = '' || langMatches(lang(?x), 'en'))
+ns:m.078ffw ns:book.literary_series.works_in_this_series ?x .
+?x ns:book.written_work.date_of_first_publication ?sk0 .
+}
+ORDER BY xsd:dateTime(?sk0)
+LIMIT 1`, `PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT DISTINCT ?x WHERE { <` + fb + `m.078ffw> <` + fb + `book.literary_series.works_in_this_series> ?x . ?x <` + fb + `book.written_work.date_of_first_publication> ?sk0 . ` +
+			`FILTER((?x != <` + fb + `m.078ffw>)) FILTER((((!ISLITERAL(?x)) || (LANG(?x) = "")) || LANGMATCHES(LANG(?x), "en"))) } ORDER BY ASC(xsd:dateTime(?sk0)) LIMIT 1`},
+		{"every cast, the client's own prefix name", `PREFIX x: <http://www.w3.org/2001/XMLSchema#> SELECT * { ?s ?p ?o FILTER(x:integer(?o) > 1 && x:float(?o) < x:double(?o) && x:decimal(?o) != 0 && x:boolean(?o) && x:string(?o) != "" && BOUND(?s)) }`,
+			`PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s ?p ?o . FILTER(((((((xsd:integer(?o) > "1"^^<http://www.w3.org/2001/XMLSchema#integer>) && (xsd:float(?o) < xsd:double(?o))) && (xsd:decimal(?o) != "0"^^<http://www.w3.org/2001/XMLSchema#integer>)) && xsd:boolean(?o)) && (xsd:string(?o) != "")) && BOUND(?s))) }`},
+		{"a client's own xsd: prefix", `PREFIX x: <http://www.w3.org/2001/XMLSchema#> PREFIX xsd: <http://x/> SELECT * { ?s xsd:p ?o FILTER(x:integer(?o) > 1) }`,
+			`PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s <http://x/p> ?o . FILTER((xsd:integer(?o) > "1"^^<http://www.w3.org/2001/XMLSchema#integer>)) }`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := sparqlgate.Parse(tt.in)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, q.String())
+			again, err := sparqlgate.Parse(q.String())
+			require.NoError(t, err)
+			assert.Equal(t, q.String(), again.String(), "the canonical text reads back as itself")
+		})
+	}
+}
+
 func TestParseRefuses(t *testing.T) {
 	tests := []struct {
 		name, in, why string
