@@ -116,7 +116,29 @@ func (x *extractor) timeValidity(f *sparql.BinaryExpr) bool {
 
 var flipCmp = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
 
+// difference rewrites "a - b cmp 0" as "a cmp b" when one side is a
+// constant: WebQSP compares dates so (FILTER(xsd:dateTime(?d) -
+// xsd:dateTime("2014-01-01") >= 0)). Between two variables it stays an
+// arithmetic comparison, which is refused: the plan has no way to say
+// "before" or "after" another variable's date.
+func difference(f *sparql.BinaryExpr) *sparql.BinaryExpr {
+	d, ok := f.Left.(*sparql.BinaryExpr)
+	if !ok || d.Op != "-" {
+		return f
+	}
+	_, lconst := exprConst(d.Left)
+	_, rconst := exprConst(d.Right)
+	if lconst == rconst {
+		return f
+	}
+	if z, ok := exprConst(f.Right); !ok || z.kind != kindLiteral || z.value != "0" {
+		return f
+	}
+	return &sparql.BinaryExpr{Op: f.Op, Left: d.Left, Right: d.Right}
+}
+
 func (x *extractor) comparison(f *sparql.BinaryExpr) error {
+	f = difference(f)
 	lv, lok := unwrapVar(f.Left)
 	rv, rok := unwrapVar(f.Right)
 	op := f.Op

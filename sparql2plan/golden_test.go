@@ -48,6 +48,7 @@ func TestGoldenPlans(t *testing.T) {
 	cwq := load(sharedCWQ, dataset.CWQ)
 	grail := load(sharedGrailQA, dataset.GrailQA)
 	webqsp := load("../dataset/testdata/webqsp_small.json", dataset.WebQSP)
+	webqspTrain := load(sharedWebQSP, dataset.WebQSP)
 	tests := []struct {
 		name, text string
 		qs         []dataset.Question
@@ -180,6 +181,21 @@ func TestGoldenPlans(t *testing.T) {
 				"s2 compare [s1] {population < 5732212} Keep those of #1 whose population is less than 5732212.",
 			},
 			kinds: "[comparative]",
+		},
+		{
+			// WebQTrn-1869 writes its date range as differences with zero:
+			// FILTER(xsd:dateTime(?d) - xsd:dateTime('2014-01-01') >= 0)
+			// and FILTER(xsd:dateTime('2015-01-01') - xsd:dateTime(?d) > 0),
+			// that is ?d >= 2014-01-01 and ?d < 2015-01-01, both on the
+			// event ?y before the hop to its champion.
+			name: "webqsp date range written as differences", qs: webqspTrain, text: "who won last year's nfl super bowl",
+			want: []string{
+				"s1 find [] Find the events of Super Bowl.",
+				"s2 compare [s1] {start date >= 2014-01-01} Keep those of #1 whose start date is at least 2014-01-01.",
+				"s3 compare [s2] {start date < 2015-01-01} Keep those of #2 whose start date is less than 2015-01-01.",
+				"s4 find [s3] Find the champion of #3.",
+			},
+			kinds: "[composition comparative]",
 		},
 		{
 			name: "grailqa count", qs: grail, text: "how many roseville pottery",

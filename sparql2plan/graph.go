@@ -165,6 +165,12 @@ func exprConst(e sparql.Expr) (term, bool) {
 		return rdfTerm(x.Value)
 	case *sparql.IRIExpr:
 		return entityTerm(x.Value), true
+	case *sparql.FuncExpr:
+		// A cast of a constant (xsd:dateTime("2014-01-01")) is the
+		// constant.
+		if len(x.Args) == 1 && isCastOrStr(x.Name) {
+			return exprConst(x.Args[0])
+		}
 	}
 	return term{}, false
 }
