@@ -28,6 +28,7 @@ type Engine struct {
 	kgParallel  int
 	truncate    bool
 	kgLimit     int
+	planner     Planner               // nil: Engine.Plan
 	afterRun    func(context.Context) // tests: runs after a run ends, before Ask decides its outcome
 }
 
@@ -342,6 +343,17 @@ func (r *run) plan(ctx context.Context, req Request) (*Plan, PlanInfo, error) {
 			return nil, PlanInfo{Source: "given"}, stepErr("plan", "", err)
 		}
 		return &p, PlanInfo{Source: "given", Kinds: p.Kinds()}, nil
+	}
+	if r.e.planner != nil {
+		p, info, err := r.e.planner.Plan(ctx, req.Question)
+		if err != nil {
+			return nil, info, stepErr("plan", "", err)
+		}
+		if err := p.Validate(); err != nil {
+			return nil, info, stepErr("plan", "", err)
+		}
+		r.base = info.criticalCalls()
+		return p, info, nil
 	}
 	p, info, err := r.e.Plan(ctx, req.Question)
 	if err == nil {

@@ -13,6 +13,7 @@ const (
 	PlanSourcePlanner  = "planner"
 	PlanSourceFewShot  = "reasoner_few_shot"
 	PlanSourceGiven    = "given"
+	PlanSourceLQT      = "lqt"
 	fewShotExplanation = "no planner endpoint is configured: the reasoner planned from a few-shot prompt"
 )
 
@@ -52,3 +53,17 @@ func (e *Engine) Plan(ctx context.Context, question string) (*Plan, PlanInfo, er
 	info.Kinds = p.Kinds()
 	return &p, info, nil
 }
+
+// Planner makes a question's plan in place of the engine's own planning
+// call (Engine.Plan): planner.mode lqt plugs in the logical-query-tree
+// planner of kgqa/lqt this way. Its model calls go through the chat client
+// it was built with; the question's ledger is in ctx, so they are
+// accounted with the question's other calls.
+type Planner interface {
+	// Plan returns a validated plan of question and how it was made.
+	Plan(ctx context.Context, question string) (*Plan, PlanInfo, error)
+}
+
+// WithPlanner makes the engine plan with p instead of its planning call.
+// A nil p keeps the engine's own.
+func WithPlanner(p Planner) Option { return func(e *Engine) { e.planner = p } }

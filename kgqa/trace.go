@@ -73,6 +73,64 @@ type PlanInfo struct {
 	Note string `json:"note,omitempty"`
 	// Kinds are the plan's operation kinds.
 	Kinds []Kind `json:"kinds,omitempty"`
+	// Tree describes the logical query tree the plan came from (source
+	// "lqt").
+	Tree *TreeInfo `json:"tree,omitempty"`
+}
+
+// TreeInfo is how the logical-query-tree planner (planner.mode lqt) built
+// a plan: its atomic queries, the pair relations it asked for or found
+// cached, and the tree it chose.
+type TreeInfo struct {
+	// Atoms is the number of atomic queries the model listed.
+	Atoms int `json:"atoms"`
+	// Pairs is the number of pairs of atomic queries, n(n-1)/2.
+	Pairs int `json:"pairs"`
+	// PairCalls is the number of pairs asked of the model.
+	PairCalls int `json:"pair_calls"`
+	// CachedUnrelated is the number of pairs known unrelated from the
+	// cache shared across questions, and so not asked.
+	CachedUnrelated int `json:"cached_unrelated"`
+	// FailedPairs is the number of pairs whose reply stayed unreadable
+	// after the repair turn; they count as unrelated.
+	FailedPairs int `json:"failed_pairs,omitempty"`
+	// RefNeeds is the number of needs added because a query names "#k"
+	// while the tree did not put k below it.
+	RefNeeds int `json:"ref_needs,omitempty"`
+	// Labels counts the pair relations by label (unrelated, sibling,
+	// parent_child), cached ones included.
+	Labels map[string]int `json:"labels"`
+	// Method is "dp" (the dynamic programme over subsets) or "greedy"
+	// (more atomic queries than planner.lqt.max_exact).
+	Method string `json:"method"`
+	// Note explains a fallback to the greedy merge.
+	Note string `json:"note,omitempty"`
+	// Similarity is "lexical" or "embeddings": where Sim came from.
+	Similarity string `json:"similarity"`
+	// Cost is the chosen tree's cost, -(|V| + |E| - Depth - Balance +
+	// alpha*Sim), with its parts.
+	Cost float64 `json:"cost"`
+	// Depth, Balance and Sim are the parts of Cost.
+	Depth   int     `json:"depth"`
+	Balance int     `json:"balance"`
+	Sim     float64 `json:"sim"`
+	// Roots is the number of trees: 1 unless some atomic queries relate
+	// to no other; the answer is the root of the largest tree.
+	Roots int `json:"roots"`
+	// PlanMS is the wall time of building the tree (model calls excluded).
+	PlanMS float64 `json:"plan_ms"`
+}
+
+// criticalCalls is the chain of dependent model calls planning took:
+// the atomic queries, then the pair calls, which run at once.
+func (i PlanInfo) criticalCalls() int {
+	if i.Tree == nil {
+		return 1
+	}
+	if i.Tree.PairCalls > 0 {
+		return 2
+	}
+	return 1
 }
 
 // Topic is a topic entity the plan starts from.
