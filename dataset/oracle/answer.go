@@ -49,6 +49,10 @@ func (t *turn) reply() (map[string]any, string) {
 		return map[string]any{"answer": ans, "entities": present, "reason": "oracle"}, ""
 	case prompts.Select:
 		return t.selectMembers(), ""
+	case prompts.LQTAtoms:
+		return t.lqtAtoms(), ""
+	case prompts.LQTRelation:
+		return t.lqtRelation(), ""
 	}
 	return nil, ""
 }

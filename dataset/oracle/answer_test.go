@@ -70,6 +70,17 @@ func TestPerfectReplies(t *testing.T) {
 		},
 		prompts.Final:  func(t *testing.T, rep map[string]any) { assert.Equal(t, "Berlin", rep["answer"]) },
 		prompts.Select: func(t *testing.T, rep map[string]any) { assert.Equal(t, []any{"m.0156q"}, rep["entities"]) },
+		prompts.LQTAtoms: func(t *testing.T, rep map[string]any) {
+			assert.Equal(t, []any{
+				map[string]any{"text": "Find the countries that contains Weeze Airport.", "op": "find"},
+				map[string]any{"text": "Find the capital of #1.", "op": "find"},
+			}, rep["queries"])
+		},
+		// Query A (the capital of #1) uses query B's result.
+		prompts.LQTRelation: func(t *testing.T, rep map[string]any) {
+			assert.Equal(t, "parent_child", rep["relation"])
+			assert.Equal(t, "A", rep["parent"])
+		},
 	}
 	want[prompts.PlanFewShot] = want[prompts.Plan]
 	for _, stage := range prompts.Names {
@@ -122,4 +133,41 @@ func TestTentativePolicies(t *testing.T) {
 	}
 	_, err := ParsePolicy("mixed:x")
 	assert.Error(t, err)
+}
+
+// Pairs of the airport question's gold plan (demo-09: s1 countries
+// bordering France, s2 airports serving Nijmegen, s3 countries containing
+// #2, s4 those of #1 also in #3) relate as its dependencies say.
+func TestLQTRelationsFollowTheGoldDependencies(t *testing.T) {
+	m := demoModel(t)
+	q := m.lookup("What country bordering France contains an airport that serves Nijmegen?")
+	require.NotNil(t, q)
+	tu := &turn{m: m, q: q}
+	atoms, texts, _ := tu.goldAtoms()
+	require.Len(t, atoms, 4, "the gold plan: %s", q.plan)
+	shown := func(i int) string { return prompts.ExpandRefs(texts, i) }
+	ask := func(a, b int) map[string]any {
+		d := prompts.LQTRelationData{Question: q.q.Text, A: shown(a), B: shown(b)}
+		return validate(t, prompts.LQTRelation, m.Answer(chatRequest(t, prompts.LQTRelation, d, true), "").Content)
+	}
+	cases := []struct {
+		a, b             int
+		relation, parent string
+	}{
+		{0, 1, "unrelated", ""},
+		{0, 2, "sibling", ""},
+		{2, 1, "parent_child", "A"},
+		{1, 2, "parent_child", "B"},
+		{3, 0, "parent_child", "A"},
+		{1, 3, "unrelated", ""},
+	}
+	for _, c := range cases {
+		rep := ask(c.a, c.b)
+		assert.Equal(t, c.relation, rep["relation"], "%d-%d", c.a+1, c.b+1)
+		assert.Equal(t, c.parent, rep["parent"], "%d-%d", c.a+1, c.b+1)
+	}
+	d := prompts.LQTRelationData{Question: q.q.Text, A: "Find the moons of Mars.", B: shown(0)}
+	rep := validate(t, prompts.LQTRelation, m.Answer(chatRequest(t, prompts.LQTRelation, d, true), "").Content)
+	assert.Equal(t, "unrelated", rep["relation"])
+	assert.Contains(t, m.Question(q.q.ID).Notes, "lqt: a query not in the gold plan: Find the moons of Mars.")
 }

@@ -32,6 +32,10 @@ func Stage(req openai.ChatCompletionRequest, header string) string {
 // section titles, then the reply shape the system message asks for.
 func stageFromText(sys, user string) string {
 	switch {
+	case strings.Contains(user, "\nQuery A: ") && strings.Contains(user, "\nQuery B: "):
+		return prompts.LQTRelation
+	case strings.Contains(sys, `"queries"`):
+		return prompts.LQTAtoms
 	case strings.Contains(user, "Offered relations"):
 		return prompts.Relations
 	case strings.Contains(user, "Tentative answer:"):

@@ -32,6 +32,8 @@ func sampleData() map[string]any {
 		prompts.Sufficiency: prompts.SufficiencyData{Plan: view, Facts: facts},
 		prompts.Final:       prompts.SufficiencyData{Plan: view, Facts: facts},
 		prompts.Select:      prompts.SelectData{Plan: view, Subgoal: "Keep the ones in Europe.", Members: []string{"Berlin [m.0156q]"}, Facts: facts},
+		prompts.LQTAtoms:    prompts.LQTAtomsData{Question: view.Question, Ops: []string{"find", "count"}},
+		prompts.LQTRelation: prompts.LQTRelationData{Question: view.Question, A: "Find the capital of #1 [Find the countries that contains Weeze Airport.].", B: "Find the countries that contains Weeze Airport."},
 	}
 }
 

@@ -1,5 +1,11 @@
 package prompts
 
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
 // PlanView is the whole plan as a prompt shows it, so that every stage sees
 // the subgoal in the context of the plan.
 type PlanView struct {
@@ -116,4 +122,43 @@ type SelectData struct {
 	Members []string
 	// Facts are the evidence lines about the members, numbered from 1.
 	Facts []string
+}
+
+// LQTAtomsData is the data of the lqt_atoms prompt.
+type LQTAtomsData struct {
+	// Question is the question to break into atomic queries.
+	Question string
+	// Ops lists the operation kinds a query may have.
+	Ops []string
+}
+
+// LQTRelationData is the data of the lqt_relation prompt.
+type LQTRelationData struct {
+	// Question is the question the two queries come from.
+	Question string
+	// A and B are the two atomic queries' texts.
+	A, B string
+}
+
+// queryRef is a "#k" reference to the result of atomic query k.
+var queryRef = regexp.MustCompile(`#(\d+)`)
+
+// ExpandRefs spells out the "#k" references of atomic query i of texts
+// (k numbered from 1) as "#k [text of query k]", recursively, so that a
+// pair of queries shown alone keeps its meaning ("the capital of #1" says
+// little by itself). It is how the lqt_relation prompt shows a query, and
+// how the planner's cache of unrelated pairs keys it. A reference out of
+// range, to the query itself, or deeper than the list stays as written.
+func ExpandRefs(texts []string, i int) string {
+	return expandRefs(texts, i, len(texts))
+}
+
+func expandRefs(texts []string, i, budget int) string {
+	return queryRef.ReplaceAllStringFunc(texts[i], func(m string) string {
+		k, err := strconv.Atoi(m[1:])
+		if err != nil || k < 1 || k > len(texts) || k-1 == i || budget <= 1 {
+			return m
+		}
+		return m + " [" + strings.TrimSpace(expandRefs(texts, k-1, budget-1)) + "]"
+	})
 }

@@ -32,6 +32,8 @@ const (
 	Sufficiency = "sufficiency"  // can the question be answered now?
 	Final       = "final"        // compose the answer from everything gathered
 	Select      = "select"       // choose set members by a constraint when values do not parse
+	LQTAtoms    = "lqt_atoms"    // planner mode lqt: the question's atomic queries
+	LQTRelation = "lqt_relation" // planner mode lqt: how two atomic queries relate
 )
 
 //go:embed *.tmpl *.schema.json
@@ -43,7 +45,7 @@ var tmpl = template.Must(template.New("").Funcs(template.FuncMap{
 }).ParseFS(files, "*.tmpl"))
 
 // Names lists every stage with a prompt.
-var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, Refine, Sufficiency, Final, Select}
+var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, Refine, Sufficiency, Final, Select, LQTAtoms, LQTRelation}
 
 // Render executes the template of stage with data and returns the system
 // and user messages.

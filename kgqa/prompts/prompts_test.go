@@ -45,6 +45,8 @@ func sampleData() map[string]any {
 		Sufficiency: SufficiencyData{Plan: plan, Facts: facts},
 		Final:       SufficiencyData{Plan: plan, Facts: facts},
 		Select:      SelectData{Plan: plan, Subgoal: "Which of #1 is largest?", Members: []string{"Germany [m.0345h]"}, Facts: facts},
+		LQTAtoms:    LQTAtomsData{Question: plan.Question, Ops: []string{"find", "intersect"}},
+		LQTRelation: LQTRelationData{Question: plan.Question, A: "Find the countries that contain #2.", B: "Find the airports that serve Nijmegen."},
 	}
 }
 
@@ -247,4 +249,14 @@ func TestRefineWorkedExamples(t *testing.T) {
 			assert.NotContains(t, msgs[0].Content, "Tentative answer:")
 		})
 	}
+}
+
+func TestExpandRefs(t *testing.T) {
+	texts := []string{"Find the airports that serve Nijmegen.", "Find the countries that contain #1.", "Which of #2 border #2?", "Find #9 and #4."}
+	assert.Equal(t, "Find the airports that serve Nijmegen.", ExpandRefs(texts, 0))
+	assert.Equal(t, "Find the countries that contain #1 [Find the airports that serve Nijmegen.].", ExpandRefs(texts, 1))
+	assert.Equal(t, "Which of #2 [Find the countries that contain #1 [Find the airports that serve Nijmegen.].] border #2 [Find the countries that contain #1 [Find the airports that serve Nijmegen.].]?", ExpandRefs(texts, 2))
+	assert.Equal(t, "Find #9 and #4.", ExpandRefs(texts, 3), "out of range and self references stay as written")
+	cyclic := []string{"Use #2.", "Use #1."}
+	assert.Equal(t, "Use #2 [Use #1.].", ExpandRefs(cyclic, 0), "a cycle of references stops at the depth of the list")
 }
