@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
@@ -12,6 +13,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/lqt"
 )
 
 // EngineAnswerer answers benchmark questions with the PARoG engine over
@@ -50,7 +52,7 @@ func NewEngineAnswerer(ctx context.Context, cfg config.Config, g kg.Graph, llmOp
 		_ = a.Close()
 		return nil, fmt.Errorf("dataset: engine: %w", err)
 	}
-	a.client, a.eng = client, kgqa.New(a.graph, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit))
+	a.client, a.eng = client, kgqa.New(a.graph, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit), lqt.FromConfig(cfg.Planner, client, os.LookupEnv))
 	return a, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmcache"
+	"github.com/parog/parog-go/kgqa/lqt"
 	"github.com/parog/parog-go/kgqa/server"
 	"github.com/parog/parog-go/kgqa/sharedcache"
 )
@@ -66,7 +67,7 @@ func openApp(ctx context.Context, cfg config.Config, baseDir string, env *Env, o
 	}
 	return &app{
 		Config: cfg, Graph: g, LLM: client, Metrics: m, Shared: shared,
-		Engine: kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit)),
+		Engine: kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit), lqt.FromConfig(cfg.Planner, client, env.Getenv)),
 	}, nil
 }
 

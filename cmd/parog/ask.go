@@ -80,6 +80,13 @@ func printTrace(w io.Writer, d kg.Dialect, a *kgqa.Answer) {
 	if a.PlanInfo.Note != "" {
 		fmt.Fprintf(w, "; %s", a.PlanInfo.Note)
 	}
+	if t := a.PlanInfo.Tree; t != nil {
+		fmt.Fprintf(w, "; logical query tree by %s: %d atomic queries, %d of %d pairs asked, %d known unrelated, cost %.2f (depth %d, balance %d, %s sim %.2f)",
+			t.Method, t.Atoms, t.PairCalls, t.Pairs, t.CachedUnrelated, t.Cost, t.Depth, t.Balance, t.Similarity, t.Sim)
+		if t.Note != "" {
+			fmt.Fprintf(w, "; %s", t.Note)
+		}
+	}
 	fmt.Fprintln(w, "):")
 	if a.Plan != nil {
 		for _, s := range a.Plan.Subgoals {

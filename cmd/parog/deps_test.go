@@ -23,9 +23,9 @@ const module = "github.com/parog/parog-go/"
 // kgqa/kg/backend and only kgqa/kg/adapters knows them all.
 var layers = map[string][]string{
 	"cmd/parog": {"dataset", "dataset/oracle", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/kg",
-		"kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/prompts", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
+		"kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/prompts", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
-	"dataset":                    {"kgqa", "kgqa/config", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm", "kgqa/ui"},
+	"dataset":                    {"kgqa", "kgqa/config", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm", "kgqa/lqt", "kgqa/ui"},
 	"dataset/oracle":             {"dataset", "kgqa", "kgqa/config", "kgqa/kg", "kgqa/llm", "kgqa/prompts", "sparql2plan"},
 	"finetune":                   {"kgqa", "kgqa/config", "kgqa/llm", "kgqa/sft"},
 	"kgqa":                       {"kgqa/config", "kgqa/kg", "kgqa/lexicon", "kgqa/llm", "kgqa/prompts", "refine"},
@@ -47,6 +47,7 @@ var layers = map[string][]string{
 	"kgqa/llm":                   {"kgqa/config"},
 	"kgqa/llm/llmcache":          {},
 	"kgqa/llm/llmtest":           {},
+	"kgqa/lqt":                   {"kgqa", "kgqa/config", "kgqa/lexicon", "kgqa/llm", "kgqa/prompts"},
 	"kgqa/prompts":               {"kgqa/kg", "kgqa/llm"},
 	"kgqa/server":                {"kgqa", "kgqa/api", "kgqa/config", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/ui"},
 	"kgqa/sft":                   {"kgqa", "kgqa/llm"},

@@ -18,6 +18,30 @@ type Config struct {
 	Server Server `yaml:"server"`
 	// Cache configures the cache shared by processes.
 	Cache Cache `yaml:"cache"`
+	// Planner selects how a question becomes a plan.
+	Planner Planner `yaml:"planner"`
+}
+
+// Planner selects the planning mode. Mode parog asks the planner role (or
+// the reasoner's few-shot prompt) for the whole plan in one call; mode lqt
+// builds a logical query tree: the model lists atomic queries, one call
+// per pair relates them, and a dynamic programme over subsets picks the
+// tree (kgqa/lqt).
+type Planner struct {
+	Mode string `yaml:"mode" desc:"planning mode: parog (one plan call) or lqt (atomic queries, pair relations, tree by dynamic programming over subsets)"`
+	LQT  LQT    `yaml:"lqt"`
+}
+
+// LQT tunes the logical-query-tree planner (planner.mode lqt).
+type LQT struct {
+	MaxExact         int     `yaml:"max_exact" desc:"most atomic queries planned by the exact dynamic programme over subsets (exponential); above it a greedy merge builds the tree, and the trace says so"`
+	MaxAtoms         int     `yaml:"max_atoms" desc:"most atomic queries accepted from the model"`
+	Alpha            float64 `yaml:"alpha" desc:"weight of the similarity of merged queries in the tree cost -(|V| + |E| - Depth - Balance + alpha*Sim)"`
+	CacheSize        int     `yaml:"cache_size" desc:"unrelated query pairs remembered across questions (by normalised text), so they are never asked again (0 disables the cache)"`
+	Parallelism      int     `yaml:"parallelism" desc:"pair-relation calls in flight at once for one question"`
+	EmbeddingsURL    string  `yaml:"embeddings_base_url" desc:"OpenAI-compatible base URL with /v1/embeddings for the similarity of queries; empty uses lexical cosine"`
+	EmbeddingsModel  string  `yaml:"embeddings_model" desc:"embeddings model name sent to embeddings_base_url"`
+	EmbeddingsKeyEnv string  `yaml:"embeddings_api_key_env" desc:"name of the environment variable holding the embeddings endpoint's API key"`
 }
 
 // Cache configures the cache that server replicas and eval workers share,
@@ -140,6 +164,7 @@ func Default() Config {
 			MaxQuestionLen: 2000, RequestTimeout: 120 * time.Second,
 			SPARQLTimeout: 10 * time.Second, SPARQLMaxRows: 10_000, ShutdownGrace: 30 * time.Second,
 		},
-		Cache: Cache{Backend: "none", TTL: 24 * time.Hour, MaxEntryBytes: 1 << 20, Timeout: 200 * time.Millisecond},
+		Cache:   Cache{Backend: "none", TTL: 24 * time.Hour, MaxEntryBytes: 1 << 20, Timeout: 200 * time.Millisecond},
+		Planner: Planner{Mode: "parog", LQT: LQT{MaxExact: 12, MaxAtoms: 16, Alpha: 1, CacheSize: 10_000, Parallelism: 8}},
 	}
 }

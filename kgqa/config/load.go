@@ -291,6 +291,9 @@ func (c *Config) Validate() error {
 	if err := validateCache(c.Cache); err != nil {
 		return err
 	}
+	if err := validatePlanner(c.Planner); err != nil {
+		return err
+	}
 	if c.KG.Language != "" && !langTagRE.MatchString(c.KG.Language) {
 		return bad("kg.language", fmt.Sprintf("%q is not a language tag such as en or pt-BR", c.KG.Language))
 	}
@@ -324,6 +327,37 @@ func validateCache(c Cache) error {
 		return bad("max_entry_bytes", "must be positive")
 	case c.Timeout <= 0:
 		return bad("timeout", "must be positive")
+	}
+	return nil
+}
+
+func validatePlanner(p Planner) error {
+	bad := func(key, reason string) error { return &Error{Key: "planner." + key, Reason: reason} }
+	switch p.Mode {
+	case "parog", "lqt":
+	default:
+		return bad("mode", fmt.Sprintf("%q is not parog or lqt", p.Mode))
+	}
+	l := p.LQT
+	switch {
+	case l.MaxExact < 1 || l.MaxExact > 16:
+		return bad("lqt.max_exact", "must be between 1 and 16 (the dynamic programme is exponential in it)")
+	case l.MaxAtoms < 1 || l.MaxAtoms > 16:
+		return bad("lqt.max_atoms", "must be between 1 and 16 (a plan holds at most 16 subgoals)")
+	case l.Alpha < 0:
+		return bad("lqt.alpha", "must not be negative")
+	case l.CacheSize < 0:
+		return bad("lqt.cache_size", "must not be negative")
+	case l.Parallelism < 1:
+		return bad("lqt.parallelism", "must be positive")
+	}
+	if l.EmbeddingsURL != "" {
+		if err := checkURL(l.EmbeddingsURL); err != nil {
+			return bad("lqt.embeddings_base_url", err.Error())
+		}
+		if l.EmbeddingsModel == "" {
+			return bad("lqt.embeddings_model", "an embeddings endpoint needs a model name")
+		}
 	}
 	return nil
 }

@@ -1,0 +1,42 @@
+package oracle
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/config"
+)
+
+// With planner.mode lqt the engine plans every demo question as a logical
+// query tree from the oracle's atomic queries and pair relations, and
+// answers as many as with the one-call planner (the ceiling of
+// TestDemoBench); the trace says which planner ran and how.
+func TestDemoWithTheLQTPlanner(t *testing.T) {
+	cfg, err := config.Load("../../configs/demo.yaml", func(string) (string, bool) { return "", false }, []string{"planner.mode=lqt"})
+	require.NoError(t, err)
+	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
+	require.NoError(t, err)
+	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Concurrency: 4, Dir: t.TempDir()}, "lqt", l.Questions, Policy{Kind: "gold"}, Noise{}, nil)
+	require.NoError(t, err)
+	require.Len(t, run.Results, 22)
+	assert.GreaterOrEqual(t, hits(run.Results), 0.85)
+	assert.Positive(t, run.Oracle.Calls["lqt_atoms"])
+	assert.Zero(t, run.Oracle.Calls["plan"], "the one-call planner is not asked")
+	for _, r := range run.Results {
+		var ans kgqa.Answer
+		require.NoError(t, json.Unmarshal(r.Trace, &ans), r.ID)
+		assert.Equal(t, kgqa.PlanSourceLQT, ans.PlanInfo.Source, r.ID)
+		require.NotNil(t, ans.PlanInfo.Tree, r.ID)
+		ti := ans.PlanInfo.Tree
+		assert.Equal(t, ti.Atoms*(ti.Atoms-1)/2, ti.Pairs, r.ID)
+		assert.Equal(t, ti.Pairs, ti.PairCalls+ti.CachedUnrelated, r.ID)
+		assert.Equal(t, 1, ti.Roots, "%s: the gold dependencies connect one tree", r.ID)
+		assert.Equal(t, "dp", ti.Method, r.ID)
+	}
+}

@@ -1,0 +1,410 @@
+package lqt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/prompts"
+)
+
+// Atom is one atomic query as the model lists it.
+type Atom struct {
+	// Text is the query; "#k" names the result of query k (from 1).
+	Text string `json:"text"`
+	// Op is its operation kind.
+	Op kgqa.Op `json:"op"`
+	// Args holds a compare or superlative query's constraint.
+	Args *kgqa.Args `json:"args,omitempty"`
+}
+
+// Planner plans questions as logical query trees. It implements
+// kgqa.Planner. Safe for concurrent use; its cache of unrelated pairs is
+// shared by every question it plans.
+type Planner struct {
+	chat  llm.Chatter
+	cfg   config.LQT
+	sim   Similarity
+	cache *PairCache
+}
+
+var _ kgqa.Planner = (*Planner)(nil)
+
+// Option configures a Planner.
+type Option func(*Planner)
+
+// WithSimilarity sets where Sim comes from (default Lexical).
+func WithSimilarity(s Similarity) Option { return func(p *Planner) { p.sim = s } }
+
+// WithCache makes the planner share c with others (default: a cache of
+// cfg.CacheSize pairs of its own).
+func WithCache(c *PairCache) Option { return func(p *Planner) { p.cache = c } }
+
+// New returns a planner that asks chat (the planner role when it has one,
+// else the reasoner). Zero fields of cfg take config.Default's values.
+func New(chat llm.Chatter, cfg config.LQT, opts ...Option) *Planner {
+	d := config.Default().Planner.LQT
+	if cfg.MaxExact <= 0 {
+		cfg.MaxExact = d.MaxExact
+	}
+	if cfg.MaxAtoms <= 0 {
+		cfg.MaxAtoms = d.MaxAtoms
+	}
+	if cfg.Parallelism <= 0 {
+		cfg.Parallelism = d.Parallelism
+	}
+	p := &Planner{chat: chat, cfg: cfg, sim: Lexical{}}
+	for _, o := range opts {
+		o(p)
+	}
+	if p.cache == nil {
+		p.cache = NewPairCache(cfg.CacheSize)
+	}
+	return p
+}
+
+// FromConfig returns the engine option planner.mode selects: the LQT
+// planner for mode lqt, with the embeddings endpoint when one is
+// configured (its key read through getenv), and an option that changes
+// nothing for mode parog.
+func FromConfig(cfg config.Planner, chat llm.Chatter, getenv func(string) (string, bool)) kgqa.Option {
+	if cfg.Mode != "lqt" {
+		return func(*kgqa.Engine) {}
+	}
+	var opts []Option
+	if l := cfg.LQT; l.EmbeddingsURL != "" {
+		key := ""
+		if l.EmbeddingsKeyEnv != "" && getenv != nil {
+			key, _ = getenv(l.EmbeddingsKeyEnv)
+		}
+		opts = append(opts, WithSimilarity(NewEmbeddings(l.EmbeddingsURL, l.EmbeddingsModel, key)))
+	}
+	return kgqa.WithPlanner(New(chat, cfg.LQT, opts...))
+}
+
+func (p *Planner) role() llm.Role {
+	if p.chat.Has(llm.Planner) {
+		return llm.Planner
+	}
+	return llm.Reasoner
+}
+
+// Plan lists the question's atomic queries, relates every pair not known
+// unrelated, chooses the tree and returns it as the engine's plan.
+func (p *Planner) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.PlanInfo, error) {
+	info := kgqa.PlanInfo{Source: kgqa.PlanSourceLQT}
+	atoms, err := p.atoms(ctx, question)
+	if err != nil {
+		return nil, info, err
+	}
+	ti := &kgqa.TreeInfo{Atoms: len(atoms), Pairs: len(atoms) * (len(atoms) - 1) / 2, Labels: map[string]int{}}
+	info.Tree = ti
+	labels, err := p.relate(ctx, question, atoms, ti)
+	if err != nil {
+		return nil, info, err
+	}
+	texts := make([]string, len(atoms))
+	for i, a := range atoms {
+		texts[i] = a.Text
+	}
+	m := Model{Alpha: p.cfg.Alpha}
+	ti.Similarity = p.sim.Name()
+	if m.Alpha > 0 && len(atoms) > 1 {
+		if m.Sim, err = p.sim.Matrix(ctx, texts); err != nil {
+			return nil, info, err
+		}
+	}
+	start := time.Now()
+	var tree Tree
+	if len(atoms) <= p.cfg.MaxExact {
+		if tree, err = DP(labels, m); err != nil {
+			return nil, info, err
+		}
+	} else {
+		tree = Greedy(labels, m)
+		ti.Note = fmt.Sprintf("%d atomic queries, more than planner.lqt.max_exact %d: the tree comes from a greedy merge, not the dynamic programme over subsets", len(atoms), p.cfg.MaxExact)
+	}
+	ti.PlanMS = float64(time.Since(start).Microseconds()) / 1000
+	ti.Method, ti.Cost, ti.Depth, ti.Balance, ti.Sim, ti.Roots = tree.Method, tree.Cost, tree.Depth, tree.Balance, tree.Sim, len(tree.Roots())
+	plan, added, err := ToPlan(atoms, tree)
+	if err != nil {
+		return nil, info, err
+	}
+	ti.RefNeeds = added
+	info.Kinds = plan.Kinds()
+	return plan, info, nil
+}
+
+type atomsReply struct {
+	Reason  string `json:"reason"`
+	Queries []Atom `json:"queries"`
+}
+
+// atoms asks for the atomic queries; they must make a valid flat plan
+// (known ops, consistent args) and refer only to other queries.
+func (p *Planner) atoms(ctx context.Context, question string) ([]Atom, error) {
+	ops := make([]string, len(kgqa.Ops))
+	for i, o := range kgqa.Ops {
+		ops[i] = string(o)
+	}
+	req, err := prompts.Request(p.role(), prompts.LQTAtoms, prompts.LQTAtomsData{Question: question, Ops: ops})
+	if err != nil {
+		return nil, err
+	}
+	var rep atomsReply
+	check := func() error {
+		n := len(rep.Queries)
+		if n == 0 || n > p.cfg.MaxAtoms {
+			return fmt.Errorf("%d atomic queries, want 1 to %d", n, p.cfg.MaxAtoms)
+		}
+		// The queries with their references as needs must make a valid
+		// plan: known ops, consistent args, an intersection of two
+		// results naming both.
+		flat := kgqa.Plan{Version: kgqa.PlanVersion}
+		for i, a := range rep.Queries {
+			s := kgqa.Subgoal{ID: atomID(i), Text: a.Text, Op: a.Op, Args: a.Args}
+			for _, k := range refs(a.Text) {
+				if k < 1 || k > n || k == i+1 {
+					return fmt.Errorf("query %d refers to #%d: a reference names another of the %d queries", i+1, k, n)
+				}
+				s.Needs = append(s.Needs, atomID(k-1))
+			}
+			flat.Subgoals = append(flat.Subgoals, s)
+		}
+		return flat.Validate()
+	}
+	if _, err := p.chat.JSON(ctx, req, &rep, check); err != nil {
+		return nil, err
+	}
+	return rep.Queries, nil
+}
+
+type relationReply struct {
+	Reason   string `json:"reason"`
+	Relation string `json:"relation"`
+	Parent   string `json:"parent"`
+}
+
+// relate labels every pair: from the cache when known unrelated, else by
+// one call, at most cfg.Parallelism at once. A pair whose reply stays
+// unreadable after the repair turn counts as unrelated (not cached).
+func (p *Planner) relate(ctx context.Context, question string, atoms []Atom, ti *kgqa.TreeInfo) (*Labels, error) {
+	n := len(atoms)
+	texts := make([]string, n)
+	for i, a := range atoms {
+		texts[i] = a.Text
+	}
+	shown := make([]string, n)
+	for i := range atoms {
+		shown[i] = prompts.ExpandRefs(texts, i)
+	}
+	type pair struct{ a, b int }
+	var ask []pair
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			if p.cache.Unrelated(shown[a], shown[b]) {
+				ti.CachedUnrelated++
+				continue
+			}
+			ask = append(ask, pair{a, b})
+		}
+	}
+	ti.PairCalls = len(ask)
+	replies := make([]relationReply, len(ask))
+	failed := make([]bool, len(ask))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(p.cfg.Parallelism)
+	for i, pr := range ask {
+		g.Go(func() error {
+			req, err := prompts.Request(p.role(), prompts.LQTRelation, prompts.LQTRelationData{Question: question, A: shown[pr.a], B: shown[pr.b]})
+			if err != nil {
+				return err
+			}
+			rep := &replies[i]
+			check := func() error {
+				switch rep.Relation {
+				case "unrelated", "sibling":
+				case "parent_child":
+					if rep.Parent != "A" && rep.Parent != "B" {
+						return fmt.Errorf(`relation parent_child needs parent "A" or "B", got %q`, rep.Parent)
+					}
+				default:
+					return fmt.Errorf("relation %q is not unrelated, sibling or parent_child", rep.Relation)
+				}
+				return nil
+			}
+			_, err = p.chat.JSON(gctx, req, rep, check)
+			var se *llm.SchemaError
+			if errors.As(err, &se) {
+				failed[i] = true
+				return nil
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	labels := NewLabels(n)
+	for i, pr := range ask {
+		rep := replies[i]
+		switch {
+		case failed[i]:
+			ti.FailedPairs++
+		case rep.Relation == "sibling":
+			labels.SetSibling(pr.a, pr.b)
+		case rep.Relation == "parent_child" && rep.Parent == "A":
+			labels.SetParent(pr.a, pr.b)
+		case rep.Relation == "parent_child":
+			labels.SetParent(pr.b, pr.a)
+		default:
+			p.cache.AddUnrelated(shown[pr.a], shown[pr.b])
+		}
+	}
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			ti.Labels[labels.Relation(a, b).String()]++
+		}
+	}
+	return labels, nil
+}
+
+func atomID(i int) string { return "s" + strconv.Itoa(i+1) }
+
+// refs are the query numbers a text refers to with "#k".
+func refs(text string) []int {
+	var out []int
+	for i := 0; i < len(text); i++ {
+		if text[i] != '#' {
+			continue
+		}
+		j := i + 1
+		for j < len(text) && text[j] >= '0' && text[j] <= '9' {
+			j++
+		}
+		if k, err := strconv.Atoi(text[i+1 : j]); err == nil && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// ToPlan turns the tree into the engine's plan: query i is subgoal
+// "s<i+1>" (so that "#k" keeps naming subgoal sk) and needs its children
+// in the tree. The subgoals are listed children first, so the engine runs
+// the tree bottom-up, independent subtrees in parallel. A query that
+// names "#k" while k is not below it in the tree also needs k, unless that
+// would make a cycle: its text cannot be answered without k's result.
+// The answer is the subgoal that no other needs and that rests on the most
+// others (the root of the largest tree), the last one on a tie.
+//
+// It also returns how many needs the references added.
+func ToPlan(atoms []Atom, t Tree) (*kgqa.Plan, int, error) {
+	n := len(atoms)
+	if len(t.Parent) != n {
+		return nil, 0, fmt.Errorf("lqt: a tree of %d queries for %d atomic queries", len(t.Parent), n)
+	}
+	needs := make([][]int, n)
+	for c, p := range t.Parent {
+		if p >= 0 {
+			needs[p] = append(needs[p], c)
+		}
+	}
+	// dependsOn reports whether a needs b, directly or not.
+	dependsOn := func(a, b int) bool {
+		seen := make([]bool, n)
+		stack := []int{a}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if x == b {
+				return true
+			}
+			if !seen[x] {
+				seen[x] = true
+				stack = append(stack, needs[x]...)
+			}
+		}
+		return false
+	}
+	added := 0
+	for i, a := range atoms {
+		for _, k := range refs(a.Text) {
+			if j := k - 1; j >= 0 && j < n && j != i && !dependsOn(i, j) && !dependsOn(j, i) {
+				needs[i] = append(needs[i], j)
+				added++
+			}
+		}
+	}
+	// Children first (Kahn's order, lowest index first).
+	indeg := make([]int, n)
+	for i := range needs {
+		indeg[i] = len(needs[i])
+	}
+	var order []int
+	done := make([]bool, n)
+	for len(order) < n {
+		next := -1
+		for i := 0; i < n; i++ {
+			if !done[i] && indeg[i] == 0 {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			return nil, 0, errors.New("lqt: the plan's dependencies have a cycle")
+		}
+		done[next] = true
+		order = append(order, next)
+		for i := range needs {
+			if slices.Contains(needs[i], next) {
+				indeg[i]--
+			}
+		}
+	}
+	// The answer: of the subgoals no other needs, the one resting on the
+	// most others (the root of the largest tree, references counted), the
+	// last on a tie.
+	needed := make([]bool, n)
+	for i := range needs {
+		for _, j := range needs[i] {
+			needed[j] = true
+		}
+	}
+	answer, best := -1, -1
+	for i := 0; i < n; i++ {
+		if needed[i] {
+			continue
+		}
+		below := 0
+		for j := 0; j < n; j++ {
+			if j != i && dependsOn(i, j) {
+				below++
+			}
+		}
+		if below >= best {
+			answer, best = i, below
+		}
+	}
+	plan := &kgqa.Plan{Version: kgqa.PlanVersion, Answer: atomID(answer)}
+	for _, i := range order {
+		s := kgqa.Subgoal{ID: atomID(i), Text: atoms[i].Text, Op: atoms[i].Op, Args: atoms[i].Args}
+		slices.Sort(needs[i])
+		for _, j := range needs[i] {
+			s.Needs = append(s.Needs, atomID(j))
+		}
+		plan.Subgoals = append(plan.Subgoals, s)
+	}
+	if err := plan.Validate(); err != nil {
+		return nil, 0, err
+	}
+	return plan, added, nil
+}

@@ -1,0 +1,133 @@
+package lqt
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/parog/parog-go/kgqa/lexicon"
+)
+
+// Similarity scores how alike atomic queries are: Sim in the tree cost.
+type Similarity interface {
+	// Name is "lexical" or "embeddings", recorded in the trace.
+	Name() string
+	// Matrix returns the similarity of every pair of texts, in [0, 1].
+	Matrix(ctx context.Context, texts []string) ([][]float64, error)
+}
+
+// Lexical is the cosine of the queries' word counts, stopwords and "#k"
+// references left out. It needs no endpoint.
+type Lexical struct{}
+
+var _ Similarity = Lexical{}
+
+// Name is "lexical".
+func (Lexical) Name() string { return "lexical" }
+
+// Matrix returns the lexical cosine of every pair.
+func (Lexical) Matrix(_ context.Context, texts []string) ([][]float64, error) {
+	vecs := make([]map[string]float64, len(texts))
+	for i, t := range texts {
+		vecs[i] = map[string]float64{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '#' }) {
+			if strings.HasPrefix(w, "#") || lexicon.Stopword(w) {
+				continue
+			}
+			vecs[i][w]++
+		}
+	}
+	return matrix(len(texts), func(a, b int) float64 { return sparseCosine(vecs[a], vecs[b]) }), nil
+}
+
+func sparseCosine(a, b map[string]float64) float64 {
+	var dot, na, nb float64
+	for w, x := range a {
+		dot += x * b[w]
+		na += x * x
+	}
+	for _, y := range b {
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+func matrix(n int, f func(a, b int) float64) [][]float64 {
+	m := make([][]float64, n)
+	for i := range m {
+		m[i] = make([]float64, n)
+	}
+	for a := 0; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			v := max(0, min(1, f(a, b)))
+			m[a][b], m[b][a] = v, v
+		}
+	}
+	return m
+}
+
+// Embeddings is the cosine of the queries' embeddings from an
+// OpenAI-compatible /v1/embeddings endpoint (a BGE model served by vLLM
+// or Ollama, for instance), negative cosines counted as 0.
+type Embeddings struct {
+	client *openai.Client
+	model  string
+}
+
+var _ Similarity = (*Embeddings)(nil)
+
+// NewEmbeddings returns the similarity of an embeddings endpoint at
+// baseURL (".../v1") serving model, sending key when it is not empty.
+func NewEmbeddings(baseURL, model, key string) *Embeddings {
+	c := openai.DefaultConfig(key)
+	c.BaseURL = strings.TrimRight(baseURL, "/")
+	return &Embeddings{client: openai.NewClientWithConfig(c), model: model}
+}
+
+// Name is "embeddings".
+func (*Embeddings) Name() string { return "embeddings" }
+
+// Matrix embeds the texts in one request and returns their cosines.
+func (e *Embeddings) Matrix(ctx context.Context, texts []string) ([][]float64, error) {
+	resp, err := e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: texts, Model: openai.EmbeddingModel(e.model)})
+	if err != nil {
+		return nil, fmt.Errorf("lqt: embeddings: %w", err)
+	}
+	vecs := make([][]float32, len(texts))
+	for _, d := range resp.Data {
+		if d.Index < 0 || d.Index >= len(texts) {
+			return nil, fmt.Errorf("lqt: embeddings: index %d out of range for %d texts", d.Index, len(texts))
+		}
+		vecs[d.Index] = d.Embedding
+	}
+	for i, v := range vecs {
+		if len(v) == 0 {
+			return nil, fmt.Errorf("lqt: embeddings: no vector for text %d", i)
+		}
+		if len(v) != len(vecs[0]) {
+			return nil, fmt.Errorf("lqt: embeddings: vectors of %d and %d dimensions", len(vecs[0]), len(v))
+		}
+	}
+	return matrix(len(texts), func(a, b int) float64 { return denseCosine(vecs[a], vecs[b]) }), nil
+}
+
+func denseCosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
