@@ -79,6 +79,9 @@ type Server struct {
 	models []string
 	noLog  bool
 
+	embedder   Embedder
+	embedCount int // guarded by mu
+
 	mu       sync.Mutex
 	queue    []Reply
 	handler  Handler
@@ -100,6 +103,7 @@ func New(tb testing.TB, opts ...Option) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("GET /v1/models", s.listModels)
+	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
 	s.ts = httptest.NewServer(mux)
 	tb.Cleanup(s.Close)
 	return s
