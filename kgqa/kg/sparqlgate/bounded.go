@@ -14,8 +14,9 @@ const MaxValues = 1000
 // cartesian product (parts of a group that share no variable: every row of
 // one is paired with every row of the other, with no triple read for the
 // pairing), MINUS (compared pairwise in memory), and large VALUES blocks.
-// Everything else grows with the triples read, which the embedded store
-// caps.
+// A part that yields at most one row (oneRow) pairs each row of the other
+// with it alone, which is no product. Everything else grows with the
+// triples read, which the embedded store caps.
 func (q *Query) Bounded() error {
 	return boundedQuery(q.parsed)
 }
@@ -70,8 +71,11 @@ func bounded(p sparql.Pattern, values *int) error {
 }
 
 // sharing refuses a join of two parts with variables of which none is
-// shared.
+// shared, unless one of them yields at most one row.
 func sharing(a, b sparql.Pattern) error {
+	if oneRow(a) || oneRow(b) {
+		return nil
+	}
 	va, vb := map[string]bool{}, map[string]bool{}
 	vars(a, va)
 	vars(b, vb)
@@ -171,4 +175,54 @@ func vars(p sparql.Pattern, into map[string]bool) {
 			into[v] = true
 		}
 	}
+}
+
+// oneRow reports whether p yields at most one row whatever the graph
+// holds: a VALUES block of one row (GrailQA binds its topic entity so:
+// VALUES ?x1 { :m.0yrlqjm }), a sub-SELECT with LIMIT 0 or 1, or a
+// sub-SELECT that aggregates without GROUP BY, which has one group
+// (WebQSP's { SELECT (MAX(?count) AS ?maxCount) WHERE { … } }).
+func oneRow(p sparql.Pattern) bool {
+	switch p := p.(type) {
+	case *sparql.ValuesPattern:
+		return len(p.Values) <= 1
+	case *sparql.SubqueryPattern:
+		q := p.Query
+		if q.Limit == 0 || q.Limit == 1 {
+			return true
+		}
+		if len(q.GroupBy) > 0 {
+			return false
+		}
+		if q.Having != nil {
+			return true
+		}
+		for _, pe := range q.ProjectExprs {
+			if hasAggregate(pe.Expr) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasAggregate reports whether e calls a set function (outside an EXISTS,
+// whose pattern is evaluated per row).
+func hasAggregate(e sparql.Expr) bool {
+	switch e := e.(type) {
+	case *sparql.FuncExpr:
+		if aggregates[e.Name] {
+			return true
+		}
+		for _, a := range e.Args {
+			if hasAggregate(a) {
+				return true
+			}
+		}
+	case *sparql.BinaryExpr:
+		return hasAggregate(e.Left) || hasAggregate(e.Right)
+	case *sparql.UnaryExpr:
+		return hasAggregate(e.Arg)
+	}
+	return false
 }

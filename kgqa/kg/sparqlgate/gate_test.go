@@ -184,6 +184,60 @@ func TestBounded(t *testing.T) {
 		{"minus", ns + `SELECT * { ?a ns:p ?x MINUS { ?a ns:q ?x } }`, false},
 		{"constant triple", ns + `SELECT * { ns:a ns:p ns:b . ?a ns:p ?x }`, true},
 		{"product in a sub-query", ns + `SELECT * { { SELECT * { ?a ns:p ?x . ?b ns:p ?y } } }`, false},
+		// A part of one row pairs each row with itself alone.
+		{"GrailQA 2101960008000: a one-row VALUES", `PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> PREFIX : <http://rdf.freebase.com/ns/> 
+SELECT (?x0 AS ?value) WHERE {
+SELECT DISTINCT ?x0  WHERE { 
+?x0 :type.object.type :theater.play . 
+VALUES ?x1 { :m.0yrlqjm } 
+?x0 :theater.play.productions ?x1 . 
+FILTER ( ?x0 != ?x1  )
+}
+}`, true},
+		{"VALUES of two rows", ns + `SELECT * { ?a ns:p ?x . VALUES ?y { ns:b ns:c } ?x ns:q ?y }`, false},
+		{"WebQTrn-2513: an aggregate without GROUP BY", ns + `SELECT DISTINCT  ?x
+WHERE {
+    {
+      SELECT ?x (COUNT(?x) as ?count)
+      WHERE {
+          ns:m.02_p0 ns:sports.sports_award_type.winners ?y .
+          ?y ns:sports.sports_award.award_winner ?x .
+      }
+    }
+    {
+      SELECT (MAX(?count) AS ?maxCount)
+      WHERE {
+        SELECT ?x (COUNT(?x) as ?count) 
+        WHERE {
+          ns:m.02_p0 ns:sports.sports_award_type.winners ?y .
+          ?y ns:sports.sports_award.award_winner ?x .
+        }
+      }
+    }
+    FILTER (?maxCount = ?count)
+}`, true},
+		{"an aggregate with GROUP BY", ns + `SELECT * { ?a ns:p ?x { SELECT ?y (COUNT(?z) AS ?n) { ?y ns:q ?z } GROUP BY ?y } }`, false},
+		{"a sub-query of one row", ns + `SELECT * { ?a ns:p ?x { SELECT ?y { ?y ns:q ?z } ORDER BY ?z LIMIT 1 } }`, true},
+		// The sub-query's ?x and ?y are its own: every row of the outer
+		// pattern meets every start date of a presidency.
+		{"WebQTrn-316: a sub-query that shares nothing", `PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+PREFIX ns: <http://rdf.freebase.com/ns/>
+SELECT DISTINCT ?x
+WHERE {
+  {
+    SELECT ?pFrom 
+    WHERE {
+      ns:m.0gzh ns:government.politician.government_positions_held ?y .  
+      ?y ns:government.government_position_held.office_position_or_title ?x ; 
+         ns:government.government_position_held.basic_title ns:m.060c4 ;  
+         ns:government.government_position_held.from ?pFrom .
+    }
+  }
+  ns:m.0gzh ns:government.politician.government_positions_held ?y .  
+  ?y ns:government.government_position_held.office_position_or_title ?x ; 
+     ns:government.government_position_held.from ?from .
+  FILTER(xsd:dateTime(?pFrom) - xsd:dateTime(?from) > 0)
+}`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
