@@ -256,3 +256,36 @@ func BenchmarkDP(b *testing.B) {
 		})
 	}
 }
+
+// The greedy merge against the dynamic programme on random inputs: it
+// never finds fewer trees, and the test logs how often it ends costlier.
+func TestGreedyAgainstDP(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	worse, runs := 0, 0
+	for n := 2; n <= 8; n++ {
+		for k := 0; k < 40; k++ {
+			l, m := randomLabels(r, n)
+			best, err := DP(l, m)
+			require.NoError(t, err)
+			g := Greedy(l, m)
+			_, err = Evaluate(g.Parent, m)
+			require.NoError(t, err, "the greedy tree is acyclic")
+			require.GreaterOrEqual(t, len(g.Roots()), len(best.Roots()))
+			runs++
+			if len(g.Roots()) > len(best.Roots()) || g.Cost > best.Cost+1e-9 {
+				worse++
+			}
+		}
+	}
+	t.Logf("greedy merge worse than the dynamic programme in %d of %d random cases", worse, runs)
+}
+
+// BenchmarkGreedy times the greedy merge for 16 queries (the most a plan
+// holds) on dense random labels.
+func BenchmarkGreedy(b *testing.B) {
+	r := rand.New(rand.NewPCG(16, 7))
+	l, m := randomLabels(r, 16)
+	for b.Loop() {
+		Greedy(l, m)
+	}
+}
