@@ -344,20 +344,9 @@ func (r *run) plan(ctx context.Context, req Request) (*Plan, PlanInfo, error) {
 		}
 		return &p, PlanInfo{Source: "given", Kinds: p.Kinds()}, nil
 	}
-	if r.e.planner != nil {
-		p, info, err := r.e.planner.Plan(ctx, req.Question)
-		if err != nil {
-			return nil, info, stepErr("plan", "", err)
-		}
-		if err := p.Validate(); err != nil {
-			return nil, info, stepErr("plan", "", err)
-		}
-		r.base = info.criticalCalls()
-		return p, info, nil
-	}
 	p, info, err := r.e.Plan(ctx, req.Question)
 	if err == nil {
-		r.base = 1
+		r.base = info.criticalCalls()
 	}
 	return p, info, err
 }

@@ -21,8 +21,19 @@ const (
 // few-shot prompt when no planner is configured (PlanInfo says which). The
 // reply is decoded strictly and validated (ids, dependencies, ops); one
 // repair turn is allowed, then it fails with a *StepError wrapping
-// *llm.SchemaError.
+// *llm.SchemaError. An engine built WithPlanner asks that planner instead,
+// and validates its plan the same way.
 func (e *Engine) Plan(ctx context.Context, question string) (*Plan, PlanInfo, error) {
+	if e.planner != nil {
+		p, info, err := e.planner.Plan(ctx, question)
+		if err == nil {
+			err = p.Validate()
+		}
+		if err != nil {
+			return nil, info, stepErr("plan", "", err)
+		}
+		return p, info, nil
+	}
 	role, stage := llm.Planner, prompts.Plan
 	info := PlanInfo{Source: PlanSourcePlanner}
 	if !e.chat.Has(llm.Planner) {
