@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"sort"
+
+	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // Aliases holds extra accepted names read from an alias file. An alias
@@ -20,7 +22,7 @@ import (
 // A question-id key adds gold names to that question (any of them is a
 // correct answer). An entity-id key adds names to the gold answer with that
 // id; a name key adds names to the gold answer with that name (compared
-// after NormalizeName). The zero value and nil hold no aliases.
+// after naming.Canonical). The zero value and nil hold no aliases.
 type Aliases struct {
 	byKey map[string][]string
 }
@@ -106,7 +108,7 @@ func (a *Aliases) add(key string, names []string) {
 	if id, ok := NormalizeMID(key); ok && id != key {
 		keys = append(keys, id)
 	}
-	if n := NormalizeName(key); n != "" {
+	if n := naming.Canonical(key); n != "" {
 		keys = append(keys, "name:"+n)
 	}
 	for _, k := range keys {
@@ -149,7 +151,7 @@ func (a *Aliases) ForAnswer(ans Answer) []string {
 	if ans.ID != "" {
 		out = append(out, a.byKey[ans.ID]...)
 	}
-	if n := NormalizeName(ans.Name); n != "" {
+	if n := naming.Canonical(ans.Name); n != "" {
 		out = append(out, a.byKey["name:"+n]...)
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // Coverage says how much of a question's gold answer set its gold query
@@ -323,7 +324,7 @@ func answerKey(id, lexical string) string {
 	if id != "" {
 		return "e:" + id
 	}
-	return "l:" + NormalizeName(lexical)
+	return "l:" + naming.Canonical(lexical)
 }
 
 // failureClass shortens a failure reason to group like failures.

@@ -5,11 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
+	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // Matching rules (what counts as "the prediction names a gold answer").
@@ -18,7 +15,7 @@ import (
 //     answer's id is a match. IDs are compared exactly otherwise (Wikidata
 //     "Q42" is not "q42").
 //  2. Name. The predicted name and the gold name (or any of its aliases,
-//     from the file or an alias file) are normalised by NormalizeName and
+//     from the file or an alias file) are normalised by naming.Canonical and
 //     compared for equality. There is no substring or containment test:
 //     containment is what made an empty prediction a hit in earlier
 //     evaluation scripts ("" is in every string), and it also makes "Paris"
@@ -40,83 +37,6 @@ import (
 //     None of the benchmarks has a yes/no question; these strings appear
 //     when a sufficiency reply is mistaken for the answer.
 
-// NormalizeName is the name normalisation of rule 2: Unicode compatibility
-// decomposition with combining marks removed ("Zürich" -> "zurich", "ﬁ" ->
-// "fi"), dotted initialisms written as one word, lower case, every
-// character that is not a letter or digit turned into a space, a leading
-// English article (a, an, the) dropped, and runs of spaces collapsed.
-//
-// Articles go only as the first of two or more words: "The Beatles!" and
-// "beatles" normalise alike, "A Tale of Two Cities" is "tale of two
-// cities", but "Alexander the Great" keeps its "the", "The" alone stays
-// "the", and "Theater" is one word. A dotted initialism is two or more
-// single letters each joined to the next by a period, standing alone as a
-// word: "U.S.A." -> "usa", "Washington, D.C." -> "washington dc",
-// "J.R.R. Tolkien" -> "jrr tolkien". So "U.S.A." matches "USA" (but not
-// "U.S.", which is "us"); spaced initials ("J. R. R.") stay separate
-// letters.
-func NormalizeName(s string) string {
-	s = joinInitialisms(foldMarks(s))
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
-		case r == '\'' || r == '\u2019':
-			// "Don't" -> "dont": an apostrophe joins, it does not split.
-		default:
-			b.WriteByte(' ')
-		}
-	}
-	words := strings.Fields(b.String())
-	if len(words) > 1 && (words[0] == "a" || words[0] == "an" || words[0] == "the") {
-		words = words[1:]
-	}
-	return strings.Join(words, " ")
-}
-
-// joinInitialisms removes the periods of dotted initialisms ("U.S.A." ->
-// "USA", "D.C." -> "DC"): runs of two or more single letters joined by
-// periods, with no letter or digit right before or after the run.
-func joinInitialisms(s string) string {
-	if !strings.Contains(s, ".") {
-		return s
-	}
-	rs := []rune(s)
-	alnum := func(i int) bool {
-		return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i]))
-	}
-	single := func(i int) bool { return i < len(rs) && unicode.IsLetter(rs[i]) && !alnum(i-1) && !alnum(i+1) }
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(rs); i++ {
-		j := i
-		for single(j) && j+2 < len(rs) && rs[j+1] == '.' && single(j+2) {
-			j += 2
-		}
-		if j == i {
-			b.WriteRune(rs[i])
-			continue
-		}
-		for k := i; k <= j; k += 2 {
-			b.WriteRune(rs[k])
-		}
-		i = j
-	}
-	return b.String()
-}
-
-// foldMarks applies NFKD and drops nonspacing marks.
-func foldMarks(s string) string {
-	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-	out, _, err := transform.String(t, s)
-	if err != nil {
-		return s
-	}
-	return out
-}
-
 // nonAnswers are normalised texts that are never an answer (rule 5).
 var nonAnswers = map[string]bool{
 	"": true, "yes": true, "no": true, "true": true, "false": true,
@@ -127,16 +47,16 @@ var nonAnswers = map[string]bool{
 
 // IsNonAnswer reports whether a predicted text is empty or one of the
 // texts of rule 5 that are never counted as an answer.
-func IsNonAnswer(s string) bool { return nonAnswers[NormalizeName(s)] }
+func IsNonAnswer(s string) bool { return nonAnswers[naming.Canonical(s)] }
 
 // NamesMatch reports whether a predicted name matches a gold name under
 // rules 2 to 5.
 func NamesMatch(pred, gold string) bool {
-	np := NormalizeName(pred)
+	np := naming.Canonical(pred)
 	if nonAnswers[np] {
 		return false
 	}
-	if np == NormalizeName(gold) {
+	if np == naming.Canonical(gold) {
 		return true
 	}
 	if a, ok := parseNumber(pred); ok {

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // pogLine is a line of PoG's result files. PoG names the question field
@@ -41,7 +43,7 @@ type Gold struct {
 // PoG's (lines with "results" and "call_num" but no "id"). A torn final
 // line is noted, not an error. PoG lines are read as PoG's own script
 // reads them (one row per question text, the last line winning), matched
-// to gold questions by their text (exact, then NormalizeName) and scored
+// to gold questions by their text (exact, then naming.Canonical) and scored
 // by the strict rule and, when g.PoG is set, by PoG's rule (Result.PoGHit).
 // Without gold their Hits@1 is unknown and ResultSet.Unscored is set.
 func LoadRun(path string, g Gold) (ResultSet, error) {
@@ -136,7 +138,7 @@ func loadPoG(run *ResultSet, data []byte, g Gold) error {
 		if exact[q.Text] == nil {
 			exact[q.Text] = q
 		}
-		if n := NormalizeName(q.Text); loose[n] == nil {
+		if n := naming.Canonical(q.Text); loose[n] == nil {
 			loose[n] = q
 		}
 	}
@@ -153,7 +155,7 @@ func loadPoG(run *ResultSet, data []byte, g Gold) error {
 		}
 		q := exact[r.Question]
 		if q == nil {
-			q = loose[NormalizeName(r.Question)]
+			q = loose[naming.Canonical(r.Question)]
 		}
 		if q == nil {
 			unmatched++

@@ -35,7 +35,7 @@ type Score struct {
 }
 
 // Scorer scores predictions under the matching rules of this package
-// (see NormalizeName and NamesMatch), with optional aliases.
+// (see naming.Canonical and NamesMatch), with optional aliases.
 type Scorer struct {
 	// Aliases adds accepted names; nil adds none.
 	Aliases *Aliases

@@ -7,42 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestNormalizeName(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"The Beatles!", "beatles"},
-		{"  Zürich ", "zurich"},
-		{"São Paulo", "sao paulo"},
-		{"ﬁnal", "final"},
-		{"Theater", "theater"},
-		{"A Tale of Two Cities", "tale of two cities"},
-		{"Don't Stop", "dont stop"},
-		{"U.S.A.", "usa"},
-		{"USA", "usa"},
-		{"The U.S.A.", "usa"},
-		{"U.S.", "us"},
-		{"U.S", "us"},
-		{"U.S.Army", "us army"},
-		{"Washington, D.C.", "washington dc"},
-		{"J.R.R. Tolkien", "jrr tolkien"},
-		{"J. R. R. Tolkien", "j r r tolkien"},
-		{"St.Louis", "st louis"},
-		{"3.5", "3 5"},
-		{"A.B.", "ab"},
-		{"Alexander the Great", "alexander the great"},
-		{"Romeo and a Juliet", "romeo and a juliet"},
-		{"An American in Paris", "american in paris"},
-		{"The", "the"},
-		{"The The", "the"},
-		{"the, the", "the"},
-		{"", ""},
-		{"  ...  ", ""},
-	} {
-		t.Run(tc.in, func(t *testing.T) {
-			assert.Equal(t, tc.want, NormalizeName(tc.in))
-		})
-	}
-}
-
 func TestNamesMatch(t *testing.T) {
 	for _, tc := range []struct {
 		name       string

@@ -10,7 +10,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
-	"github.com/parog/parog-go/refine"
+	"github.com/parog/parog-go/kgqa/naming"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,7 +23,7 @@ func goldMatch(p kg.Term, a demokg.Answer) bool {
 	if p.ID != "" && a.ID != "" {
 		return p.ID == a.ID
 	}
-	if refine.Normalize(p.Name) != "" && refine.Normalize(p.Name) == refine.Normalize(a.Name) {
+	if naming.Fold(p.Name) != "" && naming.Fold(p.Name) == naming.Fold(a.Name) {
 		return true
 	}
 	x, err1 := strconv.ParseFloat(strings.ReplaceAll(p.Name, ",", ""), 64)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/lexicon"
-	"github.com/parog/parog-go/refine"
+	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // wordSeparators turn relation ids ("people.person.place_of_birth") into
@@ -17,7 +17,7 @@ var wordSeparators = strings.NewReplacer("_", " ", ".", " ", ":", " ")
 // that "bordering" meets "borders" and "airports" meets "airport".
 func tokens(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range strings.Fields(refine.Normalize(wordSeparators.Replace(s))) {
+	for _, w := range strings.Fields(naming.Fold(wordSeparators.Replace(s))) {
 		if lexicon.Stopword(w) || strings.HasPrefix(w, "#") {
 			continue
 		}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/naming"
 	"github.com/parog/parog-go/kgqa/prompts"
-	"github.com/parog/parog-go/refine"
 )
 
 // Mention statuses.
@@ -94,13 +94,13 @@ func (r *run) linkTopics(ctx context.Context, question string) ([]Topic, []Menti
 // rootAnchors picks the topics a subgoal without needs starts from: those
 // named in its text, or all of them when it names none.
 func rootAnchors(text string, topics []Topic) []kg.Term {
-	norm := " " + refine.Normalize(text) + " "
+	norm := " " + naming.Fold(text) + " "
 	var named, all []kg.Term
 	for _, t := range topics {
 		term := kg.Term{ID: t.ID, Name: t.Name}
 		all = append(all, term)
 		for _, s := range []string{t.Name, t.Mention} {
-			if n := refine.Normalize(s); n != "" && strings.Contains(norm, " "+n+" ") {
+			if n := naming.Fold(s); n != "" && strings.Contains(norm, " "+n+" ") {
 				named = append(named, term)
 				break
 			}

@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/refine"
+	"github.com/parog/parog-go/kgqa/naming"
 )
 
-func normName(t kg.Term) string { return refine.Normalize(t.Name) }
+func normName(t kg.Term) string { return naming.Fold(t.Name) }
 
 // exactSet runs intersect, union and count on the needed results, exactly
 // and without the model.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/naming"
 	"github.com/parog/parog-go/kgqa/prompts"
-	"github.com/parog/parog-go/refine"
 )
 
 // subgoalRun is the state of one subgoal's execution.
@@ -173,11 +173,11 @@ func corrected(t *Tentative, res Result) bool {
 	}
 	want := map[string]bool{}
 	for _, n := range t.Names {
-		want[refine.Normalize(n)] = true
+		want[naming.Fold(n)] = true
 	}
 	got := map[string]bool{}
 	for _, e := range res.Entities {
-		got[refine.Normalize(e.Name)] = true
+		got[naming.Fold(e.Name)] = true
 	}
 	if len(want) != len(got) {
 		return true

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parog/parog-go/refine"
+	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // TentativeAnswer is the question's parametric answer: the plan's set
@@ -18,7 +18,7 @@ import (
 //     repeated names dropped; none when it named no entity);
 //   - intersect: the names of the first needed answer found in every
 //     other one, union: the names of all of them, each compared by
-//     refine.Normalize, in first-seen order;
+//     naming.Fold, in first-seen order;
 //   - count: the number of distinct names of the needed answers, when
 //     every find it rests on named something (a model that names no
 //     entity gives no count, and "0" would be a guess of ours);
@@ -141,7 +141,7 @@ func unionNames(sets [][]string) []string {
 	for _, s := range sets {
 		for _, n := range s {
 			n = strings.TrimSpace(n)
-			k := refine.Normalize(n)
+			k := naming.Fold(n)
 			if k == "" || seen[k] {
 				continue
 			}
@@ -160,12 +160,12 @@ func intersectNames(sets [][]string) []string {
 	}
 	out := []string{}
 	for _, n := range unionNames(sets[:1]) {
-		k := refine.Normalize(n)
+		k := naming.Fold(n)
 		all := true
 		for _, s := range sets[1:] {
 			found := false
 			for _, m := range s {
-				if refine.Normalize(m) == k {
+				if naming.Fold(m) == k {
 					found = true
 					break
 				}

@@ -2,9 +2,9 @@ package refine
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // Resolve maps the entity references in a model's reply to terms of the
@@ -28,7 +28,7 @@ func Resolve(facts []kg.Fact, refs []string) (terms []kg.Term, rejected []string
 			byKey["lit:"+t.Name] = t
 		}
 		if t.Name != "" {
-			n := Normalize(t.Name)
+			n := naming.Fold(t.Name)
 			byName[n] = append(byName[n], t)
 		}
 	}
@@ -69,29 +69,8 @@ func lookup(ref string, byKey map[string]kg.Term, byName map[string][]kg.Term) (
 	if t, ok := byKey["lit:"+lit]; ok {
 		return t, true
 	}
-	if ts := byName[Normalize(ref)]; len(ts) == 1 {
+	if ts := byName[naming.Fold(ref)]; len(ts) == 1 {
 		return ts[0], true
 	}
 	return kg.Term{}, false
-}
-
-// Normalize folds a name for comparison: lower case, punctuation and
-// spaces of any script (’ – « and no-break space as much as ' - and space)
-// dropped, runs of space collapsed.
-func Normalize(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case unicode.IsLetter(r), unicode.IsNumber(r), unicode.IsMark(r):
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteRune(r)
-		default:
-			space = true
-		}
-	}
-	return b.String()
 }

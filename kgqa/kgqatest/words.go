@@ -7,7 +7,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/lexicon"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
-	"github.com/parog/parog-go/refine"
+	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // synonyms bridge the words of questions and of Freebase relation names,
@@ -25,7 +25,7 @@ var synonyms = map[string][]string{
 // "adjoins" counts for more than sharing the word "country".
 func words(s string) map[string]int {
 	out := map[string]int{}
-	for _, w := range strings.Fields(refine.Normalize(strings.NewReplacer("_", " ", ".", " ").Replace(s))) {
+	for _, w := range strings.Fields(naming.Fold(strings.NewReplacer("_", " ", ".", " ").Replace(s))) {
 		if len(w) < 3 || lexicon.Stopword(w) {
 			continue
 		}
