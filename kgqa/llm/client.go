@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/parog/parog-go/kgqa/backoff"
 	"github.com/parog/parog-go/kgqa/config"
 )
 
@@ -30,10 +30,7 @@ type Client struct {
 	getenv   func(string) (string, bool)
 	http     *http.Client
 	ownHTTP  bool
-	base     time.Duration // first backoff
-	maxWait  time.Duration // largest backoff
-	sleep    func(ctx context.Context, d time.Duration) error
-	jitter   func() float64 // in [0, 1)
+	policy   backoff.Policy // the waits between attempts
 	maxReply int64          // cap on a response body
 	log      *slog.Logger
 	now      func() time.Time // the clock of Call.Start, Wait and Latency
@@ -85,7 +82,7 @@ func WithHTTPClient(hc *http.Client) Option {
 // WithBackoff sets the first retry wait and the largest one (defaults 500ms
 // and 20s). A Retry-After header from the server takes precedence.
 func WithBackoff(first, largest time.Duration) Option {
-	return func(c *Client) { c.base, c.maxWait = first, largest }
+	return func(c *Client) { c.policy.First, c.policy.Max = first, largest }
 }
 
 // WithMaxReplyBytes caps the size of a response body (default
@@ -115,10 +112,7 @@ func New(cfg config.LLM, opts ...Option) (*Client, error) {
 		getenv:   os.LookupEnv,
 		http:     &http.Client{Transport: tr},
 		ownHTTP:  true,
-		base:     500 * time.Millisecond,
-		maxWait:  20 * time.Second,
-		sleep:    sleepCtx,
-		jitter:   rand.Float64,
+		policy:   backoff.Policy{First: 500 * time.Millisecond, Max: 20 * time.Second},
 		maxReply: DefaultMaxReplyBytes,
 		log:      slog.Default(),
 		now:      time.Now,

@@ -125,7 +125,7 @@ func TestRetryWaits(t *testing.T) {
 			srv := llmtest.New(t, llmtest.WithReplies(tt.fault, llmtest.Text("ok")))
 			c := newClient(t, srv, func(e *config.Endpoint) { e.Retries = 1; e.Timeout = 0 })
 			var waits []time.Duration
-			c.sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+			c.policy.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
 			_, err := c.Chat(context.Background(), ask("plan", "q"))
 			require.NoError(t, err)
 			require.Len(t, waits, 1)

@@ -129,43 +129,6 @@ func TestNewRejectsBadSettings(t *testing.T) {
 	})
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		in   string
-		want time.Duration
-	}{
-		{"", 0},
-		{"3", 3 * time.Second},
-		{" 1.5 ", 1500 * time.Millisecond},
-		{"-2", 0},
-		{"soon", 0},
-		{"Sat, 01 Mar 2025 12:00:10 GMT", 10 * time.Second},
-		{"Sat, 01 Mar 2025 11:59:00 GMT", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			assert.Equal(t, tt.want, parseRetryAfter(tt.in, now))
-		})
-	}
-}
-
-func TestBackoffGrowsJitteredAndCapped(t *testing.T) {
-	ms := time.Millisecond
-	c := &Client{base: 100 * ms, maxWait: time.Second}
-	full := []time.Duration{100 * ms, 200 * ms, 400 * ms, 800 * ms, time.Second, time.Second}
-	c.jitter = func() float64 { return 0 }
-	for i, d := range full {
-		assert.Equal(t, d/2, c.backoff(i), "retry %d, no jitter", i)
-	}
-	c.jitter = func() float64 { return 0.999999 }
-	for i, d := range full {
-		w := c.backoff(i)
-		assert.LessOrEqual(t, w, d, "retry %d, full jitter", i)
-		assert.Greater(t, w, d-ms, "retry %d, full jitter", i)
-	}
-}
-
 func TestLedger(t *testing.T) {
 	var nilLedger *Ledger
 	nilLedger.Add(Call{Role: Planner})

@@ -7,12 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/parog/parog-go/kgqa/backoff"
 )
 
 // DefaultMaxReplyBytes is the default cap on a response body (see
@@ -148,34 +149,15 @@ func classify(err error, a *attempt, now time.Time) *failure {
 	case errors.As(err, &perm) && perm.Permanent():
 		// A transport layer that knows no retry can help (a replay miss).
 		f.retryable = false
-	case f.status == http.StatusTooManyRequests || f.status >= 500:
+	case backoff.Retryable(f.status):
 		f.retryable = true
-		f.retryAfter = parseRetryAfter(a.retryAfter, now)
+		f.retryAfter = backoff.RetryAfter(a.retryAfter, now)
 	case f.status >= 400:
 		f.retryable = false
 	default: // no response (connection error) or an unreadable success body
 		f.retryable = true
 	}
 	return f
-}
-
-// parseRetryAfter reads a Retry-After value: delay seconds or an HTTP date.
-// Unparseable or past values give 0.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 || s > 1e6 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }
 
 // attempts runs the request until it succeeds, fails for good, or the
@@ -204,35 +186,12 @@ func (c *Client) attempts(ctx context.Context, e *endpoint, stage Stage, oreq op
 		if ctx.Err() != nil || !f.retryable || n >= e.cfg.Retries {
 			return resp, n + 1, f
 		}
-		wait := max(c.backoff(n), f.retryAfter)
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return resp, n + 1, fmt.Errorf("%w (next retry in %s is past the deadline)", f, wait.Round(time.Millisecond))
-		}
-		if c.sleep(ctx, wait) != nil {
+		if err := c.policy.Pause(ctx, n, f.retryAfter); err != nil {
+			if errors.Is(err, backoff.ErrWaitTooLong) {
+				return resp, n + 1, fmt.Errorf("%w (%v)", f, err)
+			}
 			return resp, n + 1, f
 		}
-	}
-}
-
-// backoff is the jittered exponential wait before retry n+1: between half
-// and all of first×2ⁿ, capped at the largest wait.
-func (c *Client) backoff(n int) time.Duration {
-	d := c.base
-	for i := 0; i < n && d < c.maxWait; i++ {
-		d *= 2
-	}
-	d = min(d, c.maxWait)
-	return d/2 + time.Duration(c.jitter()*float64(d/2))
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"mime"
 	"net"
 	"net/http"
@@ -15,20 +14,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parog/parog-go/kgqa/backoff"
 	"github.com/parog/parog-go/kgqa/kg/backend"
 )
 
 // Client sends SELECT queries to a SPARQL 1.1 Protocol endpoint with its
 // own client: it never touches http.DefaultClient, bounds every request by a
 // deadline and every response by a size cap, and retries only what can
-// succeed on a second try (connection errors, 5xx).
+// succeed on a second try (connection errors, 429 and 5xx), waiting as
+// long as the endpoint's Retry-After asks (see package backoff).
 type Client struct {
 	url      string
 	client   *http.Client
 	timeout  time.Duration
 	retries  int
 	maxBytes int64
-	backoff  time.Duration
+	policy   backoff.Policy
 }
 
 // Options configure a Client; zero fields take the defaults.
@@ -41,8 +42,9 @@ type Options struct {
 	MaxBytes int64
 	// MaxConns caps the connections to the endpoint (32 when <= 0).
 	MaxConns int
-	// Backoff is the first retry's delay, doubled per attempt (100ms when
-	// <= 0).
+	// Backoff is the first retry's delay (jittered), doubled per retry up
+	// to 5s (100ms when <= 0); a longer Retry-After from the endpoint
+	// takes precedence.
 	Backoff time.Duration
 	// User and Password authenticate to an endpoint that asks for it
 	// (Digest or Basic), such as Virtuoso's /sparql-auth as the read-only
@@ -83,7 +85,8 @@ func New(rawURL string, o Options) (*Client, error) {
 	}
 	return &Client{
 		url: u.String(), client: &http.Client{Transport: rt},
-		timeout: o.Timeout, retries: max(o.Retries, 0), maxBytes: o.MaxBytes, backoff: o.Backoff,
+		timeout: o.Timeout, retries: max(o.Retries, 0), maxBytes: o.MaxBytes,
+		policy: backoff.Policy{First: o.Backoff, Max: 5 * time.Second},
 	}, nil
 }
 
@@ -97,46 +100,40 @@ func (e *Client) Close() error {
 func (e *Client) Query(ctx context.Context, q string) (*backend.Table, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
-	var err error
-	for attempt := 0; ; attempt++ {
-		var t *backend.Table
-		var retry bool
-		t, retry, err = e.attempt(ctx, q)
+	for n := 0; ; n++ {
+		t, advice, err := e.attempt(ctx, q)
 		if err == nil {
 			return t, nil
 		}
-		if !retry || attempt >= e.retries {
+		if advice < 0 || n >= e.retries {
 			return nil, err
 		}
-		d := e.backoff << attempt
-		d = min(d, 5*time.Second)
-		d += rand.N(d/2 + 1)
-		timer := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, fmt.Errorf("%w: %w (after %d attempts; last: %v)", backend.ErrUnavailable, ctx.Err(), attempt+1, err)
-		case <-timer.C:
+		if perr := e.policy.Pause(ctx, n, advice); perr != nil {
+			return nil, fmt.Errorf("%w: %w (after %d attempts; last: %v)", backend.ErrUnavailable, perr, n+1, err)
 		}
 	}
 }
 
-// attempt sends q once; retry reports whether the failure is worth another
-// try.
-func (e *Client) attempt(ctx context.Context, q string) (*backend.Table, bool, error) {
+// noRetry is attempt's advice for a failure another try cannot mend.
+const noRetry = time.Duration(-1)
+
+// attempt sends q once. A failure worth another try comes with the wait
+// the endpoint asked for (0 when it named none); one that is not, with
+// noRetry.
+func (e *Client) attempt(ctx context.Context, q string) (*backend.Table, time.Duration, error) {
 	form := url.Values{"query": {q}}.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, strings.NewReader(form))
 	if err != nil {
-		return nil, false, fmt.Errorf("%w: %v", backend.ErrUnavailable, err)
+		return nil, noRetry, fmt.Errorf("%w: %v", backend.ErrUnavailable, err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/sparql-results+json")
 	resp, err := e.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, false, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
+			return nil, noRetry, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
 		}
-		return nil, true, fmt.Errorf("%w: %v", backend.ErrUnavailable, err)
+		return nil, 0, fmt.Errorf("%w: %v", backend.ErrUnavailable, err)
 	}
 	defer func() {
 		// Drain a little so the connection can be reused, never the whole
@@ -145,18 +142,18 @@ func (e *Client) attempt(ctx context.Context, q string) (*backend.Table, bool, e
 		_ = resp.Body.Close()
 	}()
 	switch {
-	case resp.StatusCode >= 500:
-		return nil, true, fmt.Errorf("%w: %s: %s", backend.ErrUnavailable, resp.Status, snippet(resp.Body))
+	case backoff.Retryable(resp.StatusCode):
+		return nil, e.policy.Advice(resp), fmt.Errorf("%w: %s: %s", backend.ErrUnavailable, resp.Status, snippet(resp.Body))
 	case resp.StatusCode >= 400:
-		return nil, false, fmt.Errorf("%w: %s: %s", backend.ErrQuery, resp.Status, snippet(resp.Body))
+		return nil, noRetry, fmt.Errorf("%w: %s: %s", backend.ErrQuery, resp.Status, snippet(resp.Body))
 	case resp.StatusCode != http.StatusOK:
-		return nil, false, fmt.Errorf("%w: unexpected status %s", backend.ErrBadResponse, resp.Status)
+		return nil, noRetry, fmt.Errorf("%w: unexpected status %s", backend.ErrBadResponse, resp.Status)
 	}
 	t, err := e.decode(resp)
 	if err != nil && ctx.Err() != nil {
-		return nil, false, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
+		return nil, noRetry, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
 	}
-	return t, false, err
+	return t, noRetry, err
 }
 
 // snippet returns the start of an error body, on one line.
