@@ -38,6 +38,12 @@ func TestParseAccepts(t *testing.T) {
 			`SELECT * WHERE { VALUES (?s) { (<http://x/a>) (<http://x/b>) } ?s ?p ?o . }`},
 		{"not exists", `SELECT * { ?s ?p ?o FILTER NOT EXISTS { ?o ?q ?s } }`,
 			`SELECT * WHERE { ?s ?p ?o . FILTER(NOT EXISTS { ?o ?q ?s . }) }`},
+		{"triples in connected order", `SELECT * { ?a <http://x/p> ?b . ?c <http://x/q> ?d . ?b <http://x/r> ?c }`,
+			`SELECT * WHERE { ?a <http://x/p> ?b . ?b <http://x/r> ?c . ?c <http://x/q> ?d . }`},
+		{"VALUES first, triples from their variables", `SELECT * { ?x0 <http://x/t> <http://x/A> . ?x1 <http://x/t> <http://x/B> . VALUES ?x2 { <http://x/m> } ?x0 <http://x/r> ?x1 . ?x1 <http://x/s> ?x2 . FILTER(?x0 != ?x2) }`,
+			`SELECT * WHERE { VALUES (?x2) { (<http://x/m>) } ?x1 <http://x/s> ?x2 . ?x1 <http://x/t> <http://x/B> . ?x0 <http://x/r> ?x1 . ?x0 <http://x/t> <http://x/A> . FILTER((?x0 != ?x2)) }`},
+		{"a disconnected group keeps its order", `SELECT * { ?a <http://x/p> ?b . ?c <http://x/q> ?d }`,
+			`SELECT * WHERE { ?a <http://x/p> ?b . ?c <http://x/q> ?d . }`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -194,7 +200,22 @@ VALUES ?x1 { :m.0yrlqjm }
 FILTER ( ?x0 != ?x1  )
 }
 }`, true},
-		{"VALUES of two rows", ns + `SELECT * { ?a ns:p ?x . VALUES ?y { ns:b ns:c } ?x ns:q ?y }`, false},
+		{"VALUES of two rows sharing nothing", ns + `SELECT * { ?a ns:p ?x . VALUES ?y { ns:b ns:c } }`, false},
+		// The group is connected; only its written order pairs every
+		// distance unit with every measurement system, and the gate sends
+		// it in connected order.
+		{"GrailQA 3205368004000: connected once ordered", `PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> PREFIX : <http://rdf.freebase.com/ns/> 
+SELECT (?x0 AS ?value) WHERE {
+SELECT DISTINCT ?x0  WHERE { 
+?x0 :type.object.type :measurement_unit.distance_unit . 
+?x1 :type.object.type :measurement_unit.measurement_system . 
+VALUES ?x2 { :m.02p14f_ } 
+?x0 :measurement_unit.distance_unit.measurement_system ?x1 . 
+?x1 :measurement_unit.measurement_system.weight_units ?x2 . 
+FILTER ( ?x0 != ?x1 && ?x0 != ?x2 && ?x1 != ?x2  )
+}
+}`, true},
+		{"two VALUES and a group connected once ordered", ns + `SELECT * { ?x0 ns:t ns:a . VALUES ?x1 { ns:b } ?x2 ns:t ns:c . VALUES ?x3 { ns:d } ?x1 ns:r ?x0 . ?x2 ns:s ?x0 . ?x3 ns:u ?x2 }`, true},
 		{"WebQTrn-2513: an aggregate without GROUP BY", ns + `SELECT DISTINCT  ?x
 WHERE {
     {

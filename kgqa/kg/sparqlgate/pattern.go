@@ -24,10 +24,14 @@ func (w *writer) elements(p sparql.Pattern) {
 	switch p := p.(type) {
 	case nil:
 	case *sparql.BGP:
-		for _, t := range p.Triples {
+		for _, t := range connectedOrder(p.Triples, nil) {
 			w.triple(t)
 		}
 	case *sparql.JoinPattern:
+		if values, triples, ok := joinChain(p, nil, nil); ok {
+			w.chain(values, triples)
+			return
+		}
 		if _, ok := p.Left.(*sparql.FilterPattern); ok {
 			// A FILTER that does not wrap the whole group came from a
 			// nested group; keep its scope.
@@ -227,4 +231,86 @@ func (w *writer) pathList(ps []paths.Path, sep string) {
 		w.path(a)
 	}
 	w.str(")")
+}
+
+// joinChain flattens a join of basic graph patterns, VALUES blocks and
+// sub-SELECTs (the triples of a group with VALUES between them, as GrailQA
+// writes its topic entities and its superlatives) into the blocks and
+// sub-SELECTs, in their order, and the triples; ok is false when the join
+// holds any other pattern.
+func joinChain(p sparql.Pattern, heads []sparql.Pattern, triples []sparql.Triple) ([]sparql.Pattern, []sparql.Triple, bool) {
+	switch p := p.(type) {
+	case *sparql.BGP:
+		return heads, append(triples, p.Triples...), true
+	case *sparql.ValuesPattern, *sparql.SubqueryPattern:
+		return append(heads, p), triples, true
+	case *sparql.JoinPattern:
+		heads, triples, ok := joinChain(p.Left, heads, triples)
+		if !ok {
+			return nil, nil, false
+		}
+		return joinChain(p.Right, heads, triples)
+	}
+	return nil, nil, false
+}
+
+// chain writes a flattened join: the VALUES blocks and sub-SELECTs first,
+// then the triples in connected order from the variables those bind. Join
+// is commutative and associative, and a basic graph pattern is a set of
+// triples, so the order changes no answer; it changes how goRDFlib
+// evaluates the group, left to right, each part with the bindings of those
+// before it. Written as GrailQA writes it
+// (?x0 type A . ?x1 type B . VALUES ?x2 {…} ?x0 r ?x1 . ?x1 s ?x2), the
+// first two triples would pair every A with every B.
+func (w *writer) chain(heads []sparql.Pattern, triples []sparql.Triple) {
+	bound := map[string]bool{}
+	for _, h := range heads {
+		w.joined(h)
+		vars(h, bound)
+	}
+	for _, t := range connectedOrder(triples, bound) {
+		w.triple(t)
+	}
+}
+
+// connectedOrder orders triples so that each shares a variable with those
+// before it (or with bound) where any remaining one does: it takes the
+// first remaining triple that does, or the first remaining one when none
+// does. An order it made is kept as it is, so the canonical text reads
+// back as itself.
+func connectedOrder(triples []sparql.Triple, bound map[string]bool) []sparql.Triple {
+	if len(triples) < 2 {
+		return triples
+	}
+	seen := make(map[string]bool, len(bound))
+	for v := range bound {
+		seen[v] = true
+	}
+	rest := append([]sparql.Triple(nil), triples...)
+	out := make([]sparql.Triple, 0, len(triples))
+	for len(rest) > 0 {
+		next := 0
+		for i, t := range rest {
+			if sharesVar(t, seen) {
+				next = i
+				break
+			}
+		}
+		t := rest[next]
+		out = append(out, t)
+		rest = append(rest[:next], rest[next+1:]...)
+		for _, v := range tripleVars(t) {
+			seen[v] = true
+		}
+	}
+	return out
+}
+
+func sharesVar(t sparql.Triple, seen map[string]bool) bool {
+	for _, v := range tripleVars(t) {
+		if seen[v] {
+			return true
+		}
+	}
+	return false
 }
