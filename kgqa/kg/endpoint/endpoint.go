@@ -36,7 +36,7 @@ type Client struct {
 type Options struct {
 	// Timeout bounds a query, retries included (30s when <= 0).
 	Timeout time.Duration
-	// Retries is how many times a connection error or 5xx is retried.
+	// Retries is how many times a connection error, 429 or 5xx is retried.
 	Retries int
 	// MaxBytes caps a response body (64 MiB when <= 0).
 	MaxBytes int64
