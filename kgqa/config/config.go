@@ -86,6 +86,19 @@ type LLM struct {
 	Reasoner Endpoint `yaml:"reasoner"`
 	// Teacher renders subgoals for sparql2plan.
 	Teacher Endpoint `yaml:"teacher"`
+	// Embeddings, when set, ranks relations by similarity to the subgoal
+	// where an exploration round has more than
+	// engine.max_offered_relations of them.
+	Embeddings Embeddings `yaml:"embeddings"`
+}
+
+// Embeddings is an OpenAI-compatible /v1/embeddings endpoint.
+type Embeddings struct {
+	BaseURL   string        `yaml:"base_url" desc:"OpenAI-compatible base URL of an embeddings model (e.g. BGE served by vLLM or Ollama, http://localhost:8001/v1); used to rank relations when a round has more than engine.max_offered_relations; empty ranks them by word overlap"`
+	Model     string        `yaml:"model" desc:"embeddings model name sent to the endpoint"`
+	APIKeyEnv string        `yaml:"api_key_env" desc:"name of the environment variable holding the embeddings endpoint's API key"`
+	APIKey    string        `yaml:"api_key" desc:"embeddings endpoint API key (prefer api_key_env); masked in logs" secret:"true"`
+	Timeout   time.Duration `yaml:"timeout" desc:"deadline of one embeddings call; on failure relations are ranked by word overlap"`
 }
 
 // Endpoint is one OpenAI-compatible chat endpoint.
@@ -114,6 +127,7 @@ type Engine struct {
 	MaxRounds              int           `yaml:"max_rounds" desc:"exploration rounds per subgoal before it is answered as is"`
 	MaxEntitiesPerRelation int           `yaml:"max_entities_per_relation" desc:"facts per (entity, relation) pair shown to the LLM as evidence; exact set logic uses every fact up to kg.neighbor_limit"`
 	MaxRelationsPerEntity  int           `yaml:"max_relations_per_entity" desc:"relations the LLM may choose per anchor entity"`
+	MaxOfferedRelations    int           `yaml:"max_offered_relations" desc:"relations shown to the LLM in one exploration round, grouped by type; above it the most relevant are shown (ranked by llm.embeddings when set, else by word overlap) and the cut is recorded in the trace"`
 	Parallelism            int           `yaml:"parallelism" desc:"independent subgoals run at once"`
 	Deadline               time.Duration `yaml:"deadline" desc:"overall deadline of one question"`
 	FuseSufficiency        bool          `yaml:"fuse_sufficiency" desc:"ask the sufficiency question inside the refine call (saves one call per subgoal)"`
@@ -153,10 +167,10 @@ func Default() Config {
 			Timeout: 30 * time.Second, Retries: 2, MaxResponseBytes: 64 << 20,
 			MaxConns: 32, CacheSize: 100_000, Language: "en", NeighborLimit: 200,
 		},
-		LLM: LLM{Planner: ep(), Reasoner: ep(), Teacher: ep()},
+		LLM: LLM{Planner: ep(), Reasoner: ep(), Teacher: ep(), Embeddings: Embeddings{Timeout: 30 * time.Second}},
 		Engine: Engine{
 			Width: 3, Depth: 2, MaxRounds: 2, MaxEntitiesPerRelation: 20,
-			MaxRelationsPerEntity: 3, Parallelism: 4, Deadline: 120 * time.Second,
+			MaxRelationsPerEntity: 3, MaxOfferedRelations: 500, Parallelism: 4, Deadline: 120 * time.Second,
 			FuseSufficiency: true,
 		},
 		Server: Server{

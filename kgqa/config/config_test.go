@@ -88,6 +88,9 @@ func TestBadValuesNameTheSetting(t *testing.T) {
 		{"zero llm timeout", base + "llm:\n  planner:\n    base_url: http://x/v1\n    model: m\n    timeout: 0s\n", nil, nil, "llm.planner.timeout"},
 		{"zero llm concurrency", base, map[string]string{"PAROG_LLM_TEACHER_BASE_URL": "http://x/v1", "PAROG_LLM_TEACHER_MODEL": "m", "PAROG_LLM_TEACHER_CONCURRENCY": "0"}, nil, "llm.teacher.concurrency"},
 		{"zero llm max tokens", base, nil, []string{"llm.reasoner.base_url=http://x/v1", "llm.reasoner.model=m", "llm.reasoner.max_tokens=0"}, "llm.reasoner.max_tokens"},
+		{"zero offered relations", base, nil, []string{"engine.max_offered_relations=0"}, "engine.max_offered_relations"},
+		{"embeddings model missing", base + "llm:\n  embeddings:\n    base_url: http://x/v1\n", nil, nil, "llm.embeddings.model"},
+		{"embeddings url", base, map[string]string{"PAROG_LLM_EMBEDDINGS_BASE_URL": "localhost:8001", "PAROG_LLM_EMBEDDINGS_MODEL": "bge"}, nil, "llm.embeddings.base_url"},
 		{"negative llm retries", base, nil, []string{"llm.reasoner.base_url=http://x/v1", "llm.reasoner.model=m", "llm.reasoner.retries=-2"}, "llm.reasoner.retries"},
 		{"unknown planner mode", base, nil, []string{"planner.mode=tree"}, "planner.mode"},
 		{"lqt dp unbounded", base + "planner:\n  lqt:\n    max_exact: 30\n", nil, nil, "planner.lqt.max_exact"},
@@ -124,6 +127,7 @@ func TestRelativePathsFollowTheFile(t *testing.T) {
 func TestSecretsAreMasked(t *testing.T) {
 	cfg := Default()
 	cfg.LLM.Reasoner.APIKey = "sk-very-secret"
+	cfg.LLM.Embeddings.APIKey = "sk-very-secret"
 	cfg.Server.APIKeys = []string{"k1"}
 	for _, s := range Settings(&cfg) {
 		assert.NotContains(t, s.Value, "sk-very-secret", s.Key)

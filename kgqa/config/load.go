@@ -266,7 +266,8 @@ func (c *Config) Validate() error {
 		"kg.max_conns": int64(c.KG.MaxConns), "kg.neighbor_limit": int64(c.KG.NeighborLimit),
 		"engine.width": int64(c.Engine.Width), "engine.depth": int64(c.Engine.Depth),
 		"engine.max_rounds": int64(c.Engine.MaxRounds), "engine.max_entities_per_relation": int64(c.Engine.MaxEntitiesPerRelation),
-		"engine.max_relations_per_entity": int64(c.Engine.MaxRelationsPerEntity), "engine.parallelism": int64(c.Engine.Parallelism),
+		"engine.max_relations_per_entity": int64(c.Engine.MaxRelationsPerEntity),
+		"engine.max_offered_relations":    int64(c.Engine.MaxOfferedRelations), "engine.parallelism": int64(c.Engine.Parallelism),
 		"engine.deadline": int64(c.Engine.Deadline), "server.max_body_bytes": c.Server.MaxBodyBytes,
 		"server.max_question_len": int64(c.Server.MaxQuestionLen), "server.request_timeout": int64(c.Server.RequestTimeout),
 		"server.sparql_timeout": int64(c.Server.SPARQLTimeout), "server.sparql_max_rows": int64(c.Server.SPARQLMaxRows),
@@ -303,6 +304,16 @@ func (c *Config) Validate() error {
 	}{{"planner", c.LLM.Planner}, {"reasoner", c.LLM.Reasoner}, {"teacher", c.LLM.Teacher}} {
 		if err := validateEndpoint("llm."+r.name, r.ep); err != nil {
 			return err
+		}
+	}
+	if e := c.LLM.Embeddings; e.BaseURL != "" {
+		switch {
+		case checkURL(e.BaseURL) != nil:
+			return bad("llm.embeddings.base_url", checkURL(e.BaseURL).Error())
+		case e.Model == "":
+			return bad("llm.embeddings.model", "required when base_url is set")
+		case e.Timeout <= 0:
+			return bad("llm.embeddings.timeout", "must be positive")
 		}
 	}
 	return nil
