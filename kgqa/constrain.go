@@ -110,8 +110,11 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members [
 	if err != nil {
 		return nil, d, err
 	}
-	offered, has := x.offer(members, rels)
-	rd.Offered, rd.OfferedRelations = len(offered), offered
+	offered, has, cut, err := x.offer(ctx, members, rels)
+	if err != nil {
+		return nil, d, err
+	}
+	rd.Offered, rd.OfferedRelations, rd.Cut = len(offered), offered, cut
 	if len(offered) == 0 {
 		return nil, d, nil
 	}
@@ -124,7 +127,7 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members [
 	} else if len(offered) == 1 {
 		rd.Chosen, rd.ChosenBy = offered, "only_offered"
 	} else {
-		if err := x.choose(ctx, rd, offered, has, max); err != nil {
+		if err := x.choose(ctx, rd, offered, max); err != nil {
 			return nil, d, err
 		}
 		d++

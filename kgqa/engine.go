@@ -28,7 +28,8 @@ type Engine struct {
 	kgParallel  int
 	truncate    bool
 	kgLimit     int
-	planner     Planner               // nil: Engine.Plan
+	planner     Planner // nil: Engine.Plan
+	embedder    llm.Embedder
 	afterRun    func(context.Context) // tests: runs after a run ends, before Ask decides its outcome
 }
 
@@ -88,6 +89,12 @@ func WithNeighborLimit(n int) Option {
 // model named from the facts it was shown.
 func WithResultTruncation() Option { return func(e *Engine) { e.truncate = true } }
 
+// WithEmbedder ranks relations by embedding similarity to the subgoal
+// when a round has more than MaxOfferedRelations of them (config
+// llm.embeddings); without it they are ranked by word overlap. A failing
+// embeddings call falls back to word overlap, noted in the trace.
+func WithEmbedder(em llm.Embedder) Option { return func(e *Engine) { e.embedder = em } }
+
 // New returns an engine over g that asks chat, with cfg as its default
 // budgets (zero fields take config.Default's values).
 func New(g kg.Graph, chat llm.Chatter, cfg config.Engine, opts ...Option) *Engine {
@@ -113,6 +120,7 @@ func withDefaults(b, d config.Engine) config.Engine {
 	pick(&b.MaxRounds, d.MaxRounds)
 	pick(&b.MaxEntitiesPerRelation, d.MaxEntitiesPerRelation)
 	pick(&b.MaxRelationsPerEntity, d.MaxRelationsPerEntity)
+	pick(&b.MaxOfferedRelations, d.MaxOfferedRelations)
 	pick(&b.Parallelism, d.Parallelism)
 	if b.Deadline <= 0 {
 		b.Deadline = d.Deadline

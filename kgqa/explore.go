@@ -2,6 +2,7 @@ package kgqa
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -11,9 +12,6 @@ import (
 	"github.com/parog/parog-go/kgqa/prompts"
 	"golang.org/x/sync/errgroup"
 )
-
-// maxOffered bounds the relations offered to the model in one round.
-const maxOffered = 100
 
 // explorer walks the KG for one subgoal: it lists the relations of the
 // anchors, lets the model keep the relevant ones, fetches neighbours and
@@ -68,35 +66,6 @@ func (x *explorer) relations(ctx context.Context, anchors []kg.Term) (map[string
 	return out, nil
 }
 
-// offer collects the untried relations of the anchors, most lexically
-// relevant first, with the anchors that have each.
-func (x *explorer) offer(anchors []kg.Term, rels map[string][]kg.Relation) ([]kg.Relation, map[kg.Relation][]kg.Term) {
-	has := map[kg.Relation][]kg.Term{}
-	var order []kg.Relation
-	for _, a := range anchors {
-		for _, r := range rels[a.ID] {
-			if x.tried[r] {
-				continue
-			}
-			if _, ok := has[r]; !ok {
-				order = append(order, r)
-			}
-			has[r] = append(has[r], a)
-		}
-	}
-	d := x.sg.e.g.Dialect()
-	query := tokens(x.text + " " + x.attrHint)
-	score := make(map[kg.Relation]float64, len(order))
-	for _, r := range order {
-		score[r] = overlap(query, tokens(d.Readable(r.ID)))
-	}
-	sort.SliceStable(order, func(i, j int) bool { return score[order[i]] > score[order[j]] })
-	if len(order) > maxOffered {
-		order = order[:maxOffered]
-	}
-	return order, has
-}
-
 type relationsReply struct {
 	Relations []struct {
 		ID  string `json:"id"`
@@ -106,9 +75,14 @@ type relationsReply struct {
 }
 
 // choose asks the model which offered relations to keep (at most max).
-// Relations it names that were not offered are recorded and dropped; a
-// reply naming only such relations is sent back once for repair.
-func (x *explorer) choose(ctx context.Context, rd *Round, offered []kg.Relation, has map[kg.Relation][]kg.Term, max int) error {
+// A reply names a relation by its full id or its name alone, in any case,
+// and is resolved against the offered set only. Relations it names that
+// were not offered are recorded and dropped; a reply naming only such
+// relations is sent back once for repair. A model that still names no
+// offered relation, or gives no reply in shape, does not fail the
+// question: the offered relations that share words with the subgoal are
+// kept instead, and the fallback recorded in the round.
+func (x *explorer) choose(ctx context.Context, rd *Round, offered []kg.Relation, max int) error {
 	d := x.sg.e.g.Dialect()
 	data := prompts.RelationsData{Plan: x.sg.view(), Subgoal: x.text, Max: max, Attribute: x.attrHint}
 	for _, a := range rd.Anchors {
@@ -117,26 +91,33 @@ func (x *explorer) choose(ctx context.Context, rd *Round, offered []kg.Relation,
 	if len(data.Anchors) > 20 {
 		data.Anchors = append(data.Anchors[:20], fmt.Sprintf("and %d more", len(rd.Anchors)-20))
 	}
-	offeredSet := make(map[kg.Relation]bool, len(offered))
-	for _, r := range offered {
-		offeredSet[r] = true
-		data.Offered = append(data.Offered, prompts.OfferedRelation{ID: r.ID, Dir: string(r.Dir), Readable: d.Readable(r.ID), Anchors: anchorNames(has[r])})
-	}
+	data.Out, data.In = groupRelations(d, offered)
 	req, err := prompts.Request(llm.Reasoner, prompts.Relations, data)
 	if err != nil {
 		return stepErr("explore", x.sg.s.ID, err)
 	}
+	ix := newOfferedIndex(offered)
 	var rep relationsReply
 	var chosen []kg.Relation
 	var rejected, hallucinated []RejectedRelation // hallucinated spans the repair turn
 	check := func() error {
 		chosen, rejected = nil, nil
 		dup := map[kg.Relation]bool{}
+		var firstErr error
 		for _, c := range rep.Relations {
-			r := kg.Relation{ID: c.ID, Dir: kg.Direction(c.Dir)}
+			r, err := ix.resolve(c.ID, c.Dir)
 			switch {
-			case !offeredSet[r]:
-				h := RejectedRelation{ID: c.ID, Dir: c.Dir, Reason: "not_offered"}
+			case err != nil:
+				reason := "not_offered"
+				if errors.Is(err, errAmbiguousName) {
+					reason = "ambiguous"
+				} else {
+					err = fmt.Errorf("%s (%s) was not offered", c.ID, c.Dir)
+				}
+				if firstErr == nil {
+					firstErr = err
+				}
+				h := RejectedRelation{ID: c.ID, Dir: c.Dir, Reason: reason}
 				rejected = append(rejected, h)
 				hallucinated = append(hallucinated, h)
 			case dup[r]:
@@ -147,17 +128,22 @@ func (x *explorer) choose(ctx context.Context, rd *Round, offered []kg.Relation,
 				chosen = append(chosen, r)
 			}
 		}
-		if len(chosen) == 0 && len(rejected) > 0 {
-			return fmt.Errorf("none of the relations named was offered (%s %s): answer only with offered relations", rejected[0].ID, rejected[0].Dir)
+		if len(chosen) == 0 && firstErr != nil {
+			return fmt.Errorf("none of the relations named was offered: %w; answer only with offered relations", firstErr)
 		}
 		return nil
 	}
 	_, err = x.sg.e.chat.JSON(ctx, req, &rep, check)
 	rd.Rejected = hallucinated
 	for _, r := range rejected {
-		if r.Reason != "not_offered" {
+		if r.Reason == "over_budget" {
 			rd.Rejected = append(rd.Rejected, r)
 		}
+	}
+	if errors.Is(err, llm.ErrSchema) {
+		rd.Chosen, rd.ChosenBy = x.lexicalPick(rd.Anchors, offered, max), "lexical_fallback"
+		rd.Fallback = "the model named no offered relation, repair included (" + err.Error() + "); kept the offered relations sharing most words with the subgoal"
+		return nil
 	}
 	if err != nil {
 		return stepErr("explore", x.sg.s.ID, err)
@@ -166,19 +152,28 @@ func (x *explorer) choose(ctx context.Context, rd *Round, offered []kg.Relation,
 	return nil
 }
 
-func anchorNames(ts []kg.Term) string {
-	const show = 3
-	s := ""
-	for i, t := range ts {
-		if i == show {
-			return s + fmt.Sprintf(" and %d more", len(ts)-show)
-		}
-		if i > 0 {
-			s += ", "
-		}
-		s += prompts.Term(t)
+// lexicalPick returns up to max offered relations that share words with
+// the subgoal (see relationQuery), most first; none when no relation
+// shares a word.
+func (x *explorer) lexicalPick(anchors []kg.Term, offered []kg.Relation, max int) []kg.Relation {
+	d := x.sg.e.g.Dialect()
+	q := tokens(x.relationQuery(anchors))
+	type scored struct {
+		r kg.Relation
+		s float64
 	}
-	return s
+	var cands []scored
+	for _, r := range offered {
+		if s := overlap(q, tokens(d.Readable(r.ID))); s > 0 {
+			cands = append(cands, scored{r, s})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].s > cands[j].s })
+	out := []kg.Relation{}
+	for _, c := range cands[:min(len(cands), max)] {
+		out = append(out, c.r)
+	}
+	return out
 }
 
 // round runs one exploration round from anchors, which ends at LLM depth
@@ -189,16 +184,18 @@ func (x *explorer) round(ctx context.Context, anchors []kg.Term, depth, d int) (
 	if err != nil {
 		return rd, d, err
 	}
-	offered, has := x.offer(anchors, rels)
-	rd.Offered = len(offered)
-	rd.OfferedRelations = offered
+	offered, has, cut, err := x.offer(ctx, anchors, rels)
+	if err != nil {
+		return rd, d, err
+	}
+	rd.Offered, rd.OfferedRelations, rd.Cut = len(offered), offered, cut
 	switch {
 	case len(offered) == 0:
 		return rd, d, nil
 	case len(offered) == 1:
 		rd.Chosen, rd.ChosenBy = offered, "only_offered"
 	default:
-		if err := x.choose(ctx, rd, offered, has, x.sg.b.MaxRelationsPerEntity); err != nil {
+		if err := x.choose(ctx, rd, offered, x.sg.b.MaxRelationsPerEntity); err != nil {
 			return rd, d, err
 		}
 		d++

@@ -228,14 +228,23 @@ type Round struct {
 	Anchors []kg.Term `json:"anchors"`
 	// Offered is the number of distinct relations offered to the model.
 	Offered int `json:"offered"`
-	// OfferedRelations lists them (truncated to the first 100).
+	// OfferedRelations lists them, in the KG's order or, after a cut, most
+	// relevant first.
 	OfferedRelations []kg.Relation `json:"offered_relations,omitempty"`
+	// Cut is set when the anchors had more relations than
+	// max_offered_relations and only the most relevant were offered.
+	Cut *RelationCut `json:"cut,omitempty"`
 	// Chosen are the relations kept, in the model's order.
 	Chosen []kg.Relation `json:"chosen"`
-	// ChosenBy is "llm" or "lexical".
+	// ChosenBy is "llm", "lexical" (an attribute's relation matched by
+	// name), "only_offered" or "lexical_fallback" (the model named no
+	// offered relation; see Fallback).
 	ChosenBy string `json:"chosen_by,omitempty"`
+	// Fallback says why the relations were not the model's choice.
+	Fallback string `json:"fallback,omitempty"`
 	// Rejected are relations the model named that were not offered
-	// (hallucinated) or over the budget.
+	// (hallucinated), named ambiguously by a short name, or over the
+	// budget.
 	Rejected []RejectedRelation `json:"rejected,omitempty"`
 	// Facts retrieved by the chosen relations: every fact up to the KG's
 	// neighbour limit per (anchor, relation) pair, whatever the prompts
@@ -279,8 +288,27 @@ type RejectedRelation struct {
 	// ID and Dir as the model gave them.
 	ID  string `json:"id"`
 	Dir string `json:"dir"`
-	// Reason is "not_offered" or "over_budget".
+	// Reason is "not_offered", "ambiguous" (a name several offered
+	// relations share) or "over_budget".
 	Reason string `json:"reason"`
+}
+
+// RelationCut records that an exploration round offered only the most
+// relevant of the anchors' relations.
+type RelationCut struct {
+	// Method ranked the relations: "embeddings" or "lexical" (word
+	// overlap with the subgoal).
+	Method string `json:"method"`
+	// Available is the number of untried relations the anchors have.
+	Available int `json:"available"`
+	// Shown is the number offered to the model.
+	Shown int `json:"shown"`
+	// DroppedCount is the number not offered.
+	DroppedCount int `json:"dropped_count"`
+	// Dropped lists the first of them, most relevant first.
+	Dropped []kg.Relation `json:"dropped"`
+	// Note explains a fallback from embeddings to word overlap.
+	Note string `json:"note,omitempty"`
 }
 
 // Pruning records how candidates were cut to the width budget.

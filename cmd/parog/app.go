@@ -65,9 +65,20 @@ func openApp(ctx context.Context, cfg config.Config, baseDir string, env *Env, o
 		closeShared(shared)
 		return nil, fmt.Errorf("open model client: %w", err)
 	}
+	eopts := []kgqa.Option{kgqa.WithNeighborLimit(cfg.KG.NeighborLimit)}
+	if cfg.LLM.Embeddings.BaseURL != "" {
+		em, err := llm.NewEmbeddings(cfg.LLM.Embeddings, lopts...)
+		if err != nil {
+			_ = client.Close()
+			_ = g.Close()
+			closeShared(shared)
+			return nil, fmt.Errorf("open embeddings client: %w", err)
+		}
+		eopts = append(eopts, kgqa.WithEmbedder(em))
+	}
 	return &app{
 		Config: cfg, Graph: g, LLM: client, Metrics: m, Shared: shared,
-		Engine: kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit), lqt.FromConfig(cfg.Planner, client, env.Getenv)),
+		Engine: kgqa.New(g, client, cfg.Engine, append(eopts, lqt.FromConfig(cfg.Planner, client, env.Getenv))...),
 	}, nil
 }
 

@@ -128,11 +128,7 @@ func (t *turn) goldRelations() []map[string]string {
 }
 
 func (t *turn) relations() map[string]any {
-	offered := map[string]bool{}
-	_, list, _ := strings.Cut(t.user, "Offered relations")
-	for _, m := range offeredRel.FindAllStringSubmatch(list, -1) {
-		offered[m[1]+" "+m[2]] = true
-	}
+	offered := offeredRelations(t.user)
 	chosen := []map[string]string{}
 	for _, r := range t.goldRelations() {
 		if offered[r["id"]+" "+r["dir"]] && len(chosen) < keepLimit(t.user, 3) {

@@ -12,7 +12,8 @@ import (
 var (
 	questionLine = regexp.MustCompile(`(?m)^Question: (.*)$`)
 	currentLine  = regexp.MustCompile(`(?m)^- (\S+) \[.*<== current subgoal\s*$`)
-	offeredRel   = regexp.MustCompile(`([a-z][a-z0-9_]*(?:\.[a-z0-9_]+){2,4}) \((out|in)\)`)
+	offeredDir   = regexp.MustCompile(`^(out|in) \(the anchor is the`)
+	offeredGroup = regexp.MustCompile(`^- ([a-z][a-z0-9_]*(?:\.[a-z0-9_]+){1,3}): (.+)$`)
 	factLine     = regexp.MustCompile(`(?m)^\s*F(\d+)\. (.*?) -\[(.*)\]-> (.*)$`)
 	candLine     = regexp.MustCompile(`(?m)^\s*C(\d+)\. (.*?) -\[(.*)\]-> (.*)$`)
 	knownLine    = regexp.MustCompile(`(?m)^- ([A-Za-z][A-Za-z0-9_]*): (.*)$`)
@@ -35,6 +36,31 @@ func currentSubgoal(user string) string {
 		return m[1]
 	}
 	return ""
+}
+
+// offeredRelations are the relations a relations prompt offers, as
+// "id dir": its list is grouped by direction ("out (the anchor is the
+// subject):") and, within one, by type ("- location.location: adjoin_s,
+// containedby"), an id being type.name.
+func offeredRelations(user string) map[string]bool {
+	out := map[string]bool{}
+	_, list, _ := strings.Cut(user, "Offered relations")
+	dir := ""
+	for _, line := range strings.Split(list, "\n") {
+		line = strings.TrimSpace(line)
+		if m := offeredDir.FindStringSubmatch(line); m != nil {
+			dir = m[1]
+			continue
+		}
+		m := offeredGroup.FindStringSubmatch(line)
+		if m == nil || dir == "" {
+			continue
+		}
+		for _, name := range strings.Split(m[2], ",") {
+			out[m[1]+"."+strings.TrimSpace(name)+" "+dir] = true
+		}
+	}
+	return out
 }
 
 // term is an entity or literal as a prompt shows it.

@@ -26,7 +26,7 @@ func sampleData() map[string]any {
 		prompts.Mentions:    prompts.MentionsData{Question: view.Question},
 		prompts.Tentative:   prompts.SubgoalData{Plan: view, Subgoal: "Find the capital of #1 (Germany)."},
 		prompts.Relations: prompts.RelationsData{Plan: view, Subgoal: "Find the capital of #1 (Germany).", Anchors: []string{"Germany [m.0345h]"}, Max: 3,
-			Offered: []prompts.OfferedRelation{{ID: "location.country.capital", Dir: "out", Readable: "country: capital", Anchors: "Germany [m.0345h]"}}},
+			Out: []prompts.RelationGroup{{Type: "location.country", Names: []string{"capital"}}}},
 		prompts.Prune:       prompts.PruneData{Plan: view, Subgoal: "Find the capital of #1 (Germany).", Candidates: facts, Keep: 3},
 		prompts.Refine:      prompts.RefineData{Plan: view, Subgoal: "Find the capital of #1 (Germany).", Tentative: "Berlin", Facts: facts},
 		prompts.Sufficiency: prompts.SufficiencyData{Plan: view, Facts: facts},

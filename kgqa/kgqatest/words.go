@@ -60,6 +60,45 @@ func strip(sub string, names []string) string {
 	return sub
 }
 
+// offeredRelation is one relation a relations prompt offers.
+type offeredRelation struct {
+	id, dir string
+	words   string // what the relation is about: its type's last part and its name
+}
+
+// offered reads the prompt's relation list: grouped by direction ("out
+// (the anchor is the subject):") and type ("- location.location:
+// adjoin_s, containedby"); an untyped line lists readable names that end
+// in their id ("shares border with (P47)").
+func offered(user string) []offeredRelation {
+	_, list, _ := strings.Cut(user, "Offered relations")
+	var out []offeredRelation
+	dir := ""
+	for _, line := range strings.Split(list, "\n") {
+		line = strings.TrimSpace(line)
+		if m := offeredDir.FindStringSubmatch(line); m != nil {
+			dir = m[1]
+			continue
+		}
+		m := offeredGroup.FindStringSubmatch(line)
+		if m == nil || dir == "" {
+			continue
+		}
+		typ := m[1]
+		last := typ[strings.LastIndexByte(typ, '.')+1:]
+		for _, name := range strings.Split(m[2], ", ") {
+			if typ == "" {
+				if id := propertyID.FindStringSubmatch(name); id != nil {
+					out = append(out, offeredRelation{id[1], dir, name})
+				}
+				continue
+			}
+			out = append(out, offeredRelation{typ + "." + name, dir, last + " " + name})
+		}
+	}
+	return out
+}
+
 func (m *Model) relations(user string) llmtest.Reply {
 	var anchors []string
 	for _, a := range strings.Split(find(anchorsLine, user), "; ") {
@@ -75,8 +114,8 @@ func (m *Model) relations(user string) llmtest.Reply {
 		s       int
 	}
 	var cs []cand
-	for _, o := range offeredLine.FindAllStringSubmatch(user, -1) {
-		cs = append(cs, cand{o[1], o[2], score(q, o[3])})
+	for _, o := range offered(user) {
+		cs = append(cs, cand{o.id, o.dir, score(q, o.words)})
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].s > cs[j].s })
 	limit := 3

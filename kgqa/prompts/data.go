@@ -48,16 +48,16 @@ type SubgoalData struct {
 	Subgoal string
 }
 
-// OfferedRelation is one relation the KG offers around the anchors.
-type OfferedRelation struct {
-	// ID is the relation id to answer with.
-	ID string
-	// Dir is "out" or "in".
-	Dir string
-	// Readable is the relation in words.
-	Readable string
-	// Anchors names the anchor entities that have it.
-	Anchors string
+// RelationGroup is the offered relations of one type in one direction,
+// shown on one line: the type once, then the relation names.
+type RelationGroup struct {
+	// Type is the relation ids' common prefix ("location.location"); empty
+	// for ids without one (Wikidata properties), whose names are then
+	// shown whole.
+	Type string
+	// Names are the ids without the type ("adjoin_s"), or readable names
+	// that carry the id ("shares border with (P47)") when Type is empty.
+	Names []string
 }
 
 // RelationsData is the data of the relations prompt.
@@ -68,8 +68,12 @@ type RelationsData struct {
 	Subgoal string
 	// Anchors are the entities explored from, rendered.
 	Anchors []string
-	// Offered are the candidate relations.
-	Offered []OfferedRelation
+	// Out are the candidate relations the anchors have as subject,
+	// grouped by type.
+	Out []RelationGroup
+	// In are the candidate relations the anchors have as object, grouped
+	// by type.
+	In []RelationGroup
 	// Max is the most relations to keep.
 	Max int
 	// Attribute, when set, asks for the one relation giving that attribute

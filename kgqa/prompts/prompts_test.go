@@ -39,7 +39,8 @@ func sampleData() map[string]any {
 		Tentative:   SubgoalData{Plan: plan, Subgoal: "Find the countries that contain Weeze Airport."},
 		Relations: RelationsData{Plan: plan, Subgoal: "Find the countries that contain Weeze Airport.",
 			Anchors: []string{"Weeze Airport [m.01]"}, Max: 3, Attribute: "",
-			Offered: []OfferedRelation{{ID: "location.location.containedby", Dir: "out", Readable: "location: contained by", Anchors: "Weeze Airport"}}},
+			Out: []RelationGroup{{Type: "location.location", Names: []string{"containedby", "contains"}}},
+			In:  []RelationGroup{{Type: "location.location", Names: []string{"contains"}}, {Names: []string{"shares border with (P47)"}}}},
 		Prune:       PruneData{Plan: plan, Subgoal: "Find the countries.", Candidates: facts, Keep: 2},
 		Refine:      RefineData{Plan: plan, Subgoal: "Find the countries.", Tentative: "Netherlands", Facts: facts, Fused: true},
 		Sufficiency: SufficiencyData{Plan: plan, Facts: facts},
@@ -84,7 +85,7 @@ func TestStageSeesTheWholePlan(t *testing.T) {
 	for _, s := range samplePlan().Subgoals {
 		assert.Contains(t, all, s.Text)
 	}
-	assert.Contains(t, all, "location.location.containedby")
+	assert.Contains(t, all, "- location.location: containedby, contains\n")
 }
 
 func TestRenderUnknownStage(t *testing.T) {
