@@ -406,3 +406,43 @@ func TestNoTopicEntityAnswersFromModelKnowledge(t *testing.T) {
 	assert.Equal(t, 1, m.Calls("final"))
 	assert.Empty(t, ans.Topics)
 }
+
+// When the topic entities link but exploration finds no fact for any
+// subgoal, the answer is the model's own knowledge too, and flagged the
+// same way; a run that found facts is not.
+func TestExplorationWithoutFactsAnswersFromModelKnowledge(t *testing.T) {
+	q := demoQuestion(t, "demo-06")
+	t.Run("no fact", func(t *testing.T) {
+		m := kgqatest.NewDemoModel()
+		h := newHarness(t, m, config.Default().Engine)
+		h.server.SetHandler(llmtest.ByStage(map[string]llmtest.Handler{
+			"relations": func(openai.ChatCompletionRequest) llmtest.Reply {
+				return llmtest.JSON(map[string]any{"relations": []any{}, "reason": "none fits"})
+			},
+			"tentative": func(req openai.ChatCompletionRequest) llmtest.Reply {
+				if strings.Contains(llmtest.LastUser(req), "Current subgoal: Find the capital") {
+					return llmtest.JSON(map[string]any{"answer": "Berlin", "entities": []string{"Berlin"}})
+				}
+				return llmtest.JSON(map[string]any{"answer": "Germany", "entities": []string{"Germany"}})
+			},
+		}, m.Handle))
+		ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+		assert.NotEmpty(t, ans.Topics)
+		assert.Equal(t, "Berlin", ans.Text)
+		assert.True(t, ans.AnsweredWithoutKG, brief(ans))
+		require.NotNil(t, ans.Final)
+		assert.Equal(t, "model_knowledge", ans.Final.Source)
+		assert.Contains(t, ans.Final.Reason, "no fact")
+		for _, s := range ans.Subgoals {
+			assert.Equal(t, statusDone, s.Status, "the subgoals ran")
+			assert.Equal(t, "tentative", s.Result.Source)
+		}
+	})
+	t.Run("facts found", func(t *testing.T) {
+		h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+		ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+		assert.Equal(t, []string{"Berlin"}, termNames(ans.Entities))
+		assert.False(t, ans.AnsweredWithoutKG)
+		assert.Nil(t, ans.Final)
+	})
+}

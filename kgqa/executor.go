@@ -219,10 +219,15 @@ func (p *Plan) ancestors(id string) map[string]bool {
 }
 
 // conclude sets the answer from the answer subgoal's result, or from a
-// final-answer call when that result is empty.
+// final-answer call when that result is empty. When exploration found no
+// fact for any subgoal the answer rests on the model's own knowledge (its
+// tentative answers, composed by the plan), as when no topic entity
+// links: it is flagged AnsweredWithoutKG so that evaluations count it
+// apart.
 func (r *run) conclude(ctx context.Context, plan *Plan) error {
 	r.mu.Lock()
 	res := r.results[plan.AnswerID()]
+	noFacts := len(r.facts) == 0
 	r.mu.Unlock()
 	if res != nil && (len(res.Entities) > 0 || strings.TrimSpace(res.Text) != "") {
 		r.ans.Text, r.ans.Entities = res.Text, nonNil(res.Entities)
@@ -230,10 +235,18 @@ func (r *run) conclude(ctx context.Context, plan *Plan) error {
 			r.ans.Text = names(res.Entities)
 		}
 		r.ans.Stop = StopPlanComplete
+		if noFacts {
+			r.ans.AnsweredWithoutKG = true
+			r.ans.Final = &FinalRecord{Source: "model_knowledge", Reason: noFactsReason}
+		}
 		return nil
 	}
 	return r.finalAnswer(ctx, plan)
 }
+
+// noFactsReason is the trace's note on a question whose topic entities
+// linked but whose exploration found no fact.
+const noFactsReason = "exploration found no fact in the KG for any subgoal: the answer is the model's own knowledge"
 
 func nonNil(ts []kg.Term) []kg.Term {
 	if ts == nil {

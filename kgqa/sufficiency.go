@@ -123,7 +123,10 @@ func (r *run) finalAnswer(ctx context.Context, plan *Plan) error {
 	ents, _ := refine.Resolve(facts, rep.Entities)
 	r.ans.Text, r.ans.Entities = rep.Answer, nonNil(ents)
 	r.ans.Final = &FinalRecord{Source: "final", Reason: rep.Reason}
-	r.ans.AnsweredWithoutKG = len(facts) == 0
+	if len(facts) == 0 {
+		r.ans.AnsweredWithoutKG = true
+		r.ans.Final = &FinalRecord{Source: "model_knowledge", Reason: noFactsReason + "; " + rep.Reason}
+	}
 	r.ans.Stop = StopPlanComplete
 	return nil
 }

@@ -356,7 +356,8 @@ type Sufficiency struct {
 type FinalRecord struct {
 	// Source is "sufficiency" (early stop), "final" (a final-answer call
 	// because the answer subgoal produced nothing) or "model_knowledge"
-	// (no topic entity: the model answered without the KG).
+	// (no topic entity, or exploration found no fact: the model answered
+	// without the KG).
 	Source string `json:"source"`
 	// After names the subgoal after which the question was answered.
 	After string `json:"after,omitempty"`
