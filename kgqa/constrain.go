@@ -2,6 +2,7 @@ package kgqa
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,13 +11,20 @@ import (
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/refine"
+	"golang.org/x/sync/errgroup"
 )
 
 // constrain runs compare, superlative and filter subgoals on the needed
-// set. Values are compared exactly when they parse as numbers or dates
-// (through a dated mediator, the value of the date the subgoal names; see
-// qualify); otherwise, and for filters stated only in words, the model
-// selects the members from the facts about them.
+// set. Like every subgoal it first gets a tentative answer from the
+// model's own knowledge, asked while the attribute is explored. Values
+// are compared exactly when they parse as numbers or dates (through a
+// dated mediator, the value of the date the subgoal names; see qualify),
+// which refines the tentative answer; for filters stated only in words,
+// or values that do not parse, the model selects the members from the
+// facts about them. Where the KG holds no value of the attribute for any
+// member (or the needed set is empty), there is nothing to refine with:
+// the tentative answer stands, as for a find without aligned evidence,
+// and the set operation's method says so.
 func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 	members, capped := sg.neededEntities(), sg.neededCapped()
 	rec := &SetOpRecord{Inputs: []int{len(members)}}
@@ -29,25 +37,40 @@ func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 	}
 	sg.rec.Anchors = members
 	sg.emit.send(Event{Type: EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(members)})
-	if len(members) == 0 {
-		rec.Method, rec.Note = "exact", "the needed set is empty"
-		return Result{Entities: []kg.Term{}, Source: "exact", Capped: capped}, sg.d0, nil
-	}
 	args := sg.args()
 	text := sg.text()
 	x := newExplorer(sg, text)
 	x.attrHint = args.Attribute
 	end := sg.d0
 	var facts []kg.Fact
-	entities := members[0].IsEntity()
-	if entities {
+	var tent *Tentative
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
 		var err error
-		facts, end, err = sg.attributeFacts(ctx, x, members, args, end)
-		if err != nil {
-			return Result{}, end, err
+		tent, err = sg.tentative(gctx, text)
+		if errors.Is(err, llm.ErrSchema) {
+			tent, err = &Tentative{}, nil // as in find: no guess, the KG decides
 		}
-		sg.addFacts(facts)
-		capped = capped || cappedFrom(sg.rec.Rounds, members)
+		return err
+	})
+	if len(members) > 0 && members[0].IsEntity() {
+		g.Go(func() error {
+			var err error
+			facts, end, err = sg.attributeFacts(gctx, x, members, args, end)
+			return err
+		})
+	}
+	err := g.Wait()
+	sg.rec.Tentative = tent
+	if err != nil {
+		return Result{}, end, err
+	}
+	end = max(end, sg.d0+1) // the tentative answer is one call deep
+	sg.addFacts(facts)
+	capped = capped || cappedFrom(sg.rec.Rounds, members)
+	if len(members) == 0 {
+		res, end, _, err := sg.tentativeStands(ctx, tent, members, "the needed set is empty", capped, end)
+		return res, end, err
 	}
 	// Dated mediators: only the value of the date the subgoal names (its
 	// own text, not the member names #1 expands to) is compared.
@@ -55,14 +78,52 @@ func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 	if out, ok := exactConstraint(members, values, args, rec); ok {
 		rec.Method, rec.Note = "exact", joinNotes(rec.Note, note)
 		out = nonNil(out)
-		return Result{Text: names(out), Entities: out, Source: "exact", Capped: capped}, end, nil
+		res := Result{Text: names(out), Entities: out, Source: "exact", Capped: capped}
+		sg.rec.Corrected = corrected(tent, res)
+		return res, end, nil
+	}
+	if len(facts) == 0 && members[0].IsEntity() {
+		if res, e, ok, err := sg.tentativeStands(ctx, tent, members, "the KG holds no value of the attribute for any member", capped, end); ok || err != nil {
+			return res, e, err
+		}
 	}
 	rec.Method = "llm"
 	out, err := sg.selectMembers(ctx, text, members, facts)
 	if err != nil {
 		return Result{}, end, err
 	}
-	return Result{Text: names(out), Entities: nonNil(out), Source: "llm", Capped: capped}, end + 1, nil
+	res := Result{Text: names(out), Entities: nonNil(out), Source: "llm", Capped: capped}
+	sg.rec.Corrected = corrected(tent, res)
+	return res, end + 1, nil
+}
+
+// tentativeStands makes the tentative answer the result of a constraint
+// the KG gave nothing to check against, its names resolved to the members
+// first and to the KG by exact name otherwise. ok is false when the
+// tentative answer names nothing and the needed set is not empty: the
+// model then selects from the members.
+func (sg *subgoalRun) tentativeStands(ctx context.Context, t *Tentative, members []kg.Term, why string, capped bool, end int) (Result, int, bool, error) {
+	rec := sg.rec.SetOp
+	if t == nil || len(t.Names) == 0 {
+		if len(members) == 0 {
+			rec.Method, rec.Note = "exact", joinNotes(rec.Note, why)
+			return Result{Entities: []kg.Term{}, Source: "exact", Capped: capped}, end, true, nil
+		}
+		return Result{}, end, false, nil
+	}
+	pseudo := make([]kg.Fact, len(members))
+	for i, m := range members {
+		pseudo[i] = kg.Fact{Head: m, Tail: m}
+	}
+	ents, rest := refine.Resolve(pseudo, t.Names)
+	res, err := sg.fromTentative(ctx, &Tentative{Answer: t.Answer, Names: rest})
+	if err != nil {
+		return Result{}, end, false, err
+	}
+	res.Entities = append(nonNil(ents), res.Entities...)
+	res.Text, res.Capped = names(res.Entities), capped
+	rec.Method, rec.Note = "tentative", joinNotes(rec.Note, why+": the tentative answer stands")
+	return res, end, true, nil
 }
 
 // args returns the subgoal's structured constraint, completed from its

@@ -14,16 +14,15 @@ import (
 // knowledge was wrong and refinement fixed it. It is computed after the
 // run from the trace, with no LLM or KG call:
 //
-//   - find: the names of the subgoal's tentative answer (blank and
-//     repeated names dropped; none when it named no entity);
+//   - find, filter, compare, superlative: the names of the subgoal's
+//     tentative answer (blank and repeated names dropped; none when it
+//     named no entity): every subgoal gets one before retrieval;
 //   - intersect: the names of the first needed answer found in every
 //     other one, union: the names of all of them, each compared by
 //     naming.Fold, in first-seen order;
 //   - count: the number of distinct names of the needed answers, when
 //     every find it rests on named something (a model that names no
-//     entity gives no count, and "0" would be a guess of ours);
-//   - filter, compare, superlative: not derivable, since tentative
-//     answers carry names but no attribute values to test or order by.
+//     entity gives no count, and "0" would be a guess of ours).
 //
 // A subgoal that never got a tentative answer (skipped after an early
 // stop, failed) makes every answer built on it not derivable.
@@ -90,14 +89,14 @@ func (c *tentComposer) compute(id string) tentValue {
 		return tentValue{reason: fmt.Sprintf("subgoal %s is not in the plan", id)}
 	}
 	switch s.Op {
-	case OpFind:
+	case OpFind, OpFilter, OpCompare, OpSuperlative:
 		rec := c.recs[id]
 		if rec == nil || rec.Tentative == nil {
 			status := "no record"
 			if rec != nil {
 				status = rec.Status
 			}
-			return tentValue{reason: fmt.Sprintf("subgoal %s (find) has no tentative answer (%s)", id, status)}
+			return tentValue{reason: fmt.Sprintf("subgoal %s (%s) has no tentative answer (%s)", id, s.Op, status)}
 		}
 		v := tentValue{names: unionNames([][]string{rec.Tentative.Names})}
 		if len(v.names) == 0 {
@@ -127,8 +126,6 @@ func (c *tentComposer) compute(id string) tentValue {
 			return tentValue{reason: fmt.Sprintf("subgoal %s (count) rests on subgoal %s, whose tentative answer names no entity", id, blank)}
 		}
 		return tentValue{names: []string{strconv.Itoa(len(unionNames(sets)))}}
-	case OpFilter, OpCompare, OpSuperlative:
-		return tentValue{reason: fmt.Sprintf("subgoal %s (%s) needs attribute values, which tentative answers do not give", id, s.Op)}
 	}
 	return tentValue{reason: fmt.Sprintf("subgoal %s has unknown op %q", id, s.Op)}
 }

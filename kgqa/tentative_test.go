@@ -2,10 +2,13 @@ package kgqa
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kgqatest"
+	"github.com/parog/parog-go/kgqa/llm/llmtest"
+	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -83,22 +86,22 @@ func TestTentativeAnswerComposition(t *testing.T) {
 			want:  []string{},
 		},
 		{
-			name:   "compare is not derivable",
-			plan:   Plan{Subgoals: []Subgoal{find("s1"), op("s2", OpCompare, "s1")}},
-			names:  map[string][]string{"s1": {"Amélie"}},
-			reason: "subgoal s2 (compare) needs attribute values, which tentative answers do not give",
+			name:  "compare: its own tentative answer",
+			plan:  Plan{Subgoals: []Subgoal{find("s1"), op("s2", OpCompare, "s1")}},
+			names: map[string][]string{"s1": {"Amélie", "Micmacs"}, "s2": {"Amélie"}},
+			want:  []string{"Amélie"},
 		},
 		{
-			name:   "count over a compare is not derivable",
-			plan:   Plan{Subgoals: []Subgoal{find("s1"), op("s2", OpCompare, "s1"), op("s3", OpCount, "s2")}},
-			names:  map[string][]string{"s1": {"Amélie", "Micmacs"}},
-			reason: "subgoal s2 (compare) needs attribute values, which tentative answers do not give",
+			name:  "count over a filter",
+			plan:  Plan{Subgoals: []Subgoal{find("s1"), op("s2", OpFilter, "s1"), op("s3", OpCount, "s2")}},
+			names: map[string][]string{"s1": {"Amélie", "Micmacs"}, "s2": {"Amélie", "Micmacs"}},
+			want:  []string{"2"},
 		},
 		{
-			name:   "superlative is not derivable",
+			name:   "superlative without a tentative answer",
 			plan:   Plan{Subgoals: []Subgoal{find("s1"), op("s2", OpSuperlative, "s1")}},
 			names:  map[string][]string{"s1": {"x"}},
-			reason: "subgoal s2 (superlative) needs attribute values, which tentative answers do not give",
+			reason: "subgoal s2 (superlative) has no tentative answer (done)",
 		},
 		{
 			name:   "a skipped find leaves the intersection not derivable",
@@ -143,7 +146,8 @@ func TestAskRecordsTentativeAnswer(t *testing.T) {
 			kgqatest.Believe("countries that contain", "Germany", "Netherlands"),
 		}, true, []string{"Germany"}},
 		{"demo-17", []kgqatest.Option{kgqatest.BelieveAlways("Belgium", "Spain")}, true, []string{"2"}},
-		{"demo-14", []kgqatest.Option{kgqatest.BelieveAlways("Belgium")}, false, []string{}},
+		// The superlative has a tentative answer of its own.
+		{"demo-14", []kgqatest.Option{kgqatest.BelieveAlways("Belgium")}, true, []string{"Belgium"}},
 	}
 	for _, c := range cases {
 		t.Run(c.id, func(t *testing.T) {
@@ -159,4 +163,46 @@ func TestAskRecordsTentativeAnswer(t *testing.T) {
 			assert.Contains(t, string(data), `"tentative_answer":{"derivable":`)
 		})
 	}
+}
+
+// Compare, superlative and filter subgoals get a tentative answer before
+// retrieval like finds. Where the KG holds the values, exact logic refines
+// it; where it holds none, the tentative answer stands instead of an
+// empty set, and the trace says so.
+func TestConstraintTentativeAnswer(t *testing.T) {
+	q := demoQuestion(t, "demo-13") // mountains in Switzerland above 4,600 m
+	believe := kgqatest.Believe("elevation above", "Dufourspitze")
+	t.Run("values in the KG refine it", func(t *testing.T) {
+		h := newHarness(t, kgqatest.NewDemoModel(believe), config.Default().Engine)
+		ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+		s2 := record(t, ans, "s2")
+		require.NotNil(t, s2.Tentative)
+		assert.Equal(t, []string{"Dufourspitze"}, s2.Tentative.Names)
+		assert.Equal(t, "exact", s2.SetOp.Method)
+		assert.Equal(t, "exact", s2.Result.Source)
+		assert.Equal(t, []string{"m.06db_x"}, entityIDs(ans.Entities))
+	})
+	t.Run("no value in the KG: the tentative answer stands", func(t *testing.T) {
+		m := kgqatest.NewDemoModel(believe)
+		h := newHarness(t, m, config.Default().Engine)
+		h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
+			if llmtest.StageOf(req) == "relations" && strings.Contains(llmtest.LastUser(req), "Current subgoal: Find which of") {
+				return llmtest.JSON(map[string]any{"relations": []any{}, "reason": "none gives the attribute"})
+			}
+			return m.Handle(req)
+		})
+		var plan Plan
+		require.NoError(t, json.Unmarshal(q.Plan, &plan))
+		require.NotNil(t, plan.Subgoals[1].Args)
+		plan.Subgoals[1].Args.Attribute = "prominence" // no relation of the demo graph has the word
+		ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q), Plan: &plan})
+		s2 := record(t, ans, "s2")
+		require.NotNil(t, s2.Tentative)
+		assert.Equal(t, "tentative", s2.SetOp.Method)
+		assert.Contains(t, s2.SetOp.Note, "no value of the attribute")
+		assert.Equal(t, "tentative", s2.Result.Source)
+		assert.Equal(t, []string{"m.06db_x"}, entityIDs(s2.Result.Entities), "the name is resolved to the member")
+		assert.Equal(t, []string{"m.06db_x"}, entityIDs(ans.Entities))
+		assert.Zero(t, m.Calls("select"), "no selection from no facts")
+	})
 }

@@ -323,7 +323,9 @@ type Pruning struct {
 
 // SetOpRecord records a set operation.
 type SetOpRecord struct {
-	// Method is "exact" or "llm" (values did not parse).
+	// Method is "exact", "llm" (values did not parse) or "tentative"
+	// (the KG held no value to check the tentative answer against, which
+	// stands).
 	Method string `json:"method"`
 	// Inputs are the sizes of the needed sets.
 	Inputs []int `json:"inputs"`
