@@ -103,7 +103,7 @@ func (e *EmbeddingsClient) Embed(ctx context.Context, texts []string) ([][]float
 		LedgerFrom(ctx).Add(rec)
 		return nil, fmt.Errorf("llm: embeddings: %w: %w", ErrUnavailable, err)
 	}
-	rec.PromptTokens = resp.Usage.PromptTokens
+	rec.PromptTokens, rec.Requests = resp.Usage.PromptTokens, 1
 	LedgerFrom(ctx).Add(rec)
 	if len(resp.Data) != len(missing) {
 		return nil, fmt.Errorf("llm: embeddings: %d vectors for %d texts", len(resp.Data), len(missing))
