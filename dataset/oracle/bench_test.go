@@ -34,6 +34,8 @@ func TestDemoBench(t *testing.T) {
 	assert.Equal(t, 22, rep.Cost[0].Questions)
 	assert.Positive(t, rep.Cost[0].Calls)
 	assert.Positive(t, rep.Cost[0].Facts)
+	assert.Positive(t, rep.Cost[0].RelationsTokens, "relations prompts are counted from the traces")
+	assert.Less(t, rep.Cost[0].RelationsTokens, rep.Cost[0].PromptTokens)
 
 	require.Len(t, rep.Robustness, 2)
 	for _, n := range rep.Robustness {

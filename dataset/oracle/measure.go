@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa/prompts"
 )
 
 // Report holds the measures of one benchmark.
@@ -67,8 +68,12 @@ type Cost struct {
 	Calls            float64 `json:"llm_calls"`
 	PromptTokens     float64 `json:"prompt_tokens"`
 	CompletionTokens float64 `json:"completion_tokens"`
-	SPARQL           float64 `json:"sparql_queries"`
-	Facts            float64 `json:"facts_shown"`
+	// RelationsTokens is the part of PromptTokens spent on relations
+	// prompts (choosing the relations to explore), read from the traces'
+	// cost by stage.
+	RelationsTokens float64 `json:"relations_prompt_tokens"`
+	SPARQL          float64 `json:"sparql_queries"`
+	Facts           float64 `json:"facts_shown"`
 }
 
 // Noisy is one robustness run.
@@ -224,6 +229,7 @@ func costs(run *Pass) []Cost {
 			x.Calls += float64(r.CallNum)
 			x.PromptTokens += float64(r.InputToken)
 			x.CompletionTokens += float64(r.OutputToken)
+			x.RelationsTokens += float64(relationsTokens(r.Trace))
 			x.SPARQL += float64(r.SPARQLQueries)
 			x.Facts += float64(run.PerQuestion[r.ID].Facts)
 		}
@@ -238,10 +244,29 @@ func costs(run *Pass) []Cost {
 		out[i].Calls /= n
 		out[i].PromptTokens /= n
 		out[i].CompletionTokens /= n
+		out[i].RelationsTokens /= n
 		out[i].SPARQL /= n
 		out[i].Facts /= n
 	}
 	return out
+}
+
+// relationsTokens reads the prompt tokens of a trace's relations-stage
+// calls (0 when the row has no trace).
+func relationsTokens(trace json.RawMessage) int {
+	var t struct {
+		Usage struct {
+			LLM struct {
+				ByStage map[string]struct {
+					PromptTokens int `json:"prompt_tokens"`
+				} `json:"by_stage"`
+			} `json:"llm"`
+		} `json:"usage"`
+	}
+	if len(trace) == 0 || json.Unmarshal(trace, &t) != nil {
+		return 0
+	}
+	return t.Usage.LLM.ByStage[prompts.Relations].PromptTokens
 }
 
 func noisy(run *Pass, rate float64, seed int) Noisy {

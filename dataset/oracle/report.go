@@ -53,9 +53,9 @@ func (r *Report) Markdown() string {
 	misses(&b, "Ceiling (perfect oracle, gold tentative answers)", r.Ceiling)
 	misses(&b, "Ceiling from evidence alone (perfect oracle, no tentative answers)", r.Evidence)
 	fmt.Fprintf(&b, "## Cost per question (perfect oracle)\n\nPoG with GPT-3.5 on WebQSP: %.2f calls, %d tokens.\n\n", PoGWebQSPCalls, PoGWebQSPTokens)
-	b.WriteString("| type | questions | LLM calls | prompt tokens | completion tokens | total tokens | SPARQL queries | facts shown |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| type | questions | LLM calls | prompt tokens | of which relations prompts | completion tokens | total tokens | SPARQL queries | facts shown |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Cost {
-		fmt.Fprintf(&b, "| %s | %d | %.2f | %.0f | %.0f | %.0f | %.1f | %.1f |\n", c.Type, c.Questions, c.Calls, c.PromptTokens, c.CompletionTokens, c.PromptTokens+c.CompletionTokens, c.SPARQL, c.Facts)
+		fmt.Fprintf(&b, "| %s | %d | %.2f | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f |\n", c.Type, c.Questions, c.Calls, c.PromptTokens, c.RelationsTokens, c.CompletionTokens, c.PromptTokens+c.CompletionTokens, c.SPARQL, c.Facts)
 	}
 	b.WriteString("\n## Robustness (Hits@1 by noise rate, no tentative answers)\n\n| noise | mean | min | max | runs |\n|---|---|---|---|---|\n")
 	for _, m := range r.ByNoise() {
