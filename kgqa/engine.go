@@ -1,3 +1,10 @@
+// Package kgqa is the PARoG engine: it executes a Plan of subgoals over a
+// knowledge graph with the Plan-Answer-Refine loop and records a Trace.
+//
+// The Plan (package plan) is the one contract shared by the planner (its
+// output), sparql2plan (its SFT target) and the executor (its input); the
+// answer and its trace are package answer's. Both are named here as the
+// engine's own.
 package kgqa
 
 import (
@@ -354,7 +361,7 @@ func (r *run) plan(ctx context.Context, req Request) (*Plan, PlanInfo, error) {
 	}
 	p, info, err := r.e.Plan(ctx, req.Question)
 	if err == nil {
-		r.base = info.criticalCalls()
+		r.base = planningCriticalCalls(info)
 	}
 	return p, info, err
 }
@@ -373,4 +380,14 @@ func (r *run) reach(d int) {
 		r.maxSeen = d
 	}
 	r.mu.Unlock()
+}
+
+// planningCriticalCalls is the chain of dependent model calls planning
+// took: one, or with a logical query tree the atomic queries, then the
+// pair calls, which run at once.
+func planningCriticalCalls(i PlanInfo) int {
+	if i.Tree != nil && i.Tree.PairCalls > 0 {
+		return 2
+	}
+	return 1
 }

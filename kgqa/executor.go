@@ -29,7 +29,7 @@ func (r *run) execute(ctx context.Context, plan *Plan) error {
 	for _, rec := range r.ans.Subgoals {
 		r.records[rec.ID] = rec
 	}
-	needed := plan.ancestors(plan.AnswerID())
+	needed := plan.Ancestors(plan.AnswerID())
 	for _, rec := range r.ans.Subgoals {
 		if !needed[rec.ID] {
 			rec.Status, rec.Error = statusSkipped, "not needed by the answer subgoal"
@@ -182,7 +182,7 @@ func (r *run) runSubgoal(ctx context.Context, plan *Plan, s Subgoal) (bool, erro
 // finished has not finished and will ask the model: only then is it worth
 // asking whether the question can be answered early.
 func (r *run) pendingNeedsLLM(plan *Plan, finished string) bool {
-	needed := plan.ancestors(plan.AnswerID())
+	needed := plan.Ancestors(plan.AnswerID())
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range plan.Subgoals {
@@ -195,27 +195,6 @@ func (r *run) pendingNeedsLLM(plan *Plan, finished string) bool {
 		}
 	}
 	return false
-}
-
-// ancestors returns id and every subgoal it transitively needs.
-func (p *Plan) ancestors(id string) map[string]bool {
-	byID := make(map[string]Subgoal, len(p.Subgoals))
-	for _, s := range p.Subgoals {
-		byID[s.ID] = s
-	}
-	out := map[string]bool{}
-	var walk func(string)
-	walk = func(id string) {
-		if out[id] {
-			return
-		}
-		out[id] = true
-		for _, n := range byID[id].Needs {
-			walk(n)
-		}
-	}
-	walk(id)
-	return out
 }
 
 // conclude sets the answer from the answer subgoal's result, or from a

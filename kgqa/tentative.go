@@ -8,35 +8,6 @@ import (
 	"github.com/parog/parog-go/kgqa/naming"
 )
 
-// TentativeAnswer is the question's parametric answer: the plan's set
-// logic evaluated over the subgoals' tentative answers alone, before any
-// retrieval, so that an evaluation can tell how often the model's own
-// knowledge was wrong and refinement fixed it. It is computed after the
-// run from the trace, with no LLM or KG call:
-//
-//   - find, filter, compare, superlative: the names of the subgoal's
-//     tentative answer (blank and repeated names dropped; none when it
-//     named no entity): every subgoal gets one before retrieval;
-//   - intersect: the names of the first needed answer found in every
-//     other one, union: the names of all of them, each compared by
-//     naming.Fold, in first-seen order;
-//   - count: the number of distinct names of the needed answers, when
-//     every find it rests on named something (a model that names no
-//     entity gives no count, and "0" would be a guess of ours).
-//
-// A subgoal that never got a tentative answer (skipped after an early
-// stop, failed) makes every answer built on it not derivable.
-type TentativeAnswer struct {
-	// Derivable is false when the plan's answer cannot be composed from
-	// tentative answers alone; Reason then says why.
-	Derivable bool `json:"derivable"`
-	// Names is the composed answer set (for a count, the number); empty
-	// when not derivable or when the composition is empty.
-	Names []string `json:"names"`
-	// Reason names the subgoal that made the answer not derivable.
-	Reason string `json:"reason,omitempty"`
-}
-
 // tentativeAnswer composes the question's tentative answer from the
 // subgoal records of plan. It returns nil when there is no plan.
 func tentativeAnswer(plan *Plan, recs []*SubgoalRecord) *TentativeAnswer {

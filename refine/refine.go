@@ -10,6 +10,7 @@ package refine
 import (
 	"context"
 	"fmt"
+	"github.com/parog/parog-go/kgqa/answer"
 
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
@@ -33,39 +34,9 @@ type Input struct {
 	Fuse bool
 }
 
-// Verdict is the outcome of a refinement.
-type Verdict struct {
-	// Aligned reports whether the model judged the evidence to be about the
-	// subgoal.
-	Aligned bool `json:"aligned"`
-	// Answer is the corrected answer text, or the tentative one when the
-	// evidence was misaligned.
-	Answer string `json:"answer"`
-	// Entities are the answer's terms, each found in the evidence.
-	Entities []kg.Term `json:"entities"`
-	// UsedFacts are the facts the model relied on.
-	UsedFacts []kg.Fact `json:"used_facts"`
-	// Reason is the model's explanation.
-	Reason string `json:"reason,omitempty"`
-	// KeptTentative is true when the tentative answer was kept because the
-	// evidence was misaligned or absent.
-	KeptTentative bool `json:"kept_tentative"`
-	// Rejected lists entities the model named that were not in the
-	// evidence; they are dropped.
-	Rejected []string `json:"rejected,omitempty"`
-	// Sufficient is the fused sufficiency judgement (nil when not asked).
-	Sufficient *bool `json:"sufficient,omitempty"`
-	// FinalAnswer is the question's answer when Sufficient is true.
-	FinalAnswer string `json:"final_answer,omitempty"`
-	// FinalEntities are the final answer's terms found in the evidence.
-	FinalEntities []kg.Term `json:"final_entities,omitempty"`
-	// FinalRefs are the model's references to the final answer's entities
-	// as it wrote them, for resolving against more evidence than this
-	// call saw (the final answer may name entities of earlier subgoals).
-	FinalRefs []string `json:"final_refs,omitempty"`
-	// FactsShown is the number of facts the model saw.
-	FactsShown int `json:"facts_shown"`
-}
+// Verdict is the outcome of a refinement (defined in package answer, as
+// part of the record of a question).
+type Verdict = answer.Verdict
 
 // Refiner runs refinements with the reasoner role.
 type Refiner struct {

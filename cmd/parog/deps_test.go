@@ -28,11 +28,12 @@ var layers = map[string][]string{
 	"dataset":                    {"kgqa", "kgqa/config", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm", "kgqa/lqt", "kgqa/naming", "kgqa/ui"},
 	"dataset/oracle":             {"dataset", "kgqa", "kgqa/config", "kgqa/kg", "kgqa/llm", "kgqa/prompts", "sparql2plan"},
 	"finetune":                   {"kgqa", "kgqa/config", "kgqa/llm", "kgqa/sft"},
-	"kgqa":                       {"kgqa/config", "kgqa/kg", "kgqa/lexicon", "kgqa/llm", "kgqa/naming", "kgqa/prompts", "refine"},
-	"kgqa/api":                   {"kgqa", "kgqa/kg"},
+	"kgqa":                       {"kgqa/answer", "kgqa/config", "kgqa/kg", "kgqa/lexicon", "kgqa/llm", "kgqa/naming", "kgqa/plan", "kgqa/prompts", "refine"},
+	"kgqa/answer":                {"kgqa/kg/term", "kgqa/llm/usage", "kgqa/plan"},
+	"kgqa/api":                   {"kgqa/answer", "kgqa/kg/term", "kgqa/plan"},
 	"kgqa/backoff":               {},
 	"kgqa/config":                {},
-	"kgqa/kg":                    {"kgqa/config", "kgqa/kg/backend", "kgqa/kg/sparqlgate"},
+	"kgqa/kg":                    {"kgqa/config", "kgqa/kg/backend", "kgqa/kg/sparqlgate", "kgqa/kg/term"},
 	"kgqa/kg/adapters":           {"kgqa/config", "kgqa/kg/backend", "kgqa/kg/embedded", "kgqa/kg/endpoint"},
 	"kgqa/kg/backend":            {},
 	"kgqa/kg/demokg":             {},
@@ -41,13 +42,16 @@ var layers = map[string][]string{
 	"kgqa/kg/endpoint":           {"kgqa/backoff", "kgqa/kg/backend"},
 	"kgqa/kg/fbimport":           {"kgqa/kg"},
 	"kgqa/kg/sparqlgate":         {},
+	"kgqa/kg/term":               {},
 	"kgqa/kg/virtuoso":           {},
 	"kgqa/kg/virtuosotest":       {"kgqa/kg/virtuoso"},
 	"kgqa/kgqatest":              {"kgqa", "kgqa/kg", "kgqa/kg/demokg", "kgqa/lexicon", "kgqa/llm", "kgqa/llm/llmtest", "kgqa/naming", "refine"},
 	"kgqa/lexicon":               {},
-	"kgqa/llm":                   {"kgqa/backoff", "kgqa/config"},
+	"kgqa/llm":                   {"kgqa/backoff", "kgqa/config", "kgqa/llm/usage"},
 	"kgqa/llm/llmcache":          {},
 	"kgqa/llm/llmtest":           {},
+	"kgqa/llm/usage":             {},
+	"kgqa/plan":                  {},
 	"kgqa/lqt":                   {"kgqa", "kgqa/config", "kgqa/lexicon", "kgqa/llm", "kgqa/prompts"},
 	"kgqa/naming":                {},
 	"kgqa/prompts":               {"kgqa/kg", "kgqa/llm"},
@@ -57,7 +61,7 @@ var layers = map[string][]string{
 	"kgqa/sharedcache/redistest": {},
 	"kgqa/ui":                    {},
 	"kgqa/ui/browsertest":        {},
-	"refine":                     {"kgqa/kg", "kgqa/llm", "kgqa/naming", "kgqa/prompts"},
+	"refine":                     {"kgqa/answer", "kgqa/kg", "kgqa/llm", "kgqa/naming", "kgqa/prompts"},
 	"sparql2plan":                {"dataset", "kgqa", "kgqa/llm", "kgqa/prompts", "kgqa/sft"},
 }
 
@@ -152,6 +156,29 @@ func TestLightPackages(t *testing.T) {
 		for _, h := range heavy {
 			assert.False(t, deps[h], "%s links %s", pkg, h)
 		}
+	}
+}
+
+// clientImports is everything the Go client of the API may link beyond
+// the standard library: the wire types, and nothing of the engine, the KG
+// access, the model client or a third party.
+var clientImports = []string{
+	module + "kgqa/answer", module + "kgqa/api", module + "kgqa/kg/term",
+	module + "kgqa/llm/usage", module + "kgqa/plan",
+}
+
+// TestClientImportSet checks the whole dependency list of kgqa/api (what
+// a program importing only the client links) against clientImports.
+func TestClientImportSet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped with -short")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "../../kgqa/api").Output()
+	require.NoError(t, err, "go list")
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, module+"kgqa/api", "the list is the client's")
+	for _, dep := range deps {
+		assert.Contains(t, clientImports, dep, "kgqa/api links %s", dep)
 	}
 }
 

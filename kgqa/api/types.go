@@ -5,8 +5,9 @@
 package api
 
 import (
-	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/answer"
+	"github.com/parog/parog-go/kgqa/kg/term"
+	"github.com/parog/parog-go/kgqa/plan"
 )
 
 // AskRequest is the body of POST /v1/ask.
@@ -95,40 +96,40 @@ type AskResponse struct {
 	Answer string `json:"answer"`
 	// Entities are the answer's terms: entities (id and name) or typed
 	// literals (name holds the value, datatype its type).
-	Entities []kg.Term `json:"entities"`
+	Entities []term.Term `json:"entities"`
 	// Plan is the plan that was executed (nil when planning failed).
-	Plan *kgqa.Plan `json:"plan,omitempty"`
+	Plan *plan.Plan `json:"plan,omitempty"`
 	// Trace says how the answer was reached.
 	Trace Trace `json:"trace"`
 	// Usage is the cost of the question (LLM calls and tokens per role and
 	// stage, SPARQL queries, cache hits, wall time).
-	Usage kgqa.Usage `json:"usage"`
+	Usage answer.Usage `json:"usage"`
 }
 
 // Trace is the engine's record of one question.
 type Trace struct {
 	// PlanInfo says how the plan was obtained.
-	PlanInfo kgqa.PlanInfo `json:"plan_info"`
+	PlanInfo answer.PlanInfo `json:"plan_info"`
 	// Topics are the topic entities used and where they came from.
-	Topics []kgqa.Topic `json:"topic_entities"`
+	Topics []answer.Topic `json:"topic_entities"`
 	// Mentions reports entity linking when topics were not given.
-	Mentions []kgqa.Mention `json:"mentions,omitempty"`
+	Mentions []answer.Mention `json:"mentions,omitempty"`
 	// Subgoals holds one record per plan subgoal, in plan order.
-	Subgoals []*kgqa.SubgoalRecord `json:"subgoals"`
+	Subgoals []*answer.SubgoalRecord `json:"subgoals"`
 	// Final is set when the answer came from a sufficiency or final-answer
 	// call rather than the answer subgoal's result.
-	Final *kgqa.FinalRecord `json:"final,omitempty"`
+	Final *answer.FinalRecord `json:"final,omitempty"`
 	// TentativeAnswer is the question's parametric answer composed from
-	// the subgoals' tentative answers (see kgqa.TentativeAnswer).
-	TentativeAnswer *kgqa.TentativeAnswer `json:"tentative_answer,omitempty"`
+	// the subgoals' tentative answers (see answer.TentativeAnswer).
+	TentativeAnswer *answer.TentativeAnswer `json:"tentative_answer,omitempty"`
 	// Stop says why the engine stopped.
-	Stop kgqa.StopReason `json:"stop_reason"`
+	Stop answer.StopReason `json:"stop_reason"`
 	// Error is the engine's error text when it stopped early.
 	Error string `json:"error,omitempty"`
 }
 
 // FromAnswer converts the engine's answer into the API shape.
-func FromAnswer(a *kgqa.Answer) *AskResponse {
+func FromAnswer(a *answer.Answer) *AskResponse {
 	if a == nil {
 		return nil
 	}
@@ -145,8 +146,8 @@ func FromAnswer(a *kgqa.Answer) *AskResponse {
 
 // EngineAnswer converts r back into the engine's Answer, for printing it
 // the way `parog ask` prints a local answer.
-func (r *AskResponse) EngineAnswer() *kgqa.Answer {
-	return &kgqa.Answer{
+func (r *AskResponse) EngineAnswer() *answer.Answer {
+	return &answer.Answer{
 		Question: r.Question, Text: r.Answer, Entities: r.Entities, Plan: r.Plan,
 		PlanInfo: r.Trace.PlanInfo, Topics: r.Trace.Topics, Mentions: r.Trace.Mentions,
 		Subgoals: r.Trace.Subgoals, Final: r.Trace.Final, TentativeAnswer: r.Trace.TentativeAnswer, Stop: r.Trace.Stop,
@@ -156,11 +157,11 @@ func (r *AskResponse) EngineAnswer() *kgqa.Answer {
 
 // Event is one line of a streamed /v1/ask response (NDJSON: one JSON object
 // per line, in the order the steps happen). It is the engine's event
-// (kgqa.Event: type, seq, elapsed_ms, subgoal and the step's payload) with
+// (answer.Event: type, seq, elapsed_ms, subgoal and the step's payload) with
 // the final answer in the API shape, or, as the last line of a stream that
 // failed after it began, an error.
 type Event struct {
-	kgqa.Event
+	answer.Event
 	// Answer is set on the final event (type "final").
 	Answer *AskResponse `json:"answer,omitempty"`
 	// Error is set on the error event (type "error"): the status the
@@ -170,10 +171,10 @@ type Event struct {
 }
 
 // The stream event types the server adds to the engine's own
-// (kgqa.EventPlan, kgqa.EventSubgoalStarted, ..., kgqa.EventFinal).
+// (answer.EventPlan, answer.EventSubgoalStarted, ..., answer.EventFinal).
 const (
 	// EventError is the last line of a stream that failed after it began.
-	EventError kgqa.EventType = "error"
+	EventError answer.EventType = "error"
 )
 
 // PlanRequest is the body of POST /v1/plan.
@@ -189,11 +190,11 @@ type PlanResponse struct {
 	// Question as asked.
 	Question string `json:"question"`
 	// Plan is the validated plan.
-	Plan *kgqa.Plan `json:"plan"`
+	Plan *plan.Plan `json:"plan"`
 	// PlanInfo says how it was obtained (planner or reasoner few-shot).
-	PlanInfo *kgqa.PlanInfo `json:"plan_info,omitempty"`
+	PlanInfo *answer.PlanInfo `json:"plan_info,omitempty"`
 	// Usage is the LLM cost of planning.
-	Usage *kgqa.Usage `json:"usage,omitempty"`
+	Usage *answer.Usage `json:"usage,omitempty"`
 }
 
 // EntityResponse is the body of GET /v1/entities/{id}.
@@ -205,7 +206,7 @@ type EntityResponse struct {
 	Name string `json:"name"`
 	// Relations are the entity's relations, outgoing and incoming, noise
 	// removed (at most MaxEntityRelationsListed).
-	Relations []kg.Relation `json:"relations"`
+	Relations []term.Relation `json:"relations"`
 	// Truncated is true when Relations was cut to the cap.
 	Truncated bool `json:"truncated,omitempty"`
 }
@@ -215,7 +216,7 @@ type SearchResponse struct {
 	// Name is the name searched for.
 	Name string `json:"name"`
 	// Entities are the matches, best first.
-	Entities []kg.Entity `json:"entities"`
+	Entities []term.Entity `json:"entities"`
 }
 
 // HealthResponse is the body of GET /healthz and GET /readyz.
@@ -257,5 +258,5 @@ type ErrorResponse struct {
 	// calls and tokens, SPARQL queries), in the shape of a successful
 	// answer's usage; absent when the request failed before the engine
 	// ran.
-	Usage *kgqa.Usage `json:"usage,omitempty"`
+	Usage *answer.Usage `json:"usage,omitempty"`
 }

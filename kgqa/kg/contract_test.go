@@ -36,12 +36,12 @@ func runContract(t *testing.T, g Graph) {
 		rels, err := g.Relations(ctx, france)
 		require.NoError(t, err)
 		assert.Equal(t, []Relation{
-			{"location.location.adjoin_s", Out},
-			{"location.location.area", Out},
-			{"location.location.contains", Out},
-			{"location.statistical_region.population", Out},
-			{"location.adjoining_relationship.adjoins", In},
-			{"location.location.containedby", In},
+			{ID: "location.location.adjoin_s", Dir: Out},
+			{ID: "location.location.area", Dir: Out},
+			{ID: "location.location.contains", Dir: Out},
+			{ID: "location.statistical_region.population", Dir: Out},
+			{ID: "location.adjoining_relationship.adjoins", Dir: In},
+			{ID: "location.location.containedby", Dir: In},
 		}, rels)
 	})
 	t.Run("relations of unknown entity are empty", func(t *testing.T) {
@@ -50,7 +50,7 @@ func runContract(t *testing.T, g Graph) {
 		assert.Empty(t, rels)
 	})
 	t.Run("neighbors out", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, germany, Relation{"location.location.contains", Out}, 0)
+		facts, err := g.Neighbors(ctx, germany, Relation{ID: "location.location.contains", Dir: Out}, 0)
 		require.NoError(t, err)
 		assert.ElementsMatch(t, []string{"Berlin", "Weeze Airport"}, tailNames(facts))
 		for _, f := range facts {
@@ -61,14 +61,14 @@ func runContract(t *testing.T, g Graph) {
 		}
 	})
 	t.Run("neighbors in", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, nijmegen, Relation{"aviation.airport.serves", In}, 0)
+		facts, err := g.Neighbors(ctx, nijmegen, Relation{ID: "aviation.airport.serves", Dir: In}, 0)
 		require.NoError(t, err)
 		require.Len(t, facts, 1)
 		assert.Equal(t, Term{ID: "m.0gn2g3", Name: "Weeze Airport"}, facts[0].Tail)
 		assert.Equal(t, In, facts[0].Dir)
 	})
 	t.Run("mediator expanded into one fact", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, france, Relation{"location.location.adjoin_s", Out}, 0)
+		facts, err := g.Neighbors(ctx, france, Relation{ID: "location.location.adjoin_s", Dir: Out}, 0)
 		require.NoError(t, err)
 		assert.ElementsMatch(t, []string{"Germany", "Spain", "Belgium"}, tailNames(facts))
 		for _, f := range facts {
@@ -81,7 +81,7 @@ func runContract(t *testing.T, g Graph) {
 	// and Belgium (lines 36-50 of the fixture); the only other edge of each
 	// node is the neighbour's adjoin_s pointing in.
 	t.Run("mediator expanded over its incoming edges", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, france, Relation{"location.adjoining_relationship.adjoins", In}, 0)
+		facts, err := g.Neighbors(ctx, france, Relation{ID: "location.adjoining_relationship.adjoins", Dir: In}, 0)
 		require.NoError(t, err)
 		assert.ElementsMatch(t, []string{"Germany", "Spain", "Belgium"}, tailNames(facts))
 		want := map[string]string{germany: "m.0cvt002", "m.06mkj": "m.0cvt004", "m.0154j": "m.0cvt006"}
@@ -94,7 +94,7 @@ func runContract(t *testing.T, g Graph) {
 		}
 	})
 	t.Run("mediator with literal tails", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, germany, Relation{"location.statistical_region.gdp_nominal", Out}, 0)
+		facts, err := g.Neighbors(ctx, germany, Relation{ID: "location.statistical_region.gdp_nominal", Dir: Out}, 0)
 		require.NoError(t, err)
 		require.Len(t, facts, 2)
 		assert.Equal(t, "measurement_unit.dated_money_value.amount", facts[0].Path[1])
@@ -106,18 +106,18 @@ func runContract(t *testing.T, g Graph) {
 		}
 	})
 	t.Run("literal neighbour keeps its datatype", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, ws2014, Relation{"time.event.end_date", Out}, 0)
+		facts, err := g.Neighbors(ctx, ws2014, Relation{ID: "time.event.end_date", Dir: Out}, 0)
 		require.NoError(t, err)
 		require.Len(t, facts, 1)
 		assert.Equal(t, Term{Name: "2014-10-29", Datatype: "http://www.w3.org/2001/XMLSchema#date"}, facts[0].Tail)
 	})
 	t.Run("neighbors limit", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, giants, Relation{"sports.sports_team.championships", Out}, 2)
+		facts, err := g.Neighbors(ctx, giants, Relation{ID: "sports.sports_team.championships", Dir: Out}, 2)
 		require.NoError(t, err)
 		assert.Len(t, facts, 2)
 	})
 	t.Run("neighbors of unknown entity are empty", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, unknownID, Relation{"location.location.contains", Out}, 0)
+		facts, err := g.Neighbors(ctx, unknownID, Relation{ID: "location.location.contains", Dir: Out}, 0)
 		require.NoError(t, err)
 		assert.Empty(t, facts)
 	})
@@ -157,7 +157,7 @@ ORDER BY DESC(?d) LIMIT 1`)
 		var ide *IDError
 		require.ErrorAs(t, err, &ide)
 		assert.Equal(t, "entity", ide.Kind)
-		_, err = g.Neighbors(ctx, france, Relation{"location.location.contains> ?x", Out}, 0)
+		_, err = g.Neighbors(ctx, france, Relation{ID: "location.location.contains> ?x", Dir: Out}, 0)
 		require.ErrorAs(t, err, &ide)
 		assert.Equal(t, "relation", ide.Kind)
 		_, err = g.Name(ctx, "Q142")

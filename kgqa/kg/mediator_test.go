@@ -39,10 +39,10 @@ func TestMediatorRolesStoredBothWays(t *testing.T) {
 		rel  Relation
 		want map[string]Direction // second relation -> its direction
 	}{
-		{"from the actor", "m.0actor", Relation{"film.actor.film", Out}, map[string]Direction{
+		{"from the actor", "m.0actor", Relation{ID: "film.actor.film", Dir: Out}, map[string]Direction{
 			"film.performance.film": Out, "film.performance.character": Out, "award.award_nomination.nominated_for": In,
 		}},
-		{"from the film, against the CVT's property", "m.0film", Relation{"film.performance.film", In}, map[string]Direction{
+		{"from the film, against the CVT's property", "m.0film", Relation{ID: "film.performance.film", Dir: In}, map[string]Direction{
 			"film.performance.actor": Out, "film.performance.character": Out, "award.award_nomination.nominated_for": In,
 		}},
 	}

@@ -3,7 +3,8 @@ package llm
 import (
 	"context"
 	"sync"
-	"time"
+
+	"github.com/parog/parog-go/kgqa/llm/usage"
 )
 
 // Ledger collects the accounting records of the calls made for one question.
@@ -50,72 +51,8 @@ func (l *Ledger) Calls() []Call {
 	return append([]Call(nil), l.calls...)
 }
 
-// Tally sums a set of calls.
-type Tally struct {
-	// Calls is the number of calls, failed ones included.
-	Calls int `json:"calls"`
-	// Failed is the number of calls that ended in an error.
-	Failed int `json:"failed,omitempty"`
-	// PromptTokens is the sum of prompt tokens.
-	PromptTokens int `json:"prompt_tokens"`
-	// CompletionTokens is the sum of completion tokens.
-	CompletionTokens int `json:"completion_tokens"`
-	// TotalTokens is PromptTokens + CompletionTokens.
-	TotalTokens int `json:"total_tokens"`
-	// Retries is the sum of retried attempts.
-	Retries int `json:"retries,omitempty"`
-	// Fallbacks is the sum of requests resent without a parameter the
-	// endpoint rejected.
-	Fallbacks int `json:"fallbacks,omitempty"`
-	// Latency is the summed wall time of the calls (not the elapsed time of
-	// the question: calls may overlap).
-	Latency time.Duration `json:"latency_ns"`
-}
-
-func (t *Tally) add(c Call) {
-	t.Calls++
-	if c.Err != "" {
-		t.Failed++
-	}
-	t.PromptTokens += c.PromptTokens
-	t.CompletionTokens += c.CompletionTokens
-	t.TotalTokens += c.PromptTokens + c.CompletionTokens
-	t.Retries += c.Retries
-	t.Fallbacks += c.Fallbacks
-	t.Latency += c.Latency
-}
-
-// Usage summarises a ledger: totals, and the same per role and per stage.
-type Usage struct {
-	Tally
-	// ByRole breaks the totals down by role.
-	ByRole map[Role]Tally `json:"by_role,omitempty"`
-	// ByStage breaks the totals down by stage.
-	ByStage map[Stage]Tally `json:"by_stage,omitempty"`
-}
-
 // Summary returns the totals of the recorded calls.
-func (l *Ledger) Summary() Usage {
-	var u Usage
-	for _, c := range l.Calls() {
-		u.add(c)
-	}
-	return u
-}
-
-func (u *Usage) add(c Call) {
-	u.Tally.add(c)
-	if u.ByRole == nil {
-		u.ByRole = map[Role]Tally{}
-		u.ByStage = map[Stage]Tally{}
-	}
-	r := u.ByRole[c.Role]
-	r.add(c)
-	u.ByRole[c.Role] = r
-	s := u.ByStage[c.Stage]
-	s.add(c)
-	u.ByStage[c.Stage] = s
-}
+func (l *Ledger) Summary() Usage { return usage.Sum(l.Calls()) }
 
 type seedKey struct{}
 

@@ -7,24 +7,37 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
+
+	"github.com/parog/parog-go/kgqa/llm/usage"
 )
 
-// Role names which configured endpoint serves a call.
-type Role string
+// The accounting types (Role, Stage, Call and their sums) are defined in
+// package usage, so that the cost of a question can be read without
+// linking this client.
+type (
+	// Role names which configured endpoint serves a call.
+	Role = usage.Role
+	// Stage names the step of the pipeline a call belongs to, for
+	// accounting.
+	Stage = usage.Stage
+	// Call is the accounting record of one chat completion.
+	Call = usage.Call
+	// Tally sums a set of calls.
+	Tally = usage.Tally
+	// Usage summarises a ledger: totals, and the same per role and per
+	// stage.
+	Usage = usage.Usage
+)
 
 // The roles a call can be made in.
 const (
 	// Planner is the (fine-tuned) model that turns a question into a Plan.
-	Planner Role = "planner"
+	Planner = usage.Planner
 	// Reasoner answers, filters relations, refines and judges sufficiency.
-	Reasoner Role = "reasoner"
+	Reasoner = usage.Reasoner
 	// Teacher renders subgoals for sparql2plan.
-	Teacher Role = "teacher"
+	Teacher = usage.Teacher
 )
-
-// Stage names the step of the pipeline a call belongs to, for accounting.
-type Stage string
 
 // Message is one chat message.
 type Message struct {
@@ -57,47 +70,6 @@ type Response struct {
 	Content string
 	// Usage is the accounting record of the call (repair turns included).
 	Usage Call
-}
-
-// Call is the accounting record of one chat completion.
-type Call struct {
-	// Role that served the call.
-	Role Role `json:"role"`
-	// Stage the call belongs to.
-	Stage Stage `json:"stage"`
-	// Model is the model name sent to the endpoint.
-	Model string `json:"model,omitempty"`
-	// PromptTokens as reported by the endpoint (estimated when it reports
-	// none).
-	PromptTokens int `json:"prompt_tokens"`
-	// CompletionTokens as reported by the endpoint (estimated when it
-	// reports none).
-	CompletionTokens int `json:"completion_tokens"`
-	// Estimated is true when the endpoint reported no usage and the token
-	// counts are estimates (about four characters per token).
-	Estimated bool `json:"estimated,omitempty"`
-	// Latency is the wall time of the call's requests, retries and their
-	// backoff included, waiting for a concurrency slot excluded (see Wait).
-	Latency time.Duration `json:"latency_ns"`
-	// Wait is the time spent waiting for a concurrency slot of the role
-	// (llm.<role>.concurrency) before the first request.
-	Wait time.Duration `json:"wait_ns,omitempty"`
-	// Requests is the number of HTTP requests of the call that reached the
-	// endpoint (written to its connection, or answered by a recording in
-	// its place): retries and parameter fallbacks each add one; a call
-	// whose endpoint could not be reached has none.
-	Requests int `json:"requests,omitempty"`
-	// Retries is the number of retried attempts.
-	Retries int `json:"retries,omitempty"`
-	// Fallbacks counts requests the endpoint rejected for a parameter it
-	// does not take (see Capabilities), each resent without it.
-	Fallbacks int `json:"fallbacks,omitempty"`
-	// Err is the error text when the call failed.
-	Err string `json:"error,omitempty"`
-	// Start is when the call got its concurrency slot and began sending
-	// (Wait earlier it was queued); zero when unknown. It places the call
-	// on the question's timeline.
-	Start time.Time `json:"-"`
 }
 
 // Chatter is what the engine needs from an LLM client. *Client implements

@@ -1,9 +1,9 @@
-// Package kgqa is the PARoG engine: it executes a Plan of subgoals over a
-// knowledge graph with the Plan-Answer-Refine loop and records a Trace.
-//
-// The Plan type defined here is the one contract shared by the planner (its
-// output), sparql2plan (its SFT target) and the executor (its input).
-package kgqa
+// Package plan is the Plan of subgoals: the one contract shared by the
+// planner (its output), sparql2plan (its SFT target) and the engine's
+// executor (its input), with its validation. It is plain data with no
+// dependency, so that a client of the API can read a plan without linking
+// the engine; package kgqa names these types as its own.
+package plan
 
 import (
 	"encoding/json"
@@ -242,6 +242,27 @@ func (p *Plan) AnswerID() string {
 	return p.Subgoals[len(p.Subgoals)-1].ID
 }
 
+// Ancestors returns id and every subgoal it transitively needs.
+func (p *Plan) Ancestors(id string) map[string]bool {
+	byID := make(map[string]Subgoal, len(p.Subgoals))
+	for _, s := range p.Subgoals {
+		byID[s.ID] = s
+	}
+	out := map[string]bool{}
+	var walk func(string)
+	walk = func(id string) {
+		if out[id] {
+			return
+		}
+		out[id] = true
+		for _, n := range byID[id].Needs {
+			walk(n)
+		}
+	}
+	walk(id)
+	return out
+}
+
 // Kind is a question-structure label derived from a plan, comparable with
 // the benchmarks' own labels.
 type Kind string
@@ -297,9 +318,9 @@ func (p *Plan) Kinds() []Kind {
 	return out
 }
 
-// ParsePlan decodes a plan strictly (unknown fields are an error) and
+// Parse decodes a plan strictly (unknown fields are an error) and
 // validates it. A missing version is taken as PlanVersion.
-func ParsePlan(data []byte) (*Plan, error) {
+func Parse(data []byte) (*Plan, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	var p Plan

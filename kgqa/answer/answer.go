@@ -1,9 +1,15 @@
-package kgqa
+// Package answer is the record of one question as the engine returns
+// it: the answer, the trace of how it was reached (plan, subgoals,
+// exploration rounds, refinement verdicts, stop reason), its cost, and
+// the events that stream it step by step. It is plain data: the engine
+// (package kgqa, which names these types as its own) fills it, and the
+// server and the API's Go client carry it without linking the engine.
+package answer
 
 import (
-	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/llm"
-	"github.com/parog/parog-go/refine"
+	"github.com/parog/parog-go/kgqa/kg/term"
+	"github.com/parog/parog-go/kgqa/llm/usage"
+	"github.com/parog/parog-go/kgqa/plan"
 )
 
 // StopReason says why the engine stopped working on a question.
@@ -33,9 +39,9 @@ type Answer struct {
 	Text string `json:"answer"`
 	// Entities are the answer's terms: entities (id and name) or typed
 	// literals (name holds the value, datatype its type).
-	Entities []kg.Term `json:"entities"`
+	Entities []term.Term `json:"entities"`
 	// Plan that was executed (nil when planning failed).
-	Plan *Plan `json:"plan,omitempty"`
+	Plan *plan.Plan `json:"plan,omitempty"`
 	// PlanInfo says how the plan was obtained.
 	PlanInfo PlanInfo `json:"plan_info"`
 	// Topics are the topic entities used, with how they were obtained.
@@ -72,7 +78,7 @@ type PlanInfo struct {
 	// Note explains a fallback.
 	Note string `json:"note,omitempty"`
 	// Kinds are the plan's operation kinds.
-	Kinds []Kind `json:"kinds,omitempty"`
+	Kinds []plan.Kind `json:"kinds,omitempty"`
 	// Tree describes the logical query tree the plan came from (source
 	// "lqt").
 	Tree *TreeInfo `json:"tree,omitempty"`
@@ -121,18 +127,6 @@ type TreeInfo struct {
 	PlanMS float64 `json:"plan_ms"`
 }
 
-// criticalCalls is the chain of dependent model calls planning took:
-// the atomic queries, then the pair calls, which run at once.
-func (i PlanInfo) criticalCalls() int {
-	if i.Tree == nil {
-		return 1
-	}
-	if i.Tree.PairCalls > 0 {
-		return 2
-	}
-	return 1
-}
-
 // Topic is a topic entity the plan starts from.
 type Topic struct {
 	// ID is the entity id.
@@ -153,7 +147,7 @@ type Mention struct {
 	// topics) or "unresolved" (no entity has that name).
 	Status string `json:"status"`
 	// Candidates are the entities found by name.
-	Candidates []kg.Entity `json:"candidates,omitempty"`
+	Candidates []term.Entity `json:"candidates,omitempty"`
 }
 
 // SubgoalRecord is the trace of one subgoal.
@@ -161,26 +155,26 @@ type SubgoalRecord struct {
 	// ID, Text, Op and Needs repeat the plan's subgoal.
 	ID    string   `json:"id"`
 	Text  string   `json:"text"`
-	Op    Op       `json:"op"`
+	Op    plan.Op  `json:"op"`
 	Needs []string `json:"needs,omitempty"`
 	// Status is "done", "failed", "skipped" (early stop or a failed
 	// dependency) or "pending".
 	Status string `json:"status"`
 	// Anchors are the entities exploration started from.
-	Anchors []kg.Term `json:"anchors,omitempty"`
+	Anchors []term.Term `json:"anchors,omitempty"`
 	// Tentative is the parametric answer given before retrieval.
 	Tentative *Tentative `json:"tentative,omitempty"`
 	// Rounds are the exploration rounds, in order.
 	Rounds []*Round `json:"rounds,omitempty"`
 	// Verdict is the last refinement verdict.
-	Verdict *refine.Verdict `json:"verdict,omitempty"`
+	Verdict *Verdict `json:"verdict,omitempty"`
 	// SetOp records exact set logic (intersect, union, count, compare,
 	// superlative, filter).
 	SetOp *SetOpRecord `json:"set_op,omitempty"`
 	// Sufficiency is the (unfused) sufficiency judgement after the subgoal.
 	Sufficiency *Sufficiency `json:"sufficiency,omitempty"`
 	// Truncation records the top-k cut of the result (only with
-	// WithResultTruncation).
+	// kgqa.WithResultTruncation).
 	Truncation *Pruning `json:"truncation,omitempty"`
 	// Expansion records the members a find result gained from facts the
 	// prompt had no room for (see Expansion).
@@ -208,7 +202,7 @@ type Result struct {
 	// Text is the answer in words.
 	Text string `json:"text"`
 	// Entities is the answer set.
-	Entities []kg.Term `json:"entities"`
+	Entities []term.Term `json:"entities"`
 	// Source is "evidence" (refined against facts), "tentative" (kept or
 	// resolved from the parametric answer), "exact" (set logic) or "llm"
 	// (set logic fell back to the model).
@@ -225,17 +219,17 @@ type Round struct {
 	// Depth is the hop distance of the anchors from the subgoal's start.
 	Depth int `json:"depth"`
 	// Anchors are the entities explored from.
-	Anchors []kg.Term `json:"anchors"`
+	Anchors []term.Term `json:"anchors"`
 	// Offered is the number of distinct relations offered to the model.
 	Offered int `json:"offered"`
 	// OfferedRelations lists them, in the KG's order or, after a cut, most
 	// relevant first.
-	OfferedRelations []kg.Relation `json:"offered_relations,omitempty"`
+	OfferedRelations []term.Relation `json:"offered_relations,omitempty"`
 	// Cut is set when the anchors had more relations than
 	// max_offered_relations and only the most relevant were offered.
 	Cut *RelationCut `json:"cut,omitempty"`
 	// Chosen are the relations kept, in the model's order.
-	Chosen []kg.Relation `json:"chosen"`
+	Chosen []term.Relation `json:"chosen"`
 	// ChosenBy is "llm", "lexical" (an attribute's relation matched by
 	// name), "only_offered" or "lexical_fallback" (the model named no
 	// offered relation; see Fallback).
@@ -248,9 +242,9 @@ type Round struct {
 	Rejected []RejectedRelation `json:"rejected,omitempty"`
 	// Facts retrieved by the chosen relations: every fact up to the KG's
 	// neighbour limit per (anchor, relation) pair, whatever the prompts
-	// had room for (with WithResultTruncation, at most
-	// MaxEntitiesPerRelation per pair).
-	Facts []kg.Fact `json:"facts"`
+	// had room for (with kgqa.WithResultTruncation, at most
+	// engine.max_entities_per_relation per pair).
+	Facts []term.Fact `json:"facts"`
 	// Capped lists the (anchor, relation) pairs whose neighbour query
 	// returned as many facts as the limit: the KG may hold more.
 	Capped []CappedPair `json:"capped,omitempty"`
@@ -264,14 +258,14 @@ type CappedPair struct {
 	// Entity is the anchor's id.
 	Entity string `json:"entity"`
 	// Relation is the relation followed.
-	Relation kg.Relation `json:"relation"`
+	Relation term.Relation `json:"relation"`
 	// Limit is the limit the query hit.
 	Limit int `json:"limit"`
 }
 
 // Expansion records how a find result was completed beyond the facts the
-// model was shown. A prompt shows at most MaxEntitiesPerRelation facts
-// per (anchor, relation) pair and at most WithMaxFacts in all; when the
+// model was shown. A prompt shows at most engine.max_entities_per_relation facts
+// per (anchor, relation) pair and at most kgqa.WithMaxFacts in all; when the
 // model's answer holds every neighbour it was shown along a relation, it
 // chose that relation's neighbours as the answer, and the ones it was not
 // shown join the result, so that counts, intersections and orderings see
@@ -306,7 +300,7 @@ type RelationCut struct {
 	// DroppedCount is the number not offered.
 	DroppedCount int `json:"dropped_count"`
 	// Dropped lists the first of them, most relevant first.
-	Dropped []kg.Relation `json:"dropped"`
+	Dropped []term.Relation `json:"dropped"`
 	// Note explains a fallback from embeddings to word overlap.
 	Note string `json:"note,omitempty"`
 }
@@ -318,7 +312,7 @@ type Pruning struct {
 	// Candidates is the number of candidates before pruning.
 	Candidates int `json:"candidates"`
 	// Kept are the terms kept.
-	Kept []kg.Term `json:"kept"`
+	Kept []term.Term `json:"kept"`
 }
 
 // SetOpRecord records a set operation.
@@ -330,7 +324,7 @@ type SetOpRecord struct {
 	// Inputs are the sizes of the needed sets.
 	Inputs []int `json:"inputs"`
 	// Attribute is the relation compared or ordered by.
-	Attribute *kg.Relation `json:"attribute,omitempty"`
+	Attribute *term.Relation `json:"attribute,omitempty"`
 	// Values maps member keys to their parsed attribute value.
 	Values map[string]string `json:"values,omitempty"`
 	// Unparsed counts members whose values did not parse.
@@ -346,7 +340,7 @@ type Sufficiency struct {
 	// Answer when sufficient.
 	Answer string `json:"answer,omitempty"`
 	// Entities of the answer found in the evidence.
-	Entities []kg.Term `json:"entities,omitempty"`
+	Entities []term.Term `json:"entities,omitempty"`
 	// Fused is true when it came from the refine call.
 	Fused bool `json:"fused"`
 	// Reason from the model.
@@ -370,7 +364,7 @@ type FinalRecord struct {
 // Usage is the cost of one question.
 type Usage struct {
 	// LLM sums the calls per role and stage.
-	LLM llm.Usage `json:"llm"`
+	LLM usage.Usage `json:"llm"`
 	// SPARQLQueries is the number of queries sent to the KG.
 	SPARQLQueries int64 `json:"sparql_queries"`
 	// CacheHits and CacheMisses count the KG cache lookups.
@@ -384,4 +378,142 @@ type Usage struct {
 	// Calls places each LLM call on the question's timeline, in the order
 	// they ended.
 	Calls []CallSpan `json:"calls,omitempty"`
+}
+
+// CallSpan is one LLM call on the timeline of its question.
+type CallSpan struct {
+	// Role and Stage of the call.
+	Role  usage.Role  `json:"role"`
+	Stage usage.Stage `json:"stage"`
+	// StartMS is when the call began sending, in milliseconds since the
+	// question started; MS is how long it took (retries included).
+	StartMS int64 `json:"start_ms"`
+	MS      int64 `json:"ms"`
+	// WaitMS is how long the call waited for a concurrency slot of its
+	// role before StartMS.
+	WaitMS int64 `json:"wait_ms,omitempty"`
+	// Tokens is the call's prompt plus completion tokens.
+	Tokens int `json:"tokens"`
+	// Failed is true when the call ended in an error.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// TentativeAnswer is the question's parametric answer: the plan's set
+// logic evaluated over the subgoals' tentative answers alone, before any
+// retrieval, so that an evaluation can tell how often the model's own
+// knowledge was wrong and refinement fixed it. It is computed after the
+// run from the trace, with no LLM or KG call:
+//
+//   - find, filter, compare, superlative: the names of the subgoal's
+//     tentative answer (blank and repeated names dropped; none when it
+//     named no entity): every subgoal gets one before retrieval;
+//   - intersect: the names of the first needed answer found in every
+//     other one, union: the names of all of them, each compared by
+//     naming.Fold, in first-seen order;
+//   - count: the number of distinct names of the needed answers, when
+//     every find it rests on named something (a model that names no
+//     entity gives no count, and "0" would be a guess of ours).
+//
+// A subgoal that never got a tentative answer (skipped after an early
+// stop, failed) makes every answer built on it not derivable.
+type TentativeAnswer struct {
+	// Derivable is false when the plan's answer cannot be composed from
+	// tentative answers alone; Reason then says why.
+	Derivable bool `json:"derivable"`
+	// Names is the composed answer set (for a count, the number); empty
+	// when not derivable or when the composition is empty.
+	Names []string `json:"names"`
+	// Reason names the subgoal that made the answer not derivable.
+	Reason string `json:"reason,omitempty"`
+}
+
+// EventType names a step reported to kgqa.Request.OnEvent.
+type EventType string
+
+// The event types, in the order a question usually produces them.
+const (
+	// EventPlan carries the plan (Plan, PlanInfo).
+	EventPlan EventType = "plan"
+	// EventSubgoalStarted names a subgoal that starts (Subgoal, Anchors).
+	EventSubgoalStarted EventType = "subgoal_started"
+	// EventTentative carries a parametric answer (Subgoal, Tentative).
+	EventTentative EventType = "tentative_answer"
+	// EventExploration carries one exploration round (Subgoal, Round).
+	EventExploration EventType = "exploration"
+	// EventRefinement carries a refinement verdict (Subgoal, Verdict).
+	EventRefinement EventType = "refinement"
+	// EventSufficiency carries a sufficiency judgement (Subgoal,
+	// Sufficiency).
+	EventSufficiency EventType = "sufficiency"
+	// EventSubgoalDone carries a subgoal's result (Subgoal, Result,
+	// SetOp).
+	EventSubgoalDone EventType = "subgoal_done"
+	// EventFinal carries the whole Answer; it is the last event of a
+	// question that succeeded.
+	EventFinal EventType = "final"
+)
+
+// Event is one step of the engine, for streaming. Only the fields of its
+// type are set.
+type Event struct {
+	// Type of the step.
+	Type EventType `json:"type"`
+	// Seq numbers the events of a question from 1.
+	Seq int `json:"seq"`
+	// ElapsedMS is the time since the question started.
+	ElapsedMS int64 `json:"elapsed_ms"`
+	// Subgoal is the subgoal id of subgoal events.
+	Subgoal string `json:"subgoal,omitempty"`
+	// Plan and PlanInfo are set on EventPlan.
+	Plan     *plan.Plan `json:"plan,omitempty"`
+	PlanInfo *PlanInfo  `json:"plan_info,omitempty"`
+	// Anchors are set on EventSubgoalStarted.
+	Anchors []Topic `json:"anchors,omitempty"`
+	// Tentative is set on EventTentative.
+	Tentative *Tentative `json:"tentative,omitempty"`
+	// Round is set on EventExploration.
+	Round *Round `json:"round,omitempty"`
+	// Verdict is set on EventRefinement.
+	Verdict *Verdict `json:"verdict,omitempty"`
+	// Sufficiency is set on EventSufficiency.
+	Sufficiency *Sufficiency `json:"sufficiency,omitempty"`
+	// Result and SetOp are set on EventSubgoalDone.
+	Result *Result      `json:"result,omitempty"`
+	SetOp  *SetOpRecord `json:"set_op,omitempty"`
+	// Answer is set on EventFinal.
+	Answer *Answer `json:"answer,omitempty"`
+}
+
+// Verdict is the outcome of a refinement.
+type Verdict struct {
+	// Aligned reports whether the model judged the evidence to be about the
+	// subgoal.
+	Aligned bool `json:"aligned"`
+	// Answer is the corrected answer text, or the tentative one when the
+	// evidence was misaligned.
+	Answer string `json:"answer"`
+	// Entities are the answer's terms, each found in the evidence.
+	Entities []term.Term `json:"entities"`
+	// UsedFacts are the facts the model relied on.
+	UsedFacts []term.Fact `json:"used_facts"`
+	// Reason is the model's explanation.
+	Reason string `json:"reason,omitempty"`
+	// KeptTentative is true when the tentative answer was kept because the
+	// evidence was misaligned or absent.
+	KeptTentative bool `json:"kept_tentative"`
+	// Rejected lists entities the model named that were not in the
+	// evidence; they are dropped.
+	Rejected []string `json:"rejected,omitempty"`
+	// Sufficient is the fused sufficiency judgement (nil when not asked).
+	Sufficient *bool `json:"sufficient,omitempty"`
+	// FinalAnswer is the question's answer when Sufficient is true.
+	FinalAnswer string `json:"final_answer,omitempty"`
+	// FinalEntities are the final answer's terms found in the evidence.
+	FinalEntities []term.Term `json:"final_entities,omitempty"`
+	// FinalRefs are the model's references to the final answer's entities
+	// as it wrote them, for resolving against more evidence than this
+	// call saw (the final answer may name entities of earlier subgoals).
+	FinalRefs []string `json:"final_refs,omitempty"`
+	// FactsShown is the number of facts the model saw.
+	FactsShown int `json:"facts_shown"`
 }
