@@ -142,7 +142,7 @@ func (x *explorer) choose(ctx context.Context, rd *Round, offered []kg.Relation,
 	}
 	if errors.Is(err, llm.ErrSchema) {
 		rd.Chosen, rd.ChosenBy = x.lexicalPick(rd.Anchors, offered, max), "lexical_fallback"
-		rd.Fallback = "the model named no offered relation, repair included (" + err.Error() + "); kept the offered relations sharing most words with the subgoal"
+		rd.Fallback = "the model gave no offered relation in shape, repair included (" + err.Error() + "); kept the offered relations sharing most words with the subgoal"
 		return nil
 	}
 	if err != nil {

@@ -204,7 +204,7 @@ func TestUnofferedRelationsTwiceFallBackLexically(t *testing.T) {
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	rd := ans.Subgoals[0].Rounds[0]
 	assert.Equal(t, "lexical_fallback", rd.ChosenBy)
-	assert.Contains(t, rd.Fallback, "named no offered relation")
+	assert.Contains(t, rd.Fallback, "no offered relation in shape")
 	require.NotEmpty(t, rd.Chosen)
 	for _, r := range rd.Chosen {
 		assert.Contains(t, rd.OfferedRelations, r)
