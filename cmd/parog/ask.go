@@ -125,9 +125,16 @@ func printSubgoal(w io.Writer, d kg.Dialect, s *kgqa.SubgoalRecord) {
 		fmt.Fprintf(w, "  tentative: %s\n", s.Tentative.Answer)
 	}
 	for _, r := range s.Rounds {
-		fmt.Fprintf(w, "  explored %d anchor(s) at depth %d: %d relations offered, kept", len(r.Anchors), r.Depth, r.Offered)
+		fmt.Fprintf(w, "  explored %d anchor(s) at depth %d: %d relations offered", len(r.Anchors), r.Depth, r.Offered)
+		if r.Cut != nil {
+			fmt.Fprintf(w, " (the %d most relevant of %d, ranked by %s)", r.Cut.Shown, r.Cut.Available, r.Cut.Method)
+		}
+		fmt.Fprint(w, ", kept")
 		for _, c := range r.Chosen {
 			fmt.Fprintf(w, " %s (%s)", d.Readable(c.ID), c.Dir)
+		}
+		if r.ChosenBy == "lexical_fallback" {
+			fmt.Fprint(w, " (by word overlap: the model named none of the offered)")
 		}
 		for _, x := range r.Rejected {
 			fmt.Fprintf(w, "; rejected %s (%s): %s", x.ID, x.Dir, x.Reason)

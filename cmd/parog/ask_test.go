@@ -37,6 +37,12 @@ func TestAsk(t *testing.T) {
 		assert.Contains(t, out.String(), "refinement: aligned=true")
 		assert.Contains(t, out.String(), "Stopped: plan_complete")
 	})
+	t.Run("a relation cut is shown", func(t *testing.T) {
+		e, out, errb := env()
+		code := Main(context.Background(), []string{"ask", "--config", cfgPath, "--set", "engine.max_offered_relations=2", "--topic", "m.0713r", "Who is the mascot of the San Francisco Giants?"}, e)
+		require.Equal(t, 0, code, errb.String())
+		assert.Regexp(t, `2 relations offered \(the 2 most relevant of \d+, ranked by lexical\)`, out.String())
+	})
 	t.Run("json", func(t *testing.T) {
 		e, out, errb := env()
 		code := Main(context.Background(), []string{"ask", "--config", cfgPath, "--json", "--topic", "m.0713r", "Who is the mascot of the San Francisco Giants?"}, e)
