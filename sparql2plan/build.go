@@ -248,7 +248,7 @@ type literalCons struct {
 // the set reached backwards from it is no answer to look for ("the people
 // whose gender is male"): a constraint through one filters the set built
 // from the node's other conditions instead.
-var attributeRelations = map[string]bool{"people.person.gender": true}
+var attributeRelations = map[string]bool{"people.person.gender": true, "fictional_universe.fictional_character.gender": true}
 
 // node builds the steps producing the set of node k and returns the id of
 // the last one.

@@ -19,7 +19,7 @@ func (b *builder) fromVar(w term, hop Hop) (ref string, skip bool, err error) {
 		b.g.notes = append(b.g.notes, "existence-only")
 		return "", true, nil
 	}
-	if cont, ok := b.mediator(w, rest); ok {
+	if cont, ok := b.mediator(w, hop, rest); ok {
 		return b.crossMediator(w, hop, cont, rest)
 	}
 	from, err := b.node(wk)
@@ -44,7 +44,7 @@ func (b *builder) inUnion(k string) bool {
 // compare or superlative, and exactly one of its other edges leads on
 // (preferring the edge that enters it, then one to a variable) while the
 // rest end in constants.
-func (b *builder) mediator(w term, rest []int) (int, bool) {
+func (b *builder) mediator(w term, in Hop, rest []int) (int, bool) {
 	wk := w.key()
 	if w.value == b.g.answer || b.inUnion(wk) || len(b.g.types[wk]) > 0 {
 		return -1, false
@@ -54,7 +54,9 @@ func (b *builder) mediator(w term, rest []int) (int, bool) {
 			return -1, false
 		}
 	}
-	named := cvtVarName.MatchString(w.value)
+	// The edge it was reached by counts too: from the answer, a roster
+	// node is first met as the subject of sports_team_roster.team.
+	named := cvtVarName.MatchString(w.value) || (!in.Reverse && cvtTypes[relType(in.Relation)])
 	if !named {
 		for _, i := range rest {
 			if e := b.g.edges[i]; e.s.key() == wk && cvtTypes[relType(e.rel)] {
@@ -65,6 +67,14 @@ func (b *builder) mediator(w term, rest []int) (int, bool) {
 	}
 	if !named || len(rest) == 0 {
 		return -1, false
+	}
+	for _, i := range rest {
+		// A gender belongs to a person, never to a mediator: WebQSP
+		// names people ?y too (the parent in "?y people.person.gender
+		// ns:m.05zppz").
+		if attributeRelations[b.g.edges[i].rel] {
+			return -1, false
+		}
 	}
 	var entering, toVar []int
 	for _, i := range rest {

@@ -160,6 +160,21 @@ func TestGoldenPlans(t *testing.T) {
 			kinds: "[conjunction comparative]",
 		},
 		{
+			// ?y is Peyton Manning's parent with gender Male: a person,
+			// though named like WebQSP's mediators, so the gender filters
+			// the parents; ?z is a sports_team_roster node, crossed in one
+			// hop from the parent to the teams, whose founding year is then
+			// compared.
+			name: "cwq gender on a person named like a mediator", qs: cwq, text: "For what sports team founded prior to 1967 did Peyton Manning's father play",
+			want: []string{
+				"s1 find [] Find the parents of Peyton Manning.",
+				"s2 filter [s1] Keep those of #1 whose gender is Male.",
+				"s3 find [s2] Find the teams of #2.",
+				"s4 compare [s3] {founded < 1967} Keep those of #3 whose founded is less than 1967.",
+			},
+			kinds: "[composition conjunction comparative]",
+		},
+		{
 			// religion.religious_text.religious_text_of: once the type's
 			// words are dropped only "of" is left, which is no attribute
 			// ("whose of is Buddhism").
