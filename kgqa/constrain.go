@@ -361,7 +361,7 @@ type selectReply struct {
 // only name members.
 func (sg *subgoalRun) selectMembers(ctx context.Context, text string, members []kg.Term, facts []kg.Fact) ([]kg.Term, error) {
 	d := sg.e.g.Dialect()
-	facts = promptFacts(d, text, facts, sg.b.MaxEntitiesPerRelation, sg.e.maxFacts)
+	facts = promptFacts(d, text, facts, sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
 	data := prompts.SelectData{Plan: sg.view(), Subgoal: text}
 	for _, m := range members {
 		data.Members = append(data.Members, prompts.Term(m))

@@ -71,13 +71,16 @@ func TestConjunctionPlanKeepsWhatLinearTopKLoses(t *testing.T) {
 	assert.Equal(t, StopPlanComplete, ans.Stop)
 	assert.LessOrEqual(t, ans.Usage.LLM.ByStage["relations"].Calls, 4)
 
-	// PoG-style: one linear path from France, top-3 at each step.
+	// PoG-style: one linear path from France, top-3 at each step (the
+	// retrieval plan forbids cutting a set that is filtered: the rule is
+	// overridden to show what PoG loses).
 	linear := &Plan{Version: 1, Subgoals: []Subgoal{
 		{ID: "s1", Text: "Find the countries that border France.", Op: OpFind},
 		{ID: "s2", Text: "Find which of #1 contains an airport that serves Nijmegen.", Needs: []string{"s1"}, Op: OpFilter},
 	}}
-	pog := newHarness(t, kgqatest.NewDemoModel(), config.Engine{Width: 3})
-	pog.engine = New(pog.g, pog.client, config.Engine{Width: 3}, WithResultTruncation())
+	pogCfg := config.Engine{Width: 3, RetrievalRules: []string{"conjunction.truncate_neighbors=true"}}
+	pog := newHarness(t, kgqatest.NewDemoModel(), pogCfg)
+	pog.engine = New(pog.g, pog.client, pogCfg, WithResultTruncation())
 	lin := ask(t, pog, Request{Question: q.Question, TopicEntities: []string{"m.0f8l9c"}, Plan: linear})
 	tr := record(t, lin, "s1").Truncation
 	require.NotNil(t, tr, "the linear path truncated the bordering countries")

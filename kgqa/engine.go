@@ -93,7 +93,9 @@ func WithNeighborLimit(n int) Option {
 // whole result set and lets exact set logic narrow it. As before the
 // option existed on its own, each neighbour query then also keeps at most
 // MaxEntitiesPerRelation facts, and a find result holds only what the
-// model named from the facts it was shown.
+// model named from the facts it was shown. The retrieval plan exempts the
+// sets that are counted, ordered, compared, intersected or dated
+// (package retrieval's rules; engine.retrieval_rules overrides them).
 func WithResultTruncation() Option { return func(e *Engine) { e.truncate = true } }
 
 // WithEmbedder ranks relations by embedding similarity to the subgoal
@@ -114,8 +116,9 @@ func New(g kg.Graph, chat llm.Chatter, cfg config.Engine, opts ...Option) *Engin
 	return e
 }
 
-// withDefaults fills the zero numeric fields of b from d. FuseSufficiency
-// is taken from b as is.
+// withDefaults fills the zero numeric fields, an empty OutsideKG and nil
+// RetrievalRules of b from d. FuseSufficiency and Direct are taken from b
+// as is.
 func withDefaults(b, d config.Engine) config.Engine {
 	pick := func(v *int, dv int) {
 		if *v <= 0 {
@@ -131,6 +134,12 @@ func withDefaults(b, d config.Engine) config.Engine {
 	pick(&b.Parallelism, d.Parallelism)
 	if b.Deadline <= 0 {
 		b.Deadline = d.Deadline
+	}
+	if b.OutsideKG == "" {
+		b.OutsideKG = d.OutsideKG
+	}
+	if b.RetrievalRules == nil {
+		b.RetrievalRules = d.RetrievalRules
 	}
 	return b
 }
@@ -295,6 +304,9 @@ func (r *run) do(ctx context.Context, req Request) error {
 	if strings.TrimSpace(req.Question) == "" {
 		return ErrEmptyQuestion
 	}
+	if req.Plan == nil && len(req.TopicEntities) == 0 && r.answerDirect(req.Question) {
+		return nil
+	}
 	// Planning and linking depend only on the question: run them at once.
 	var (
 		plan     *Plan
@@ -337,7 +349,14 @@ func (r *run) do(ctx context.Context, req Request) error {
 	if err != nil {
 		return err
 	}
+	if err := r.planRetrieval(plan, topics); err != nil {
+		return err
+	}
 	if len(topics) == 0 {
+		if r.b.OutsideKG == "notice" {
+			r.answerOutsideKG()
+			return nil
+		}
 		return r.answerWithoutKG(ctx, plan)
 	}
 	if linkLLM && r.base < 1 {

@@ -126,8 +126,12 @@ func TestExactConstraintReadsReferenceInTheValuesKind(t *testing.T) {
 // Width.
 func TestResultTruncationKeepsThePerRelationCap(t *testing.T) {
 	q := demoQuestion(t, "demo-20")
-	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
-	h.engine = New(h.g, h.client, config.Default().Engine, WithResultTruncation())
+	// The retrieval plan never cuts a counted set (count_needs_full_set):
+	// the rule is overridden to measure PoG's cut.
+	cfg := config.Default().Engine
+	cfg.RetrievalRules = []string{"count.truncate_neighbors=true"}
+	h := newHarness(t, kgqatest.NewDemoModel(), cfg)
+	h.engine = New(h.g, h.client, cfg, WithResultTruncation())
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	s1 := record(t, ans, "s1")
 	require.Len(t, s1.Rounds, 1)

@@ -153,7 +153,7 @@ func (r *run) runSubgoal(ctx context.Context, plan *Plan, s Subgoal) (bool, erro
 		d0 = max(d0, r.depth[n])
 	}
 	r.mu.Unlock()
-	sg := &subgoalRun{run: r, plan: plan, s: s, rec: rec, d0: d0}
+	sg := &subgoalRun{run: r, plan: plan, s: s, rec: rec, d0: d0, b: withPack(r.b, rec.Retrieval)}
 	res, end, err := sg.execute(ctx)
 	r.mu.Lock()
 	rec.ElapsedMS = time.Since(start).Milliseconds()

@@ -226,7 +226,7 @@ func (x *explorer) neighbors(ctx context.Context, rd *Round, chosen []kg.Relatio
 		}
 	}
 	limit := x.sg.e.kgLimit
-	if x.sg.e.truncate {
+	if x.sg.truncates() {
 		limit = x.sg.b.MaxEntitiesPerRelation
 	}
 	out := make([][]kg.Fact, len(jobs))

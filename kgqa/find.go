@@ -26,6 +26,10 @@ func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
 	end := sg.d0
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
+		if !sg.pack().Tentative {
+			tent = &Tentative{} // the pack asks for none: the evidence decides
+			return nil
+		}
 		var err error
 		tent, err = sg.tentative(gctx, text)
 		if errors.Is(err, llm.ErrSchema) {
@@ -61,7 +65,7 @@ func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
 		all = append(all, rd.Facts...)
 		sg.addFacts(rd.Facts)
 
-		facts := promptFacts(sg.e.g.Dialect(), text, all, sg.b.MaxEntitiesPerRelation, sg.e.maxFacts)
+		facts := promptFacts(sg.e.g.Dialect(), text, all, sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
 		v, err := sg.e.refiner.Refine(ctx, refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts, Fuse: sg.fuse()})
 		if err != nil {
 			return Result{}, end, stepErr("refine", sg.s.ID, err)
@@ -87,7 +91,7 @@ func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
 				res.Text = names(res.Entities)
 			}
 			sg.rec.Corrected = corrected(tent, res)
-			if !sg.e.truncate {
+			if !sg.truncates() {
 				res, sg.rec.Expansion = expand(res, all, facts)
 			}
 			res.Capped = cappedFrom(sg.rec.Rounds, res.Entities)
@@ -118,7 +122,7 @@ func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
 // truncate applies WithResultTruncation: the result keeps at most Width
 // entities, pruned like a frontier and recorded in Truncation.
 func (sg *subgoalRun) truncate(ctx context.Context, x *explorer, res Result, facts []kg.Fact, end int) (Result, int, error) {
-	if !sg.e.truncate || len(res.Entities) <= sg.b.Width {
+	if !sg.truncates() || len(res.Entities) <= sg.b.Width {
 		return res, end, nil
 	}
 	var cands []candidate

@@ -8,6 +8,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/kgqa/retrieval"
 )
 
 // candidate is an entity competing for the frontier, with the fact that
@@ -23,7 +24,9 @@ type pruneReply struct {
 
 // prune keeps at most Width candidates: all of them when they fit, the
 // lexical top when the scores separate it from the rest, and otherwise the
-// model's choice. It records the method in rd.Pruning.
+// model's choice; the subgoal's pack may make it always lexical (ties cut
+// in candidate order) or always the model's. It records the method in
+// rd.Pruning.
 func (x *explorer) prune(ctx context.Context, rd *Round, cands []candidate, d int) ([]kg.Term, int, error) {
 	width := x.sg.b.Width
 	p := &Pruning{Candidates: len(cands)}
@@ -44,7 +47,8 @@ func (x *explorer) prune(ctx context.Context, rd *Round, cands []candidate, d in
 		score[i] = overlap(q, factWords(dl, c.fact))
 	}
 	sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
-	if score[order[width-1]] > score[order[width]] {
+	strategy := x.sg.pack().Prune
+	if strategy == retrieval.PruneLexical || strategy != retrieval.PruneLLM && score[order[width-1]] > score[order[width]] {
 		p.Method = "lexical"
 		for _, i := range order[:width] {
 			p.Kept = append(p.Kept, cands[i].term)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/naming"
@@ -19,6 +20,9 @@ type subgoalRun struct {
 	s    Subgoal
 	rec  *SubgoalRecord
 	d0   int // LLM depth when the subgoal could start
+	// b is the run's budgets with the subgoal's retrieval pack applied;
+	// it shadows the run's.
+	b config.Engine
 }
 
 // execute dispatches on the subgoal's op and returns its result and the

@@ -28,11 +28,11 @@ var layers = map[string][]string{
 	"dataset":                    {"kgqa", "kgqa/config", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm", "kgqa/lqt", "kgqa/naming", "kgqa/ui"},
 	"dataset/oracle":             {"dataset", "kgqa", "kgqa/config", "kgqa/kg", "kgqa/llm", "kgqa/prompts", "sparql2plan"},
 	"finetune":                   {"kgqa", "kgqa/config", "kgqa/llm", "kgqa/sft"},
-	"kgqa":                       {"kgqa/answer", "kgqa/config", "kgqa/kg", "kgqa/lexicon", "kgqa/llm", "kgqa/naming", "kgqa/plan", "kgqa/prompts", "refine"},
-	"kgqa/answer":                {"kgqa/kg/term", "kgqa/llm/usage", "kgqa/plan"},
-	"kgqa/api":                   {"kgqa/answer", "kgqa/kg/term", "kgqa/plan"},
+	"kgqa":                       {"kgqa/answer", "kgqa/config", "kgqa/kg", "kgqa/lexicon", "kgqa/llm", "kgqa/naming", "kgqa/plan", "kgqa/prompts", "kgqa/retrieval", "refine"},
+	"kgqa/answer":                {"kgqa/kg/term", "kgqa/llm/usage", "kgqa/plan", "kgqa/retrieval"},
+	"kgqa/api":                   {"kgqa/answer", "kgqa/kg/term", "kgqa/plan", "kgqa/retrieval"},
 	"kgqa/backoff":               {},
-	"kgqa/config":                {},
+	"kgqa/config":                {"kgqa/retrieval"},
 	"kgqa/kg":                    {"kgqa/config", "kgqa/kg/backend", "kgqa/kg/sparqlgate", "kgqa/kg/term"},
 	"kgqa/kg/adapters":           {"kgqa/config", "kgqa/kg/backend", "kgqa/kg/embedded", "kgqa/kg/endpoint"},
 	"kgqa/kg/backend":            {},
@@ -55,7 +55,8 @@ var layers = map[string][]string{
 	"kgqa/lqt":                   {"kgqa", "kgqa/config", "kgqa/lexicon", "kgqa/llm", "kgqa/prompts"},
 	"kgqa/naming":                {},
 	"kgqa/prompts":               {"kgqa/kg", "kgqa/llm"},
-	"kgqa/server":                {"kgqa", "kgqa/api", "kgqa/config", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/ui"},
+	"kgqa/retrieval":             {},
+	"kgqa/server":                {"kgqa", "kgqa/api", "kgqa/config", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/retrieval", "kgqa/ui"},
 	"kgqa/sft":                   {"kgqa", "kgqa/llm"},
 	"kgqa/sharedcache":           {"kgqa/config", "kgqa/kg"},
 	"kgqa/sharedcache/redistest": {},
@@ -165,6 +166,8 @@ func TestLightPackages(t *testing.T) {
 var clientImports = []string{
 	module + "kgqa/answer", module + "kgqa/api", module + "kgqa/kg/term",
 	module + "kgqa/llm/usage", module + "kgqa/plan",
+	// The retrieval plan's types and its rule table: standard library only.
+	module + "kgqa/retrieval",
 }
 
 // TestClientImportSet checks the whole dependency list of kgqa/api (what

@@ -10,6 +10,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/term"
 	"github.com/parog/parog-go/kgqa/llm/usage"
 	"github.com/parog/parog-go/kgqa/plan"
+	"github.com/parog/parog-go/kgqa/retrieval"
 )
 
 // StopReason says why the engine stopped working on a question.
@@ -50,6 +51,10 @@ type Answer struct {
 	Mentions []Mention `json:"mentions,omitempty"`
 	// Subgoals holds one record per plan subgoal, in plan order.
 	Subgoals []*SubgoalRecord `json:"subgoals"`
+	// RetrievalPlan is the question's route (kg, direct, boundary), its
+	// category tags and the reason for the route; each subgoal's parameter
+	// pack is in its record (SubgoalRecord.Retrieval).
+	RetrievalPlan *retrieval.Plan `json:"retrieval_plan,omitempty"`
 	// Final is set when the answer came from a final-answer or
 	// sufficiency call rather than the answer subgoal's result.
 	Final *FinalRecord `json:"final,omitempty"`
@@ -160,6 +165,9 @@ type SubgoalRecord struct {
 	// Status is "done", "failed", "skipped" (early stop or a failed
 	// dependency) or "pending".
 	Status string `json:"status"`
+	// Retrieval is the subgoal's parameter pack: its category tags, the
+	// budgets its retrieval used, and a reason tag for each.
+	Retrieval *retrieval.Pack `json:"retrieval,omitempty"`
 	// Anchors are the entities exploration started from.
 	Anchors []term.Term `json:"anchors,omitempty"`
 	// Tentative is the parametric answer given before retrieval.
@@ -351,9 +359,11 @@ type Sufficiency struct {
 // straight from the answer subgoal.
 type FinalRecord struct {
 	// Source is "sufficiency" (early stop), "final" (a final-answer call
-	// because the answer subgoal produced nothing) or "model_knowledge"
+	// Source is "sufficiency" (early stop), "final" (a final-answer call
+	// because the answer subgoal produced nothing), "model_knowledge"
 	// (no topic entity, or exploration found no fact: the model answered
-	// without the KG).
+	// without the KG), "direct" (route direct: no KG needed, no model
+	// call) or "outside_kg" (route boundary with engine.outside_kg notice).
 	Source string `json:"source"`
 	// After names the subgoal after which the question was answered.
 	After string `json:"after,omitempty"`

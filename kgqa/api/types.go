@@ -8,6 +8,7 @@ import (
 	"github.com/parog/parog-go/kgqa/answer"
 	"github.com/parog/parog-go/kgqa/kg/term"
 	"github.com/parog/parog-go/kgqa/plan"
+	"github.com/parog/parog-go/kgqa/retrieval"
 )
 
 // AskRequest is the body of POST /v1/ask.
@@ -114,6 +115,10 @@ type Trace struct {
 	Topics []answer.Topic `json:"topic_entities"`
 	// Mentions reports entity linking when topics were not given.
 	Mentions []answer.Mention `json:"mentions,omitempty"`
+	// RetrievalPlan is the question's route (kg, direct, boundary), its
+	// category tags and the reason for the route; each subgoal's pack is
+	// in its record.
+	RetrievalPlan *retrieval.Plan `json:"retrieval_plan,omitempty"`
 	// Subgoals holds one record per plan subgoal, in plan order.
 	Subgoals []*answer.SubgoalRecord `json:"subgoals"`
 	// Final is set when the answer came from a sufficiency or final-answer
@@ -136,7 +141,7 @@ func FromAnswer(a *answer.Answer) *AskResponse {
 	return &AskResponse{
 		Question: a.Question, Answer: a.Text, Entities: a.Entities, Plan: a.Plan,
 		Trace: Trace{
-			PlanInfo: a.PlanInfo, Topics: a.Topics, Mentions: a.Mentions,
+			PlanInfo: a.PlanInfo, Topics: a.Topics, Mentions: a.Mentions, RetrievalPlan: a.RetrievalPlan,
 			Subgoals: a.Subgoals, Final: a.Final, TentativeAnswer: a.TentativeAnswer,
 			Stop: a.Stop, Error: a.Error,
 		},
@@ -149,7 +154,7 @@ func FromAnswer(a *answer.Answer) *AskResponse {
 func (r *AskResponse) EngineAnswer() *answer.Answer {
 	return &answer.Answer{
 		Question: r.Question, Text: r.Answer, Entities: r.Entities, Plan: r.Plan,
-		PlanInfo: r.Trace.PlanInfo, Topics: r.Trace.Topics, Mentions: r.Trace.Mentions,
+		PlanInfo: r.Trace.PlanInfo, Topics: r.Trace.Topics, Mentions: r.Trace.Mentions, RetrievalPlan: r.Trace.RetrievalPlan,
 		Subgoals: r.Trace.Subgoals, Final: r.Trace.Final, TentativeAnswer: r.Trace.TentativeAnswer, Stop: r.Trace.Stop,
 		Error: r.Trace.Error, Usage: r.Usage,
 	}
@@ -193,6 +198,11 @@ type PlanResponse struct {
 	Plan *plan.Plan `json:"plan"`
 	// PlanInfo says how it was obtained (planner or reasoner few-shot).
 	PlanInfo *answer.PlanInfo `json:"plan_info,omitempty"`
+	// RetrievalPlan is the route and category tags the engine would
+	// follow (before linking: kg or direct).
+	RetrievalPlan *retrieval.Plan `json:"retrieval_plan,omitempty"`
+	// RetrievalPacks are the subgoals' parameter packs, by subgoal id.
+	RetrievalPacks map[string]retrieval.Pack `json:"retrieval_packs,omitempty"`
 	// Usage is the LLM cost of planning.
 	Usage *answer.Usage `json:"usage,omitempty"`
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parog/parog-go/kgqa/retrieval"
 	"gopkg.in/yaml.v3"
 )
 
@@ -288,6 +289,14 @@ func (c *Config) Validate() error {
 		if s.n < 0 {
 			return bad(s.key, "must not be negative")
 		}
+	}
+	switch c.Engine.OutsideKG {
+	case "", "model", "notice":
+	default:
+		return bad("engine.outside_kg", fmt.Sprintf("%q is not model or notice", c.Engine.OutsideKG))
+	}
+	if _, err := retrieval.Parse(c.Engine.RetrievalRules); err != nil {
+		return bad("engine.retrieval_rules", err.Error())
 	}
 	if err := validateCache(c.Cache); err != nil {
 		return err

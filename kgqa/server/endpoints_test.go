@@ -11,6 +11,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/retrieval"
 )
 
 func TestEndpoints(t *testing.T) {
@@ -90,6 +91,18 @@ func TestPlanEndpoint(t *testing.T) {
 	assert.Len(t, b.Plan.Subgoals, 1)
 	require.NotNil(t, b.Usage)
 	assert.Equal(t, 1, b.Usage.LLM.Calls)
+	require.NotNil(t, b.RetrievalPlan, "the retrieval plan is in the response")
+	assert.Equal(t, retrieval.RouteKG, b.RetrievalPlan.Route)
+	pack, ok := b.RetrievalPacks[b.Plan.Subgoals[0].ID]
+	require.True(t, ok, "%s", r.body)
+	assert.Equal(t, "engine_budget", pack.Reasons["width"])
+
+	r = h.call(t, "POST", "/v1/plan", "application/json", mustJSON(t, api.PlanRequest{Question: "Hello!"}))
+	require.Equal(t, 200, r.status, "%s", r.body)
+	b = api.PlanResponse{}
+	r.json(t, &b)
+	assert.Equal(t, retrieval.RouteDirect, b.RetrievalPlan.Route, "ask would answer it without the KG")
+	assert.Equal(t, "greeting", b.RetrievalPlan.Reasons["route"])
 }
 
 func TestAskBadInput(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/parog/parog-go/kgqa/server"
 )
 
@@ -36,6 +37,10 @@ func (f funcEngine) Ask(ctx context.Context, req kgqa.Request) (*kgqa.Answer, er
 
 func (f funcEngine) Plan(ctx context.Context, q string) (*kgqa.Plan, kgqa.PlanInfo, error) {
 	return f.plan(ctx, q)
+}
+
+func (f funcEngine) RetrievalPlan(string, *kgqa.Plan) (*retrieval.Plan, map[string]retrieval.Pack, error) {
+	return &retrieval.Plan{Route: retrieval.RouteKG}, nil, nil
 }
 
 func TestAuth(t *testing.T) {

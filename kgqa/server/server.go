@@ -22,6 +22,7 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/parog/parog-go/kgqa/ui"
 )
 
@@ -39,6 +40,9 @@ type Engine interface {
 	Ask(ctx context.Context, req kgqa.Request) (*kgqa.Answer, error)
 	// Plan returns the validated plan of a question.
 	Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.PlanInfo, error)
+	// RetrievalPlan returns the route, category tags and subgoal packs
+	// the engine would follow for a question with plan.
+	RetrievalPlan(question string, plan *kgqa.Plan) (*retrieval.Plan, map[string]retrieval.Pack, error)
 }
 
 var _ Engine = (*kgqa.Engine)(nil)

@@ -1,0 +1,154 @@
+package retrieval
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var budgets = Budgets{Width: 3, Depth: 2, Relations: 3, FactsPerPair: 20, FactsPerPrompt: 60, TruncateNeighbors: true}
+
+// TestEachRule checks every rule of the default table on a subgoal that
+// has its category: the parameter it sets, the value, the reason tag.
+func TestEachRule(t *testing.T) {
+	table, err := Parse(nil)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		s      Subgoal
+		check  func(t *testing.T, p Pack)
+		param  string
+		reason string
+	}{
+		{"count_needs_full_set", Subgoal{Text: "Find the children of #1", Op: "find", Needs: 1, Feeds: []string{"count"}},
+			func(t *testing.T, p Pack) { assert.False(t, p.TruncateNeighbors) }, ParamTruncate, "count_needs_full_set"},
+		{"superlative_needs_full_set", Subgoal{Text: "Find the films of Tom Hanks", Op: "find", Feeds: []string{"superlative"}},
+			func(t *testing.T, p Pack) { assert.False(t, p.TruncateNeighbors) }, ParamTruncate, "superlative_needs_full_set"},
+		{"comparative_needs_full_set", Subgoal{Text: "Find the rivers of France", Op: "find", Feeds: []string{"compare"}},
+			func(t *testing.T, p Pack) { assert.False(t, p.TruncateNeighbors) }, ParamTruncate, "comparative_needs_full_set"},
+		{"temporal_qualifier truncation", Subgoal{Text: "Find who was president of France in 1990", Op: "find"},
+			func(t *testing.T, p Pack) { assert.False(t, p.TruncateNeighbors) }, ParamTruncate, "temporal_qualifier"},
+		{"temporal_qualifier facts", Subgoal{Text: "Find when Rome was founded", Op: "find"},
+			func(t *testing.T, p Pack) { assert.Equal(t, 40, p.FactsPerPair) }, ParamFactsPerPair, "temporal_qualifier"},
+		{"conjunction_needs_full_set", Subgoal{Text: "Find the films of Tom Hanks", Op: "find", Feeds: []string{"intersect"}},
+			func(t *testing.T, p Pack) { assert.False(t, p.TruncateNeighbors) }, ParamTruncate, "conjunction_needs_full_set"},
+		{"composition_hop_per_subgoal", Subgoal{Text: "Find the capital of #1", Op: "find", Needs: 1},
+			func(t *testing.T, p Pack) { assert.Equal(t, 1, p.Depth) }, ParamDepth, "composition_hop_per_subgoal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := table.Pack(budgets, tc.s)
+			tc.check(t, p)
+			assert.Equal(t, tc.reason, p.Reasons[tc.param])
+		})
+	}
+}
+
+// TestEveryChoiceHasAReason checks that a pack gives a reason tag for each
+// of its parameters, including those no rule set.
+func TestEveryChoiceHasAReason(t *testing.T) {
+	table, err := Parse(nil)
+	require.NoError(t, err)
+	p := table.Pack(budgets, Subgoal{Text: "Find the author of Dune", Op: "find"})
+	assert.Empty(t, p.Categories)
+	assert.Equal(t, Pack{
+		Width: 3, Depth: 2, Relations: 3, FactsPerPair: 20, FactsPerPrompt: 60, TruncateNeighbors: true, Tentative: true, Prune: "auto",
+		Reasons: map[string]string{
+			"width": "engine_budget", "depth": "engine_budget", "relations": "engine_budget", "facts_per_pair": "engine_budget",
+			"facts_per_prompt": "engine_budget", "truncate_neighbors": "engine_budget", "tentative": "engine_budget", "prune": "engine_budget",
+		},
+	}, p)
+}
+
+// TestRulePriority checks that the higher-priority category decides a
+// parameter two categories set, and that a rule never switches truncation
+// on when the engine does not truncate.
+func TestRulePriority(t *testing.T) {
+	table, err := Parse([]string{"composition.truncate_neighbors=true"})
+	require.NoError(t, err)
+	s := Subgoal{Text: "Find the children of #1", Op: "find", Needs: 1, Feeds: []string{"count"}}
+	p := table.Pack(budgets, s)
+	assert.Equal(t, []Category{Count, Composition}, p.Categories)
+	assert.False(t, p.TruncateNeighbors)
+	assert.Equal(t, "count_needs_full_set", p.Reasons[ParamTruncate])
+
+	p = table.Pack(budgets, Subgoal{Text: "Find the capital of #1", Op: "find", Needs: 1})
+	assert.True(t, p.TruncateNeighbors)
+	assert.Equal(t, ReasonConfigOverride, p.Reasons[ParamTruncate])
+	noCut := budgets
+	noCut.TruncateNeighbors = false
+	p = table.Pack(noCut, Subgoal{Text: "Find the capital of #1", Op: "find", Needs: 1})
+	assert.False(t, p.TruncateNeighbors)
+	assert.Equal(t, ReasonEngineBudget, p.Reasons[ParamTruncate])
+}
+
+func TestOverrides(t *testing.T) {
+	table, err := Parse([]string{"count.depth=3", "temporal.tentative=false", " conjunction.prune = lexical ", "composition.depth=2"})
+	require.NoError(t, err)
+	p := table.Pack(budgets, Subgoal{Text: "Find the members of #1", Op: "find", Needs: 1, Feeds: []string{"count"}})
+	assert.Equal(t, 3, p.Depth)
+	assert.Equal(t, ReasonConfigOverride, p.Reasons[ParamDepth])
+	p = table.Pack(budgets, Subgoal{Text: "Find when the Eiffel Tower was built", Op: "find"})
+	assert.False(t, p.Tentative)
+	assert.Equal(t, 40, p.FactsPerPair, "the table's other temporal rule stands")
+	p = table.Pack(budgets, Subgoal{Text: "Find the films of Tom Hanks", Op: "find", Feeds: []string{"intersect"}})
+	assert.Equal(t, PruneLexical, p.Prune)
+	p = table.Pack(budgets, Subgoal{Text: "Find the capital of #1", Op: "find", Needs: 1})
+	assert.Equal(t, 2, p.Depth, "the override replaces composition_hop_per_subgoal")
+
+	for _, bad := range []struct{ rule, says string }{
+		{"count", "CATEGORY.PARAM=VALUE"},
+		{"count.depth", "CATEGORY.PARAM=VALUE"},
+		{"linear.depth=2", "unknown category"},
+		{"count.speed=2", "unknown parameter"},
+		{"count.depth=0", "positive integer"},
+		{"count.width=many", "positive integer"},
+		{"count.tentative=maybe", "true or false"},
+		{"count.prune=random", "auto, lexical or llm"},
+	} {
+		_, err := Parse([]string{bad.rule})
+		require.Error(t, err, bad.rule)
+		assert.Contains(t, err.Error(), bad.says, bad.rule)
+	}
+}
+
+func TestCategories(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Subgoal
+		want []Category
+	}{
+		{"a root find", Subgoal{Text: "Find the author of Dune", Op: "find"}, nil},
+		{"a count", Subgoal{Text: "Count #1", Op: "count", Needs: 1}, []Category{Count}},
+		{"a find that is counted", Subgoal{Text: "Find the children of Ann", Op: "find", Feeds: []string{"count"}}, []Category{Count}},
+		{"a superlative", Subgoal{Text: "Find the tallest of #1", Op: "superlative", Needs: 1}, []Category{Superlative}},
+		{"a compare", Subgoal{Text: "Keep those of #1 taller than 8000 m", Op: "compare", Needs: 1}, []Category{Comparative}},
+		{"an intersect", Subgoal{Text: "Keep what #1 and #2 share", Op: "intersect", Needs: 2}, []Category{Conjunction}},
+		{"a filter", Subgoal{Text: "Keep those of #1 that are rivers", Op: "filter", Needs: 1}, []Category{Conjunction}},
+		{"a find from a result", Subgoal{Text: "Find the capital of #1", Op: "find", Needs: 1}, []Category{Composition}},
+		{"a find followed further", Subgoal{Text: "Find the country of Rome", Op: "find", Feeds: []string{"find"}}, []Category{Composition}},
+		{"a dated find", Subgoal{Text: "Find the team Jordan played for in the 1990s", Op: "find"}, []Category{Temporal}},
+		{"several", Subgoal{Text: "Find when each of #1 was released", Op: "find", Needs: 1, Feeds: []string{"superlative"}},
+			[]Category{Superlative, Temporal, Composition}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, SubgoalCategories(tc.s))
+		})
+	}
+	assert.Equal(t, []Category{Count, Temporal}, QuestionCategories("How many films did she make before 2000?", []string{"count"}))
+	assert.Empty(t, QuestionCategories("Who wrote Dune?", []string{"linear"}))
+}
+
+func TestIsTemporal(t *testing.T) {
+	for q, want := range map[string]bool{
+		"When did the Berlin Wall fall?":               true,
+		"Who won the 1998 World Cup?":                  true,
+		"Who is the current president of France?":      true,
+		"Which team did he play for after the merger?": true,
+		"What movies did Tom Hanks star in?":           false,
+		"What is the area code of 90210?":              false,
+		"Who wrote the Whenever song?":                 false,
+	} {
+		assert.Equal(t, want, IsTemporal(q), q)
+	}
+}
