@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/kgqa/retrieval"
 )
 
 func init() {
@@ -97,6 +100,13 @@ func printTrace(w io.Writer, d kg.Dialect, a *kgqa.Answer) {
 			fmt.Fprintf(w, "  %s [%s%s] %s\n", s.ID, s.Op, needs, s.Text)
 		}
 	}
+	if rp := a.RetrievalPlan; rp != nil {
+		fmt.Fprintf(w, "\nRoute: %s (%s)", rp.Route, rp.Reasons["route"])
+		if len(rp.Categories) > 0 {
+			fmt.Fprintf(w, "; categories %s", joinCategories(rp.Categories))
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprint(w, "\nTopic entities:")
 	for _, t := range a.Topics {
 		fmt.Fprintf(w, " %s [%s]", t.Name, t.ID)
@@ -121,6 +131,14 @@ func printTrace(w io.Writer, d kg.Dialect, a *kgqa.Answer) {
 
 func printSubgoal(w io.Writer, d kg.Dialect, s *kgqa.SubgoalRecord) {
 	fmt.Fprintf(w, "\n%s [%s] %s: %s\n", s.ID, s.Op, s.Status, s.Text)
+	if p := s.Retrieval; p != nil {
+		fmt.Fprintf(w, "  pack: width %d, depth %d, %d relations, %d/%d facts per pair/prompt, truncate %v, tentative %v, prune %s",
+			p.Width, p.Depth, p.Relations, p.FactsPerPair, p.FactsPerPrompt, p.TruncateNeighbors, p.Tentative, p.Prune)
+		if why := ruleReasons(p.Reasons); why != "" {
+			fmt.Fprintf(w, " (%s)", why)
+		}
+		fmt.Fprintln(w)
+	}
 	if s.Tentative != nil {
 		fmt.Fprintf(w, "  tentative: %s\n", s.Tentative.Answer)
 	}
@@ -173,4 +191,24 @@ func printSubgoal(w io.Writer, d kg.Dialect, s *kgqa.SubgoalRecord) {
 	} else if s.Error != "" {
 		fmt.Fprintf(w, "  %s\n", s.Error)
 	}
+}
+
+func joinCategories(cs []retrieval.Category) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ruleReasons lists the pack's parameters a rule set (not the engine's
+// budget), as "param: reason", in a fixed order.
+func ruleReasons(reasons map[string]string) string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(reasons)) {
+		if r := reasons[k]; r != retrieval.ReasonEngineBudget {
+			out = append(out, k+": "+r)
+		}
+	}
+	return strings.Join(out, "; ")
 }

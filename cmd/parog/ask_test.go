@@ -36,6 +36,16 @@ func TestAsk(t *testing.T) {
 		assert.Contains(t, out.String(), "Answer: Lou Seal")
 		assert.Contains(t, out.String(), "refinement: aligned=true")
 		assert.Contains(t, out.String(), "Stopped: plan_complete")
+		assert.Contains(t, out.String(), "Route: kg (topic_entities_linked)")
+		assert.Contains(t, out.String(), "pack: width 3, depth 2")
+	})
+	t.Run("direct", func(t *testing.T) {
+		e, out, errb := env()
+		code := Main(context.Background(), []string{"ask", "--config", cfgPath, "What is 6 * 7?"}, e)
+		require.Equal(t, 0, code, errb.String())
+		assert.Contains(t, out.String(), "Answer: 42")
+		assert.Contains(t, out.String(), "Route: direct (arithmetic)")
+		assert.Contains(t, out.String(), "Cost: 0 LLM calls")
 	})
 	t.Run("a relation cut is shown", func(t *testing.T) {
 		e, out, errb := env()
@@ -53,11 +63,30 @@ func TestAsk(t *testing.T) {
 				ID string `json:"id"`
 			} `json:"entities"`
 			StopReason string `json:"stop_reason"`
+			PlanInfo   struct {
+				Source string `json:"source"`
+			} `json:"plan_info"`
+			RetrievalPlan struct {
+				Route   string            `json:"route"`
+				Reasons map[string]string `json:"reasons"`
+			} `json:"retrieval_plan"`
+			Subgoals []struct {
+				Retrieval struct {
+					Depth   int               `json:"depth"`
+					Reasons map[string]string `json:"reasons"`
+				} `json:"retrieval"`
+			} `json:"subgoals"`
 		}
 		require.NoError(t, json.Unmarshal(out.Bytes(), &ans))
 		assert.Equal(t, "Lou Seal", ans.Answer)
 		require.Len(t, ans.Entities, 1)
 		assert.Equal(t, "m.03_dwn", ans.Entities[0].ID)
+		assert.Equal(t, "planner", ans.PlanInfo.Source, "which planner ran")
+		assert.Equal(t, "kg", ans.RetrievalPlan.Route, "which retrieval plan ran")
+		assert.Equal(t, "topic_entities_linked", ans.RetrievalPlan.Reasons["route"])
+		require.NotEmpty(t, ans.Subgoals)
+		assert.Equal(t, 2, ans.Subgoals[0].Retrieval.Depth)
+		assert.Equal(t, "engine_budget", ans.Subgoals[0].Retrieval.Reasons["depth"])
 	})
 	t.Run("sets beyond the prompt budget and the KG limit", func(t *testing.T) {
 		const q = "How many World Series have the New York Yankees won?"
