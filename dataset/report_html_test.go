@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa/kgqatest"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/parog/parog-go/kgqa/ui/browsertest"
 )
@@ -27,9 +26,7 @@ func demoRun(t *testing.T) string {
 	qs := demoQuestions(t)
 	m := kgqatest.NewDemoModel(kgqatest.BelieveAlways("Atlantis"), kgqatest.RefusePlan(qs[len(qs)-1].Text))
 	srv := llmtest.New(t, llmtest.WithHandler(m.Handle))
-	ans, err := NewEngineAnswerer(context.Background(), demoConfig(t, srv.URL()), nil, llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
-	require.NoError(t, err)
-	defer ans.Close()
+	ans := newAnswerer(t, demoConfig(t, srv.URL()))
 	path := filepath.Join(t.TempDir(), "demo.jsonl")
 	w, err := CreateResultWriter(path, false)
 	require.NoError(t, err)

@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa/kgqatest"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
 
@@ -45,9 +44,7 @@ func BenchmarkEval1000(b *testing.B) {
 	cfg := demoConfig(b, srv.URL())
 	cfg.LLM.Planner.Concurrency, cfg.LLM.Reasoner.Concurrency = concurrency, concurrency
 	cfg.Engine.Deadline = 5 * time.Minute
-	ans, err := NewEngineAnswerer(context.Background(), cfg, nil, llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
-	require.NoError(b, err)
-	defer ans.Close()
+	ans := newAnswerer(b, cfg)
 
 	for b.Loop() {
 		m.Reset()

@@ -4,57 +4,26 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/config"
-	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/kg/adapters"
-	"github.com/parog/parog-go/kgqa/llm"
-	"github.com/parog/parog-go/kgqa/lqt"
 )
 
-// EngineAnswerer answers benchmark questions with the PARoG engine over
-// one KG and one LLM client. A seed given to Answer goes to the engine as
+// EngineAnswerer answers benchmark questions with a ready PARoG engine
+// (built by the program's one wiring path, over its KG and model
+// clients). A seed given to Answer goes to the engine as
 // kgqa.Request.Seed, which sends it as the sampling seed of every LLM call
 // of that question in place of the role's configured one. Safe for
 // concurrent use.
 type EngineAnswerer struct {
-	graph  kg.Graph
-	ownsKG bool
-	client *llm.Client
-	eng    *kgqa.Engine
+	eng *kgqa.Engine
 }
 
 var _ Answerer = (*EngineAnswerer)(nil)
 
-// NewAnswerer answers with a ready engine; Close leaves the engine's KG
-// and model client open.
+// NewAnswerer answers with eng; whoever built eng closes its KG and model
+// client.
 func NewAnswerer(eng *kgqa.Engine) *EngineAnswerer { return &EngineAnswerer{eng: eng} }
-
-// NewEngineAnswerer opens the KG of cfg and builds the LLM client and the
-// engine; llmOpts go to the LLM client (an HTTP client with a rate limit,
-// for instance). When g is not nil it is used instead of opening cfg.KG,
-// and Close leaves it open.
-func NewEngineAnswerer(ctx context.Context, cfg config.Config, g kg.Graph, llmOpts ...llm.Option) (*EngineAnswerer, error) {
-	a := &EngineAnswerer{graph: g}
-	if g == nil {
-		var err error
-		if a.graph, err = kg.Open(ctx, cfg.KG, "", adapters.Open); err != nil {
-			return nil, fmt.Errorf("dataset: engine: %w", err)
-		}
-		a.ownsKG = true
-	}
-	client, err := llm.New(cfg.LLM, llmOpts...)
-	if err != nil {
-		_ = a.Close()
-		return nil, fmt.Errorf("dataset: engine: %w", err)
-	}
-	a.client, a.eng = client, kgqa.New(a.graph, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit), lqt.FromConfig(cfg.Planner, client, os.LookupEnv))
-	return a, nil
-}
 
 // Answer asks the engine q's question with q's topic entities, sampling
 // with seed when it is not nil.
@@ -71,18 +40,6 @@ func (a *EngineAnswerer) Answer(ctx context.Context, q Question, seed *int) (Pre
 		return Prediction{}, err
 	}
 	return PredictionFromAnswer(ans), err
-}
-
-// Close closes the LLM client and, when it opened it, the KG.
-func (a *EngineAnswerer) Close() error {
-	var errs []error
-	if a.client != nil {
-		errs = append(errs, a.client.Close())
-	}
-	if a.ownsKG && a.graph != nil {
-		errs = append(errs, a.graph.Close())
-	}
-	return errors.Join(errs...)
 }
 
 // PredictionFromAnswer turns an engine answer into a Prediction: the

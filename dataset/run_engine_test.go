@@ -12,7 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
@@ -48,6 +51,20 @@ func demoConfig(t testing.TB, url string) config.Config {
 	return cfg
 }
 
+// newAnswerer builds the engine of cfg over its KG with a model client of
+// fast backoff, as the program's one wiring path does for eval, and
+// closes both when the test ends.
+func newAnswerer(tb testing.TB, cfg config.Config) *EngineAnswerer {
+	tb.Helper()
+	g, err := kg.Open(context.Background(), cfg.KG, "", adapters.Open)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = g.Close() })
+	client, err := llm.New(cfg.LLM, llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = client.Close() })
+	return NewAnswerer(kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit)))
+}
+
 // TestEvalDemoEndToEnd runs the real engine over every demo question with
 // the scripted model, then checks the report against what the model and
 // the gold answers say independently: the number of calls the server
@@ -60,9 +77,7 @@ func TestEvalDemoEndToEnd(t *testing.T) {
 	m := kgqatest.NewDemoModel(kgqatest.BelieveAlways("Atlantis"), kgqatest.RefusePlan(qs[len(qs)-1].Text))
 	srv := llmtest.New(t, llmtest.WithHandler(m.Handle))
 	cfg := demoConfig(t, srv.URL())
-	ans, err := NewEngineAnswerer(context.Background(), cfg, nil, llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
-	require.NoError(t, err)
-	defer ans.Close()
+	ans := newAnswerer(t, cfg)
 
 	path := filepath.Join(t.TempDir(), "results.jsonl")
 	w, err := CreateResultWriter(path, true)
@@ -164,9 +179,7 @@ func TestEngineAnswererSendsSeed(t *testing.T) {
 	cfg := demoConfig(t, srv.URL())
 	configured := 7
 	cfg.LLM.Planner.Seed, cfg.LLM.Reasoner.Seed = &configured, &configured
-	ans, err := NewEngineAnswerer(context.Background(), cfg, nil, llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
-	require.NoError(t, err)
-	defer ans.Close()
+	ans := newAnswerer(t, cfg)
 
 	seed := func(n int) *int { return &n }
 	for _, tc := range []struct {

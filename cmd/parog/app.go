@@ -18,73 +18,144 @@ import (
 )
 
 // app is the wired program: the KG, the model client, the engine and the
-// metrics they report to. serve uses it; ask and eval may.
+// metrics they report to. Every command that needs any of them gets them
+// from openApp: serve, ask, eval, bench, kg, dataset answerable,
+// sparql2plan --teacher and finetune eval-planner.
 type app struct {
 	// Config is the configuration the app was built from.
 	Config config.Config
-	// Graph is the KG backend (with its cache).
+	// Graph is the KG backend (with its cache); nil with modelsOnly.
 	Graph kg.Graph
-	// LLM is the model client of every configured role; a role with no
-	// base_url stays unconfigured.
+	// LLM is the model client of every configured role (a role with no
+	// base_url stays unconfigured); nil with graphOnly.
 	LLM *llm.Client
-	// Engine answers questions over Graph with LLM.
+	// Engine answers questions over Graph with LLM; nil unless both are
+	// built.
 	Engine *kgqa.Engine
 	// Metrics receive every LLM call (and the server's own metrics).
 	Metrics *server.Metrics
 	// Shared is the cache shared with other processes (nil without one).
 	Shared *sharedcache.Redis
+
+	env  *Env
+	lopt []llm.Option
 }
+
+// appOption selects what openApp builds and how.
+type appOption func(*appSpec)
+
+type appSpec struct {
+	graph, models bool
+	llm           []llm.Option
+}
+
+// withLLM passes options to the model client (an HTTP client with a rate
+// limit or a recording, for instance); they come after openApp's own, so
+// they can override them.
+func withLLM(opts ...llm.Option) appOption {
+	return func(s *appSpec) { s.llm = append(s.llm, opts...) }
+}
+
+// graphOnly builds the KG (with its caches) and no model client or
+// engine: for commands that only query the KG.
+func graphOnly() appOption { return func(s *appSpec) { s.models = false } }
+
+// modelsOnly builds the model client and no KG or engine: for commands
+// that only talk to models.
+func modelsOnly() appOption { return func(s *appSpec) { s.graph = false } }
 
 // errNoReasoner is what every command that answers questions says when no
 // reasoner model is configured.
 var errNoReasoner = errors.New("no reasoner model is configured: set llm.reasoner.base_url and llm.reasoner.model (or PAROG_LLM_REASONER_BASE_URL and PAROG_LLM_REASONER_MODEL)")
 
-// openApp builds the app from cfg: kg.Open (relative paths against
-// baseDir, the config file's directory), llm.New (API keys read through
-// env.Getenv, calls observed by the metrics) and kgqa.New. It is the one
-// place the program wires these; serve, ask and eval use it. Extra llm
-// options come last, so callers can override the defaults.
-func openApp(ctx context.Context, cfg config.Config, baseDir string, env *Env, opts ...llm.Option) (*app, error) {
-	shared, kopts, err := openShared(ctx, cfg, baseDir)
-	if err != nil {
-		return nil, err
-	}
-	g, err := kg.Open(ctx, cfg.KG, baseDir, adapters.Open, kopts...)
-	if err != nil {
-		closeShared(shared)
-		return nil, fmt.Errorf("open knowledge graph: %w", err)
+// openApp builds the app from cfg: the shared cache and kg.Open, llm.New
+// (API keys read through env.Getenv, calls observed by the metrics,
+// notices logged to env.Stderr) and kgqa.New. It is the one place the
+// program wires these. The config's relative file paths were resolved
+// against its file's directory when it was loaded, so the KG opens them
+// as they are.
+func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...appOption) (*app, error) {
+	spec := appSpec{graph: true, models: true}
+	for _, o := range opts {
+		o(&spec)
 	}
 	m := server.NewMetrics()
-	lopts := append([]llm.Option{
+	a := &app{Config: cfg, Metrics: m, env: env, lopt: append([]llm.Option{
 		llm.WithGetenv(env.Getenv), llm.WithObserver(m.ObserveLLM),
 		llm.WithLogger(slog.New(slog.NewTextHandler(env.Stderr, nil))),
-	}, opts...)
-	client, err := llm.New(cfg.LLM, lopts...)
+	}, spec.llm...)}
+	if spec.graph {
+		shared, kopts, err := openShared(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		a.Shared = shared
+		if a.Graph, err = kg.Open(ctx, cfg.KG, "", adapters.Open, kopts...); err != nil {
+			closeShared(shared)
+			return nil, fmt.Errorf("open knowledge graph: %w", err)
+		}
+	}
+	if !spec.models {
+		return a, nil
+	}
+	client, err := llm.New(cfg.LLM, a.lopt...)
 	if err != nil {
-		_ = g.Close()
-		closeShared(shared)
+		_ = a.Close()
 		return nil, fmt.Errorf("open model client: %w", err)
 	}
+	a.LLM = client
+	if a.Graph != nil {
+		if a.Engine, err = a.engine(cfg, client); err != nil {
+			_ = a.Close()
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// engine builds the engine of cfg over the app's KG with client: its
+// budgets, the embeddings client when one is configured, and the planner
+// mode (planner.mode).
+func (a *app) engine(cfg config.Config, client *llm.Client) (*kgqa.Engine, error) {
 	eopts := []kgqa.Option{kgqa.WithNeighborLimit(cfg.KG.NeighborLimit)}
 	if cfg.LLM.Embeddings.BaseURL != "" {
-		em, err := llm.NewEmbeddings(cfg.LLM.Embeddings, lopts...)
+		em, err := llm.NewEmbeddings(cfg.LLM.Embeddings, a.lopt...)
 		if err != nil {
-			_ = client.Close()
-			_ = g.Close()
-			closeShared(shared)
 			return nil, fmt.Errorf("open embeddings client: %w", err)
 		}
 		eopts = append(eopts, kgqa.WithEmbedder(em))
 	}
-	return &app{
-		Config: cfg, Graph: g, LLM: client, Metrics: m, Shared: shared,
-		Engine: kgqa.New(g, client, cfg.Engine, append(eopts, lqt.FromConfig(cfg.Planner, client, env.Getenv))...),
-	}, nil
+	eopts = append(eopts, lqt.FromConfig(cfg.Planner, client, a.env.Getenv))
+	return kgqa.New(a.Graph, client, cfg.Engine, eopts...), nil
+}
+
+// engineFor builds another engine over the app's KG and budgets, whose
+// models are the endpoints of models (the oracle bench points each run at
+// a fresh oracle), with a model client built like the app's own. close
+// releases that client.
+func (a *app) engineFor(_ context.Context, models config.LLM) (eng *kgqa.Engine, release func() error, err error) {
+	client, err := llm.New(models, a.lopt...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open model client: %w", err)
+	}
+	cfg := a.Config
+	cfg.LLM = models
+	if eng, err = a.engine(cfg, client); err != nil {
+		_ = client.Close()
+		return nil, nil, err
+	}
+	return eng, client.Close, nil
 }
 
 // Close releases the KG, the model client and the shared cache.
 func (a *app) Close() error {
-	err := errors.Join(a.LLM.Close(), a.Graph.Close())
+	var err error
+	if a.LLM != nil {
+		err = errors.Join(err, a.LLM.Close())
+	}
+	if a.Graph != nil {
+		err = errors.Join(err, a.Graph.Close())
+	}
 	if a.Shared != nil {
 		err = errors.Join(err, a.Shared.Close())
 	}
@@ -103,11 +174,11 @@ func (a *app) shareCalls(c *llmcache.Cache) {
 // openShared connects to the shared cache cfg.Cache names (nil without
 // one) and returns the KG cache options that put it behind the LRU, its
 // keys tagged with the KG's snapshot.
-func openShared(ctx context.Context, cfg config.Config, baseDir string) (*sharedcache.Redis, []kg.CacheOption, error) {
+func openShared(ctx context.Context, cfg config.Config) (*sharedcache.Redis, []kg.CacheOption, error) {
 	if cfg.Cache.Backend != "redis" {
 		return nil, nil, nil
 	}
-	tag, err := sharedcache.SnapshotTag(cfg, baseDir)
+	tag, err := sharedcache.SnapshotTag(cfg, "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("open shared cache: %w", err)
 	}

@@ -12,8 +12,6 @@ import (
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/kgqa/config"
-	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/kg/adapters"
 )
 
 func init() {
@@ -126,12 +124,13 @@ func demoGraphConfig(cfg config.Config) config.Config {
 // bench opens the KG once, picks the questions lacking evidence, runs the
 // measures and writes the reports.
 func (f *benchFlags) bench(ctx context.Context, env *Env, o oracle.BenchOptions, format dataset.Format) error {
-	g, err := kg.Open(ctx, o.Config.KG, "", adapters.Open)
+	a, err := openApp(ctx, o.Config, env, graphOnly())
 	if err != nil {
 		return err
 	}
-	defer g.Close()
-	o.Graph = g
+	defer func() { _ = a.Close() }()
+	g := a.Graph
+	o.Graph, o.Engine = g, a.engineFor
 	if f.missingFrom != "" && format != dataset.Demo {
 		all, err := loadQuestions(ctx, env, format, f.missingFrom)
 		if err != nil {

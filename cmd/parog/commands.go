@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -169,15 +168,6 @@ func (cf *configFlags) load(env *Env) (config.Config, error) {
 		return config.Config{}, usageError("--config FILE is required (or set PAROG_CONFIG), e.g. --config configs/demo.yaml")
 	}
 	return config.Load(cf.path, env.Getenv, cf.sets)
-}
-
-// baseDir is the directory relative paths of the config are resolved
-// against: the config file's ("" without one).
-func (cf *configFlags) baseDir() string {
-	if cf.path == "" {
-		return ""
-	}
-	return filepath.Dir(cf.path)
 }
 
 // multiFlag collects a repeatable string flag.

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/sparql2plan"
 )
 
@@ -71,12 +69,12 @@ func runAnswerable(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := kg.Open(ctx, cfg.KG, "", adapters.Open)
+	a, err := openApp(ctx, cfg, env, graphOnly())
 	if err != nil {
 		return err
 	}
-	defer func() { _ = g.Close() }()
-	rep, err := dataset.AnswerableFile(ctx, g, *input, *out, dataset.AnswerableOptions{
+	defer func() { _ = a.Close() }()
+	rep, err := dataset.AnswerableFile(ctx, a.Graph, *input, *out, dataset.AnswerableOptions{
 		Format: f, Keep: k, Parallel: *parallel,
 		// Benchmark queries are written for Virtuoso; the embedded store
 		// reads only standard SPARQL, which Virtuoso reads as well.

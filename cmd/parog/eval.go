@@ -167,7 +167,7 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	}
 	defer func() { _ = closeCache(cache, env.Stderr) }()
 	httpc := cachedHTTP(cache, newRateLimitedHTTP(f.rate, f.burst, f.concurrency))
-	a, err := openApp(ctx, cfg, f.cfg.baseDir(), env, llm.WithHTTPClient(httpc))
+	a, err := openApp(ctx, cfg, env, withLLM(llm.WithHTTPClient(httpc)))
 	if err != nil {
 		return err
 	}

@@ -176,11 +176,12 @@ func runEvalPlanner(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	client, err := llm.New(config.LLM{Planner: ep}, llm.WithGetenv(env.Getenv))
+	a, err := openApp(ctx, config.Config{LLM: config.LLM{Planner: ep}}, env, modelsOnly())
 	if err != nil {
 		return err
 	}
-	defer client.Close()
+	defer func() { _ = a.Close() }()
+	client := a.LLM
 	if err := client.Ping(ctx, llm.Planner); err != nil {
 		return fmt.Errorf("finetune: eval-planner: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/kg/adapters"
 )
 
 func init() {
@@ -95,12 +94,12 @@ func runKG(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := kg.Open(ctx, cfg.KG, "", adapters.Open)
+	a, err := openApp(ctx, cfg, env, graphOnly())
 	if err != nil {
 		return err
 	}
-	defer func() { _ = g.Close() }()
-	err = sub.run(ctx, g, env, pos, o)
+	defer func() { _ = a.Close() }()
+	err = sub.run(ctx, a.Graph, env, pos, o)
 	var ide *kg.IDError
 	if errors.As(err, &ide) {
 		return usageError("%v", err)

@@ -47,7 +47,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer func() { _ = closeCache(cache, env.Stderr) }()
-	a, err := openApp(ctx, cfg, cf.baseDir(), env, cacheOptions(cache)...)
+	a, err := openApp(ctx, cfg, env, withLLM(cacheOptions(cache)...))
 	if err != nil {
 		return err
 	}

@@ -63,14 +63,15 @@ func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		client, err := llm.New(cfg.LLM, llm.WithGetenv(env.Getenv))
+		a, err := openApp(ctx, cfg, env, modelsOnly())
 		if err != nil {
 			return fmt.Errorf("sparql2plan: teacher: %w", err)
 		}
-		if !client.Has(llm.Teacher) {
+		defer func() { _ = a.Close() }()
+		if !a.LLM.Has(llm.Teacher) {
 			return usageError("--teacher needs llm.teacher.base_url in the config (or PAROG_LLM_TEACHER_BASE_URL)")
 		}
-		opts.Teacher = &sparql2plan.Teacher{Chat: client}
+		opts.Teacher = &sparql2plan.Teacher{Chat: a.LLM}
 	}
 	bar := &barProgress{env: env}
 	opts.Progress = bar

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/sparql2plan"
@@ -25,8 +26,14 @@ type BenchOptions struct {
 	// Config is the engine's configuration: its KG and budgets. Its LLM
 	// endpoints are replaced by the oracle.
 	Config config.Config
-	// Graph, when set, is used instead of opening Config.KG.
+	// Graph is the KG of Config, opened by the caller: the questions
+	// lacking evidence are picked on it, and Engine answers over it.
 	Graph kg.Graph
+	// Engine builds the engine over Graph with Config's budgets and
+	// planner whose models are the endpoints of models (each run points
+	// them at an oracle of its own); release closes what it opened. The
+	// program passes its one wiring path here.
+	Engine func(ctx context.Context, models config.LLM) (eng *kgqa.Engine, release func() error, err error)
 	// Questions are the questions whose gold evidence the KG holds:
 	// the ceiling, cost, robustness and correction measures run on them.
 	Questions []dataset.Question
@@ -85,11 +92,15 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 	ep := config.Endpoint{BaseURL: "http://" + ln.Addr().String() + "/v1", Model: ModelID, Timeout: 30 * time.Second,
 		Concurrency: 16, Retries: 2, MaxTokens: 1024, JSONSchema: cfg.LLM.Reasoner.JSONSchema}
 	cfg.LLM.Planner, cfg.LLM.Reasoner = ep, ep
-	ans, err := dataset.NewEngineAnswerer(ctx, cfg, o.Graph)
+	if o.Engine == nil {
+		return nil, errors.New("oracle: bench: no engine builder")
+	}
+	eng, release, err := o.Engine(ctx, cfg.LLM)
 	if err != nil {
 		return nil, fmt.Errorf("oracle: bench: %w", err)
 	}
-	defer func() { _ = ans.Close() }()
+	defer func() { _ = release() }()
+	ans := dataset.NewAnswerer(eng)
 	path := filepath.Join(o.Dir, name+".jsonl")
 	_ = os.Remove(path)
 	w, err := dataset.CreateResultWriter(path, false)

@@ -10,8 +10,32 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/lqt"
 )
+
+// benchEngine opens the KG of cfg and returns it with an engine builder
+// over it, wired as the program wires one (budgets, neighbour limit,
+// planner mode); the KG closes when the test ends.
+func benchEngine(t testing.TB, cfg config.Config) (kg.Graph, func(context.Context, config.LLM) (*kgqa.Engine, func() error, error)) {
+	t.Helper()
+	g, err := kg.Open(context.Background(), cfg.KG, "", adapters.Open)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = g.Close() })
+	return g, func(_ context.Context, models config.LLM) (*kgqa.Engine, func() error, error) {
+		client, err := llm.New(models)
+		if err != nil {
+			return nil, nil, err
+		}
+		eng := kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit),
+			lqt.FromConfig(cfg.Planner, client, func(string) (string, bool) { return "", false }))
+		return eng, client.Close, nil
+	}
+}
 
 // TestDemoBench runs the measures on the demo graph: the engine with the
 // perfect oracle, then under noise, then with wrong tentative answers.
@@ -20,7 +44,8 @@ func TestDemoBench(t *testing.T) {
 	require.NoError(t, err)
 	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
 	require.NoError(t, err)
-	rep, err := Bench(context.Background(), BenchOptions{Name: "demo", Config: cfg, Questions: l.Questions,
+	g, engine := benchEngine(t, cfg)
+	rep, err := Bench(context.Background(), BenchOptions{Name: "demo", Config: cfg, Graph: g, Engine: engine, Questions: l.Questions,
 		Noise: []float64{0, 0.1}, Seeds: []int{1}, Concurrency: 4, Dir: t.TempDir()})
 	require.NoError(t, err)
 
