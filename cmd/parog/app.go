@@ -13,7 +13,7 @@ import (
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmcache"
 	"github.com/parog/parog-go/kgqa/lqt"
-	"github.com/parog/parog-go/kgqa/server"
+	"github.com/parog/parog-go/kgqa/metrics"
 	"github.com/parog/parog-go/kgqa/sharedcache"
 )
 
@@ -33,7 +33,7 @@ type app struct {
 	// built.
 	Engine *kgqa.Engine
 	// Metrics receive every LLM call (and the server's own metrics).
-	Metrics *server.Metrics
+	Metrics *metrics.Metrics
 	// Shared is the cache shared with other processes (nil without one).
 	Shared *sharedcache.Redis
 
@@ -79,7 +79,7 @@ func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...appOption
 	for _, o := range opts {
 		o(&spec)
 	}
-	m := server.NewMetrics()
+	m := metrics.New()
 	a := &app{Config: cfg, Metrics: m, env: env, lopt: append([]llm.Option{
 		llm.WithGetenv(env.Getenv), llm.WithObserver(m.ObserveLLM),
 		llm.WithLogger(slog.New(slog.NewTextHandler(env.Stderr, nil))),

@@ -23,7 +23,7 @@ const module = "github.com/parog/parog-go/"
 // kgqa/kg/backend and only kgqa/kg/adapters knows them all.
 var layers = map[string][]string{
 	"cmd/parog": {"dataset", "dataset/oracle", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/kg",
-		"kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/prompts", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
+		"kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
 	"dataset":                    {"kgqa", "kgqa/config", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm", "kgqa/lqt", "kgqa/naming", "kgqa/ui"},
 	"dataset/oracle":             {"dataset", "kgqa", "kgqa/config", "kgqa/kg", "kgqa/llm", "kgqa/prompts", "sparql2plan"},
@@ -53,10 +53,11 @@ var layers = map[string][]string{
 	"kgqa/llm/usage":             {},
 	"kgqa/plan":                  {},
 	"kgqa/lqt":                   {"kgqa", "kgqa/config", "kgqa/lexicon", "kgqa/llm", "kgqa/prompts"},
+	"kgqa/metrics":               {"kgqa/answer", "kgqa/llm/usage"},
 	"kgqa/naming":                {},
 	"kgqa/prompts":               {"kgqa/kg", "kgqa/llm"},
 	"kgqa/retrieval":             {},
-	"kgqa/server":                {"kgqa", "kgqa/api", "kgqa/config", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/retrieval", "kgqa/ui"},
+	"kgqa/server":                {"kgqa", "kgqa/api", "kgqa/config", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/metrics", "kgqa/retrieval", "kgqa/ui"},
 	"kgqa/sft":                   {"kgqa", "kgqa/llm"},
 	"kgqa/sharedcache":           {"kgqa/config", "kgqa/kg"},
 	"kgqa/sharedcache/redistest": {},

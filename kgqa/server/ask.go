@@ -53,7 +53,7 @@ func (s *Server) runAsk(ctx context.Context, req kgqa.Request, timeout time.Dura
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ans, err := s.engine.Ask(ctx, req)
-	s.metrics.observeAnswer(ans)
+	s.metrics.ObserveAnswer(ans)
 	return ans, err
 }
 

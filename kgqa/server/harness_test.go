@@ -26,6 +26,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
+	"github.com/parog/parog-go/kgqa/metrics"
 	"github.com/parog/parog-go/kgqa/server"
 )
 
@@ -90,7 +91,7 @@ func newHarness(tb testing.TB, s setup) *harness {
 		tb.Cleanup(func() { _ = g.Close() })
 	}
 	h.graph = g
-	m := server.NewMetrics()
+	m := metrics.New()
 	client, err := llm.New(h.cfg.LLM, llm.WithObserver(m.ObserveLLM), llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = client.Close() })

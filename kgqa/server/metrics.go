@@ -1,150 +1,21 @@
 package server
 
 import (
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/llm"
 )
-
-// Metrics are the Prometheus metrics of a server, in a registry of their
-// own (so that several servers can live in one process, as in tests).
-type Metrics struct {
-	reg        *prometheus.Registry
-	requests   *prometheus.CounterVec
-	latency    *prometheus.HistogramVec
-	inFlight   prometheus.Gauge
-	llmCalls   *prometheus.CounterVec
-	llmTokens  *prometheus.CounterVec
-	llmLatency *prometheus.HistogramVec
-	llmWait    *prometheus.HistogramVec
-	llmReqs    *prometheus.CounterVec
-	sparql     prometheus.Counter
-	cacheHits  prometheus.Counter
-	cacheMiss  prometheus.Counter
-	questions  *prometheus.CounterVec
-	handler    http.Handler
-}
-
-// NewMetrics registers the metrics, with the Go runtime and process
-// collectors, in a new registry.
-func NewMetrics() *Metrics {
-	reg := prometheus.NewRegistry()
-	m := &Metrics{
-		reg: reg,
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "parog_http_requests_total", Help: "HTTP requests by route, method and status code.",
-		}, []string{"route", "method", "code"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "parog_http_request_duration_seconds", Help: "HTTP request latency by route.",
-			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120},
-		}, []string{"route", "method"}),
-		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "parog_http_in_flight_requests", Help: "HTTP requests being served.",
-		}),
-		llmCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "parog_llm_calls_total",
-			Help: "LLM chat calls by role, stage and outcome: ok, error (reached the endpoint and failed) or unsent (cancelled before a request reached it).",
-		}, []string{"role", "stage", "outcome"}),
-		llmReqs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "parog_llm_requests_total",
-			Help: "HTTP requests that reached an LLM endpoint, by role and stage (retries, parameter fallbacks and repair turns each count).",
-		}, []string{"role", "stage"}),
-		llmTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "parog_llm_tokens_total", Help: "LLM tokens by role, stage and kind (prompt or completion).",
-		}, []string{"role", "stage", "kind"}),
-		llmLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "parog_llm_call_duration_seconds",
-			Help:    "LLM call latency by role and stage, from the first request to the reply (retries included, waiting for a concurrency slot excluded); calls that never reached the endpoint are left out.",
-			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
-		}, []string{"role", "stage"}),
-		llmWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "parog_llm_slot_wait_seconds",
-			Help:    "Time LLM calls waited for a concurrency slot of their role (llm.<role>.concurrency), by role; calls cancelled while waiting included.",
-			Buckets: []float64{.001, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120},
-		}, []string{"role"}),
-		sparql: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "parog_sparql_queries_total", Help: "SPARQL queries sent to the KG backend.",
-		}),
-		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "parog_kg_cache_hits_total", Help: "KG primitive calls answered from the cache.",
-		}),
-		cacheMiss: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "parog_kg_cache_misses_total", Help: "KG primitive calls that went to the backend.",
-		}),
-		questions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "parog_questions_total", Help: "Questions answered, by stop reason.",
-		}, []string{"stop_reason"}),
-	}
-	reg.MustRegister(m.requests, m.latency, m.inFlight, m.llmCalls, m.llmReqs, m.llmTokens, m.llmLatency, m.llmWait,
-		m.sparql, m.cacheHits, m.cacheMiss, m.questions,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
-	return m
-}
-
-// Registry is the registry the metrics live in.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
-
-// ObserveLLM records one LLM call; pass it to llm.WithObserver.
-func (m *Metrics) ObserveLLM(c llm.Call) {
-	role, stage := string(c.Role), string(c.Stage)
-	outcome := "ok"
-	switch {
-	case c.Requests == 0:
-		outcome = "unsent"
-	case c.Err != "":
-		outcome = "error"
-	}
-	m.llmCalls.WithLabelValues(role, stage, outcome).Inc()
-	m.llmWait.WithLabelValues(role).Observe(c.Wait.Seconds())
-	if c.Requests == 0 {
-		return
-	}
-	m.llmReqs.WithLabelValues(role, stage).Add(float64(c.Requests))
-	m.llmTokens.WithLabelValues(role, stage, "prompt").Add(float64(c.PromptTokens))
-	m.llmTokens.WithLabelValues(role, stage, "completion").Add(float64(c.CompletionTokens))
-	m.llmLatency.WithLabelValues(role, stage).Observe(c.Latency.Seconds())
-}
-
-// observeKG adds the KG work counted in st.
-func (m *Metrics) observeKG(queries, hits, misses int64) {
-	m.sparql.Add(float64(queries))
-	m.cacheHits.Add(float64(hits))
-	m.cacheMiss.Add(float64(misses))
-}
-
-// observeAnswer records a question's stop reason and the KG work the
-// engine counted for it (the engine keeps its own per-question kg.Stats).
-func (m *Metrics) observeAnswer(a *kgqa.Answer) {
-	if a == nil {
-		return
-	}
-	stop := string(a.Stop)
-	if stop == "" {
-		stop = "unknown"
-	}
-	m.questions.WithLabelValues(stop).Inc()
-	m.observeKG(a.Usage.SPARQLQueries, a.Usage.CacheHits, a.Usage.CacheMisses)
-}
 
 // observe counts requests and their latency by route template, and the KG
 // work done outside the engine (entities, /sparql, readiness).
 func (s *Server) observe(c *gin.Context) {
 	start := time.Now()
-	s.metrics.inFlight.Inc()
+	s.metrics.RequestStarted()
 	st := &kg.Stats{}
 	c.Request = c.Request.WithContext(kg.WithStats(c.Request.Context(), st))
 	defer func() {
-		s.metrics.inFlight.Dec()
 		route := c.FullPath()
 		if route == "" {
 			route = "unmatched"
@@ -153,13 +24,12 @@ func (s *Server) observe(c *gin.Context) {
 		if he, ok := c.Get(ctxError); ok && he.(*httpError).status == statusClientClosed {
 			code = statusClientClosed
 		}
-		s.metrics.requests.WithLabelValues(route, c.Request.Method, strconv.Itoa(code)).Inc()
-		s.metrics.latency.WithLabelValues(route, c.Request.Method).Observe(time.Since(start).Seconds())
-		s.metrics.observeKG(st.Queries.Load(), st.CacheHits.Load(), st.CacheMisses.Load())
+		s.metrics.RequestDone(route, c.Request.Method, code, time.Since(start))
+		s.metrics.ObserveKG(st.Queries.Load(), st.CacheHits.Load(), st.CacheMisses.Load())
 	}()
 	c.Next()
 }
 
 func (s *Server) metricsHandler(c *gin.Context) {
-	s.metrics.handler.ServeHTTP(c.Writer, c.Request)
+	s.metrics.Handler().ServeHTTP(c.Writer, c.Request)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/metrics"
 	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/parog/parog-go/kgqa/ui"
 )
@@ -57,7 +58,7 @@ type Server struct {
 	caps    func(llm.Role) (llm.Capabilities, bool)
 	budgets config.Engine
 	log     *slog.Logger
-	metrics *Metrics
+	metrics *metrics.Metrics
 	getenv  func(string) (string, bool)
 	pinger  Pinger
 	pingErr error // why no pinger could be built
@@ -114,7 +115,7 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 // WithMetrics sets the metrics the server records into; pass the same
 // Metrics to the LLM client's observer (llm.WithObserver(m.ObserveLLM)).
 // Default: a fresh Metrics with its own registry.
-func WithMetrics(m *Metrics) Option { return func(s *Server) { s.metrics = m } }
+func WithMetrics(m *metrics.Metrics) Option { return func(s *Server) { s.metrics = m } }
 
 // WithGetenv sets how environment variables (server.api_keys_env, LLM API
 // keys for readiness probes) are read; default os.LookupEnv.
@@ -141,7 +142,7 @@ func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
 		s.log = slog.Default()
 	}
 	if s.metrics == nil {
-		s.metrics = NewMetrics()
+		s.metrics = metrics.New()
 	}
 	if s.pinger == nil {
 		c, err := llm.New(s.llmCfg, llm.WithGetenv(s.getenv), llm.WithLogger(s.log))
@@ -163,7 +164,7 @@ func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
 	}
 	s.sparqlSlots = make(chan struct{}, n)
 	s.sparqlGauges()
-	s.admission = newAdmission(cfg, s.llmCfg, s.budgets, s.metrics.reg)
+	s.admission = newAdmission(cfg, s.llmCfg, s.budgets, s.metrics.Registry())
 	s.handler = s.routes()
 	return s, nil
 }
@@ -172,7 +173,7 @@ func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Metrics returns the server's metrics.
-func (s *Server) Metrics() *Metrics { return s.metrics }
+func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
 // routes registers every route; it is the one route table of the API.
 func (s *Server) routes() *gin.Engine {

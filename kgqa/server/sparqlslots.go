@@ -18,9 +18,9 @@ func (s *Server) sparqlGauges() {
 	s.sparqlInFlight = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "parog_sparql_requests_in_flight", Help: "/sparql queries being served.",
 	})
-	s.metrics.reg.MustRegister(s.sparqlInFlight)
+	s.metrics.Registry().MustRegister(s.sparqlInFlight)
 	if ev, ok := s.graph.(kg.Evaluating); ok {
-		s.metrics.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		s.metrics.Registry().MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "parog_kg_evaluations_running", Help: "Queries the embedded store is evaluating, including any whose caller has gone.",
 		}, func() float64 { return float64(ev.Evaluating()) }))
 	}

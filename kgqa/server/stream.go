@@ -40,7 +40,7 @@ func (s *Server) produce(ctx context.Context, req kgqa.Request, conv func(kgqa.E
 	go func() {
 		defer close(lines)
 		ans, err := s.engine.Ask(ctx, req)
-		s.metrics.observeAnswer(ans)
+		s.metrics.ObserveAnswer(ans)
 		done <- outcome{ans, err}
 	}()
 	return lines, done
