@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/parog/parog-go/dataset"
@@ -114,23 +115,75 @@ func TestConvertFailures(t *testing.T) {
 	assert.Equal(t, "no-sparql", FailureReason(err))
 }
 
-// TestFailureReasonKeepsTheClass: WebQSP's WebQTrn-273 ("during what war
-// did abraham lincoln serve as president?") compares a war's dates with a
-// presidency's, two spans held by variables, which the plan cannot say; its
-// reason must say why it failed, without the query's own entities.
+// TestFailureReasonKeepsTheClass: real WebQSP queries that compare two
+// variables' values which the plan cannot state fail with a reason that
+// says so, without the query's own entities, instead of converting to a
+// plan that drops or misreads the comparison.
 func TestFailureReasonKeepsTheClass(t *testing.T) {
 	l, err := dataset.LoadFile(context.Background(), sharedWebQSP, dataset.WebQSP)
 	require.NoError(t, err)
-	var q dataset.Question
-	for _, x := range l.Questions {
-		if x.ID == "WebQTrn-273" {
-			q = x
-		}
+	byID := map[string]dataset.Question{}
+	for _, q := range l.Questions {
+		byID[q.ID] = q
 	}
-	require.Equal(t, "WebQTrn-273", q.ID)
-	_, err = Convert(q)
-	require.Error(t, err)
-	assert.Equal(t, "shape: triple not connected to the answer", FailureReason(err))
+	const twoVars = "unsupported: FILTER comparing two variables, neither a given entity's value"
+	tests := []struct{ id, reason string }{
+		// "during what war did abraham lincoln serve as president?" and
+		// "what war was woodrow wilson president for": a war's dates
+		// within a presidency's, two spans held by variables.
+		{"WebQTrn-273", twoVars},
+		{"WebQTrn-2707", twoVars},
+		// "the book hitler wrote in prison": a book's date written after
+		// the imprisonment's ?from (held by the mediator, a variable) and
+		// ?to. Converted, it read "works of Adolf Hitler that hold during
+		// Adolf Hitler", the comparison with ?from dropped.
+		{"WebQTrn-299", twoVars},
+		{"WebQTrn-1639", twoVars},
+		// "which country is north of the usa": a latitude greater than
+		// the USA's, reached through its geolocation mediator. Converted,
+		// it read "adjoins of the USA that hold during the USA".
+		{"WebQTrn-409", "unsupported: FILTER comparing with a value on a given entity's mediator"},
+		{"WebQTrn-843", "unsupported: FILTER comparing with a value on a given entity's mediator"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			q, ok := byID[tc.id]
+			require.True(t, ok)
+			_, err := Convert(q)
+			require.Error(t, err)
+			assert.Equal(t, tc.reason, FailureReason(err))
+		})
+	}
+}
+
+// TestDuringEitherWay: an event's span bounds a position's dates the same
+// whichever side of the FILTER names it; bounded from one side only it is
+// "before" or "after", which the plan cannot state.
+func TestDuringEitherWay(t *testing.T) {
+	const head = `PREFIX ns: <http://rdf.freebase.com/ns/> SELECT ?x WHERE {
+		ns:m.0war ns:time.event.start_date ?start ; ns:time.event.end_date ?end .
+		ns:m.0boss ns:business.employer.employees ?y . ?y ns:business.employment_tenure.person ?x .
+		?y ns:business.employment_tenure.from ?from ; ns:business.employment_tenure.to ?to . `
+	for _, filter := range []string{
+		"FILTER(?from < ?end) FILTER(?to > ?start) }",
+		"FILTER(?end > ?from) FILTER(?start < ?to) }", // the war's dates on the left
+	} {
+		c, err := ConvertQuery(head+filter, nil)
+		require.NoError(t, err, filter)
+		var texts []string
+		for _, s := range c.Plan.Subgoals {
+			texts = append(texts, s.Text)
+		}
+		assert.Contains(t, strings.Join(texts, " "), "during a specific entity", filter)
+	}
+	for _, filter := range []string{
+		"FILTER(?from > ?end) }",
+		"FILTER(?end < ?from) FILTER(?start < ?from) }",
+	} {
+		_, err := ConvertQuery(head+filter, nil)
+		require.Error(t, err, filter)
+		assert.Equal(t, "unsupported: FILTER bounding a value only from one side by a given entity's", FailureReason(err), filter)
+	}
 }
 
 // BenchmarkConvertSamples converts all 1,550 shared samples per iteration

@@ -175,6 +175,11 @@ func (b *builder) resolveAttrs() error {
 		}
 		owners[v], paths[v] = owner, path
 	}
+	// bounds records, per node and entity, whether the node's values are
+	// bounded from below and from above by the entity's.
+	type span struct{ k, entity string }
+	bounds := map[span][2]bool{}
+	var spanOrder []span
 	for _, v := range vars {
 		a, k := b.g.attrs[v], owners[v].key()
 		for _, c := range a.cmp {
@@ -185,12 +190,47 @@ func (b *builder) resolveAttrs() error {
 			b.g.cons[k] = append(b.g.cons[k], constraint{kind: consSuperlative, attr: paths[v], order: a.order})
 		}
 		for _, tc := range a.timeCmp {
-			o := owners[tc.other]
-			if o.kind == kindVar {
+			o, own := owners[tc.other], owners[v]
+			switch {
+			case o.kind == kindVar && own.kind == kindVar:
+				// Neither side's value belongs to a given entity: the
+				// plan cannot name what is compared with, and dropping
+				// the comparison would answer another question (the
+				// books written after an imprisonment).
+				return unsupported("FILTER comparing two variables, neither a given entity's value (?%s, ?%s)", v, tc.other)
+			case o.kind != kindVar && own.kind != kindVar:
+				return unsupported("FILTER comparing two given entities' values (?%s, ?%s)", v, tc.other)
+			case o.kind == kindVar:
 				continue // recorded from the other side, whose owner is fixed
 			}
-			b.g.cons[k] = appendTime(b.g.cons[k], constraint{kind: consTime, label: o.value})
+			if len(paths[tc.other]) > 1 {
+				// The value is a mediator's (an imprisonment's dates, a
+				// geolocation's latitude): "during" the entity would
+				// misname it.
+				return unsupported("FILTER comparing with a value on a given entity's mediator (?%s)", tc.other)
+			}
+			s := span{k, o.value}
+			bs, seen := bounds[s]
+			if !seen {
+				spanOrder = append(spanOrder, s)
+			}
+			switch tc.cmp {
+			case ">", ">=":
+				bs[0] = true
+			case "<", "<=":
+				bs[1] = true
+			}
+			bounds[s] = bs
 		}
+	}
+	// Only a span bounded on both sides by the entity's dates is "during"
+	// it (an overlap or a containment); one bound says before or after
+	// (or north of), which the plan cannot state.
+	for _, s := range spanOrder {
+		if bs := bounds[s]; !bs[0] || !bs[1] {
+			return unsupported("FILTER bounding a value only from one side by a given entity's (%s)", s.entity)
+		}
+		b.g.cons[s.k] = appendTime(b.g.cons[s.k], constraint{kind: consTime, label: s.entity})
 	}
 	return nil
 }

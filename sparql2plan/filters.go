@@ -147,9 +147,12 @@ func (x *extractor) comparison(f *sparql.BinaryExpr) error {
 		if op == "=" {
 			return unsupported("FILTER equating two variables")
 		}
+		// Recorded on both sides: whichever side's owner is a given
+		// entity, the other side's owner is constrained by it.
 		a := x.g.attr(lv)
 		a.timeCmp = append(a.timeCmp, timeCmp{cmp: op, other: rv})
-		x.g.attr(rv)
+		b := x.g.attr(rv)
+		b.timeCmp = append(b.timeCmp, timeCmp{cmp: flipCmp[op], other: lv})
 		return nil
 	case rok:
 		lv, op, f = rv, flipCmp[op], &sparql.BinaryExpr{Op: flipCmp[op], Left: f.Right, Right: f.Left}

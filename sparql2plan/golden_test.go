@@ -239,6 +239,18 @@ func TestGoldenPlans(t *testing.T) {
 			},
 			kinds: "[linear]",
 		},
+		{
+			// WebQTrn-2570 compares the presidency's dates ?from, ?to with
+			// World War II's ?start, ?end (FILTER(?from < ?end) FILTER(?to
+			// > ?start)): the term overlaps the war, bounded from both
+			// sides by dates of a given entity, so it is a "during"
+			// qualifier of the one hop through the position held.
+			name: "webqsp overlap with a given event's span", qs: webqspTrain, text: "who was the president of the united states during ww2",
+			want: []string{
+				"s1 find [] Find the politicians whose government positions held has office position or title a specific entity during World War II.",
+			},
+			kinds: "[linear]",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
