@@ -56,6 +56,10 @@ const (
 	tagSearchExact       = "search-exact"
 	tagSearchFold        = "search-fold"
 	tagSearchText        = "search-text"
+	tagCountOut          = "count-out"
+	tagCountIn           = "count-in"
+	tagLinkedOut         = "linked-out"
+	tagLinkedIn          = "linked-in"
 )
 
 // Markers of the statement branches of the wikidata-relations query's
@@ -68,6 +72,7 @@ const (
 var bankTags = []string{
 	tagRelations, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNames, tagMediators,
 	tagQualifiers, tagIncomingQualifier, tagName, tagSearchExact, tagSearchFold, tagSearchText,
+	tagCountOut, tagCountIn, tagLinkedOut, tagLinkedIn,
 }
 
 //go:embed queries.sparql

@@ -117,9 +117,17 @@ func checkBank(t *testing.T, d *dialect, id, rel, name string, limit int) {
 		"neighbors in": func(id, rel, _ string) (string, error) {
 			return d.neighborsQuery(id, Relation{ID: rel, Dir: In}, limit)
 		},
-		"names":          func(id, _, _ string) (string, error) { return d.namesQuery([]string{benign[0], id}) },
-		"mediators":      func(id, _, _ string) (string, error) { return d.mediatorQuery(id, []string{id, benign[0]}) },
-		"name":           func(id, _, _ string) (string, error) { return d.nameQuery(id) },
+		"names":     func(id, _, _ string) (string, error) { return d.namesQuery([]string{benign[0], id}) },
+		"mediators": func(id, _, _ string) (string, error) { return d.mediatorQuery(id, []string{id, benign[0]}) },
+		"name":      func(id, _, _ string) (string, error) { return d.nameQuery(id) },
+		"count out": func(id, rel, _ string) (string, error) { return d.countQuery(id, Relation{ID: rel, Dir: Out}) },
+		"count in":  func(id, rel, _ string) (string, error) { return d.countQuery(id, Relation{ID: rel, Dir: In}) },
+		"linked out": func(id, rel, _ string) (string, error) {
+			return d.linkedQuery(id, Relation{ID: rel, Dir: Out}, []string{benign[0], id})
+		},
+		"linked in": func(id, rel, _ string) (string, error) {
+			return d.linkedQuery(id, Relation{ID: rel, Dir: In}, []string{id})
+		},
 		"search exact":   func(_, _, name string) (string, error) { return d.searchExactQuery(name, limit) },
 		"search folded":  func(_, _, name string) (string, error) { return d.searchFoldQuery(name, limit) },
 		"search by text": func(_, _, name string) (string, error) { return d.searchTextQuery(name, limit) },

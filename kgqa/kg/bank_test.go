@@ -19,7 +19,7 @@ func TestLoadBankRefusesBrokenFile(t *testing.T) {
 	cases := map[string]struct{ from, to, want string }{
 		"missing tag line merges two queries": {"# tag: neighbors-in\n", "", `no query tagged "neighbors-in"`},
 		"misspelt tag":                        {"# tag: name\n", "# tag: nom\n", `no query tagged "name"`},
-		"unknown tag":                         {"# tag: name\n", "# tag: extra\nASK {}\n# tag: name\n", `13 tagged queries, want 12`},
+		"unknown tag":                         {"# tag: name\n", "# tag: extra\nASK {}\n# tag: name\n", `17 tagged queries, want 16`},
 		"broken template":                     {"LIMIT {{.Limit}}\n\n# tag: neighbors-out", "LIMIT {{.Limit}\n\n# tag: neighbors-out", `query "wikidata-relations"`},
 	}
 	for name, c := range cases {
@@ -81,6 +81,18 @@ func TestBankQueries(t *testing.T) {
 			`SELECT DISTINCT ?e ?n WHERE { ?e <http://rdf.freebase.com/ns/type.object.name> ?n . FILTER(LANG(?n) = "en") FILTER(LCASE(STR(?n)) = "new  york") } LIMIT 10`},
 		{"folded search escapes a backslash", func() (string, error) { return fb.searchFoldQuery(`back\slash`, 10) },
 			`SELECT DISTINCT ?e ?n WHERE { ?e <http://rdf.freebase.com/ns/type.object.name> ?n . FILTER(LANG(?n) = "en") FILTER(LCASE(STR(?n)) = "back\\slash") } LIMIT 10`},
+		{"count out", func() (string, error) {
+			return fb.countQuery(france, Relation{ID: "location.location.adjoin_s", Dir: Out})
+		},
+			`SELECT (COUNT(DISTINCT ?t) AS ?n) WHERE { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> ?t . }`},
+		{"count in", func() (string, error) { return wd.countQuery("Q142", Relation{ID: "P47", Dir: In}) },
+			`SELECT (COUNT(DISTINCT ?t) AS ?n) WHERE { ?t <http://www.wikidata.org/prop/direct/P47> <http://www.wikidata.org/entity/Q142> . }`},
+		{"linked out", func() (string, error) {
+			return fb.linkedQuery(france, Relation{ID: "location.location.adjoin_s", Dir: Out}, []string{"m.0345h", "m.06mkj"})
+		}, `SELECT DISTINCT ?t ?m ?r WHERE { { { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> <http://rdf.freebase.com/ns/m.0345h> . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?t) } UNION { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> ?m . ?m ?r <http://rdf.freebase.com/ns/m.0345h> . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?t) } UNION { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> ?m . <http://rdf.freebase.com/ns/m.0345h> ?r ?m . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?t) } UNION { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> <http://rdf.freebase.com/ns/m.06mkj> . BIND(<http://rdf.freebase.com/ns/m.06mkj> AS ?t) } UNION { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> ?m . ?m ?r <http://rdf.freebase.com/ns/m.06mkj> . BIND(<http://rdf.freebase.com/ns/m.06mkj> AS ?t) } UNION { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> ?m . <http://rdf.freebase.com/ns/m.06mkj> ?r ?m . BIND(<http://rdf.freebase.com/ns/m.06mkj> AS ?t) } } } LIMIT 10000`},
+		{"linked in", func() (string, error) {
+			return fb.linkedQuery(nijmegen, Relation{ID: "aviation.airport.serves", Dir: In}, []string{"m.0gn2g3"})
+		}, `SELECT DISTINCT ?t ?m ?r WHERE { { { <http://rdf.freebase.com/ns/m.0gn2g3> <http://rdf.freebase.com/ns/aviation.airport.serves> <http://rdf.freebase.com/ns/m.05l5n> . BIND(<http://rdf.freebase.com/ns/m.0gn2g3> AS ?t) } UNION { ?m <http://rdf.freebase.com/ns/aviation.airport.serves> <http://rdf.freebase.com/ns/m.05l5n> . ?m ?r <http://rdf.freebase.com/ns/m.0gn2g3> . BIND(<http://rdf.freebase.com/ns/m.0gn2g3> AS ?t) } UNION { ?m <http://rdf.freebase.com/ns/aviation.airport.serves> <http://rdf.freebase.com/ns/m.05l5n> . <http://rdf.freebase.com/ns/m.0gn2g3> ?r ?m . BIND(<http://rdf.freebase.com/ns/m.0gn2g3> AS ?t) } } } LIMIT 10000`},
 		{"free-text search", func() (string, error) { return fb.searchTextQuery(`Fran* O'Hare "Intl"`, 10) },
 			`SELECT DISTINCT ?e ?n WHERE { ?e <http://rdf.freebase.com/ns/type.object.name> ?n . ?n <bif:contains> '"Fran*" AND "Hare" AND "Intl"' . FILTER(LANG(?n) = "en") } ORDER BY (IF(LCASE(STR(?n)) = "fran* o'hare \"intl\"", 0, 1)) STRLEN(STR(?n)) ?e LIMIT 10`},
 	}
@@ -115,6 +127,10 @@ func TestBuildersRefuseBadInput(t *testing.T) {
 			return fb.namesQuery([]string{"m.0cvt000", "m.x y"})
 		}, ErrInvalidID},
 		{"bad mediator head", func() (string, error) { return fb.mediatorQuery("", []string{"m.0cvt000"}) }, ErrInvalidID},
+		{"bad count relation", func() (string, error) { return fb.countQuery(france, Relation{ID: "a.b.c> ?x", Dir: In}) }, ErrInvalidID},
+		{"bad linked candidate", func() (string, error) {
+			return fb.linkedQuery(france, rel, []string{"m.0345h", "m.0345h> ?p ?o"})
+		}, ErrInvalidID},
 		{"no subjects", func() (string, error) { return fb.namesQuery(nil) }, nil},
 		{"no word to search for", func() (string, error) { return fb.searchTextQuery("a ?", 5) }, errNoTextWords},
 		{"\\u escape in a name", func() (string, error) { return fb.searchExactQuery(`\u0022`, 5) }, nil},

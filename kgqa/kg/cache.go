@@ -147,6 +147,22 @@ func (c *Cached) Neighbors(ctx context.Context, id string, rel Relation, limit i
 	return slices.Clone(v), err
 }
 
+// Count implements Graph.
+func (c *Cached) Count(ctx context.Context, id string, rel Relation) (int, error) {
+	return cachedCall(ctx, c, key("count", id, rel.ID, string(rel.Dir)), func(ctx context.Context) (int, error) {
+		return c.g.Count(ctx, id, rel)
+	})
+}
+
+// Linked implements Graph.
+func (c *Cached) Linked(ctx context.Context, id string, rel Relation, candidates []string) ([]string, error) {
+	k := key(append([]string{"linked", id, rel.ID, string(rel.Dir)}, candidates...)...)
+	v, err := cachedCall(ctx, c, k, func(ctx context.Context) ([]string, error) {
+		return c.g.Linked(ctx, id, rel, candidates)
+	})
+	return slices.Clone(v), err
+}
+
 // Name implements Graph.
 func (c *Cached) Name(ctx context.Context, id string) (string, error) {
 	return cachedCall(ctx, c, key("name", id), func(ctx context.Context) (string, error) {

@@ -121,6 +121,52 @@ func runContract(t *testing.T, g Graph) {
 		require.NoError(t, err)
 		assert.Empty(t, facts)
 	})
+	t.Run("count of a neighbour list", func(t *testing.T) {
+		for _, tc := range []struct {
+			id   string
+			rel  Relation
+			want int
+		}{
+			{germany, Relation{ID: "location.location.contains", Dir: Out}, 2},
+			{nijmegen, Relation{ID: "aviation.airport.serves", Dir: In}, 1},
+			{france, Relation{ID: "location.location.adjoin_s", Dir: Out}, 3}, // three border nodes
+			{unknownID, Relation{ID: "location.location.contains", Dir: Out}, 0},
+		} {
+			n, err := g.Count(ctx, tc.id, tc.rel)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, n, "%s %v", tc.id, tc.rel)
+		}
+		_, err := g.Count(ctx, france, Relation{ID: "location.location.contains> ?x", Dir: Out})
+		assert.ErrorIs(t, err, ErrInvalidID)
+	})
+	t.Run("linked candidates", func(t *testing.T) {
+		const spain, belgium, berlin, weeze = "m.06mkj", "m.0154j", "m.0156q", "m.0gn2g3"
+		for _, tc := range []struct {
+			name  string
+			id    string
+			rel   Relation
+			cands []string
+			want  []string
+		}{
+			{"direct, in the candidates' order", germany, Relation{ID: "location.location.contains", Dir: Out}, []string{weeze, france, berlin}, []string{weeze, berlin}},
+			{"direct in", nijmegen, Relation{ID: "aviation.airport.serves", Dir: In}, []string{berlin, weeze}, []string{weeze}},
+			{"through a mediator", france, Relation{ID: "location.location.adjoin_s", Dir: Out}, []string{nijmegen, spain, germany, belgium}, []string{spain, germany, belgium}},
+			{"through a mediator's incoming edge", france, Relation{ID: "location.adjoining_relationship.adjoins", Dir: In}, []string{germany, berlin}, []string{germany}},
+			// Weeze Airport serves Nijmegen, but the airport has a name: it
+			// is an entity, not a mediator, and Neighbors stops there.
+			{"not through a named entity", germany, Relation{ID: "location.location.contains", Dir: Out}, []string{nijmegen}, []string{}},
+			{"none asked", germany, Relation{ID: "location.location.contains", Dir: Out}, nil, []string{}},
+			{"unknown anchor", unknownID, Relation{ID: "location.location.contains", Dir: Out}, []string{berlin}, []string{}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				got, err := g.Linked(ctx, tc.id, tc.rel, tc.cands)
+				require.NoError(t, err)
+				assert.Equal(t, tc.want, got)
+			})
+		}
+		_, err := g.Linked(ctx, germany, Relation{ID: "location.location.contains", Dir: Out}, []string{"m.0156q> ?p ?o } #"})
+		assert.ErrorIs(t, err, ErrInvalidID)
+	})
 	t.Run("name in configured language", func(t *testing.T) {
 		n, err := g.Name(ctx, france)
 		require.NoError(t, err)

@@ -62,6 +62,16 @@ type Graph interface {
 	// (?, r, id) for In. Mediator nodes are expanded one hop. At most limit
 	// facts are returned (limit <= 0 means the backend default).
 	Neighbors(ctx context.Context, id string, rel Relation, limit int) ([]Fact, error)
+	// Count returns the number of distinct terms one hop from entity id
+	// along rel, a mediator node counting once: the statistic a query
+	// planner estimates the size of a neighbour list from, without
+	// reading it.
+	Count(ctx context.Context, id string, rel Relation) (int, error)
+	// Linked returns those of candidates (entity ids) that a fact along
+	// rel from id reaches, as Neighbors gives facts (directly, or through
+	// a mediator node), in the candidates' order. It verifies candidates
+	// without reading rel's whole neighbour list where the dialect allows.
+	Linked(ctx context.Context, id string, rel Relation, candidates []string) ([]string, error)
 	// Name returns the entity's name, or "" when it has none.
 	Name(ctx context.Context, id string) (string, error)
 	// Search finds entities whose name equals name (case-insensitively, or

@@ -132,6 +132,10 @@ func newFuzzTarget(t testing.TB, d Dialect, fullText bool) *fuzzTarget {
 	_, _ = s.Search(ctx, "no such name", 5) // exact, then case-folded or full text
 	_, _ = s.Neighbors(ctx, ids[0], Relation{ID: ids[1], Dir: Out}, 5)
 	_, _ = s.Neighbors(ctx, ids[0], Relation{ID: ids[1], Dir: In}, 5)
+	for _, dir := range []Direction{Out, In} {
+		_, _ = s.Count(ctx, ids[0], Relation{ID: ids[1], Dir: dir})
+		_, _ = s.Linked(ctx, ids[0], Relation{ID: ids[1], Dir: dir}, []string{ids[0]})
+	}
 	if d.Name() == "wikidata" { // a statement-only value, in both directions
 		_, _ = s.Neighbors(ctx, "Q1", Relation{ID: "P69", Dir: Out}, 5)
 		_, _ = s.Neighbors(ctx, "Q30", Relation{ID: "P69", Dir: In}, 5)
@@ -162,6 +166,10 @@ func (ft *fuzzTarget) check(t *testing.T, id, rel, name string, limit int) {
 	_, _ = ft.s.Search(ctx, name, limit)
 	_, _ = ft.s.Neighbors(ctx, id, Relation{ID: rel, Dir: Out}, limit)
 	_, _ = ft.s.Neighbors(ctx, id, Relation{ID: rel, Dir: In}, limit)
+	for _, dir := range []Direction{Out, In} {
+		_, _ = ft.s.Count(ctx, id, Relation{ID: rel, Dir: dir})
+		_, _ = ft.s.Linked(ctx, id, Relation{ID: rel, Dir: dir}, []string{id})
+	}
 	for _, q := range ft.rec.take() {
 		if sh := shapeOf(t, q); !ft.ok[sh] {
 			t.Fatalf("input changed the query's structure:\nid=%q rel=%q name=%q\n%s\nshape %s", id, rel, name, q, sh)
