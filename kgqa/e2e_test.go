@@ -218,7 +218,11 @@ func TestFewShotPlanningAndLinking(t *testing.T) {
 // subgoal needs one relation choice, not a wasted one and a retry.
 func TestConjunctionThroughIncomingMediators(t *testing.T) {
 	q := demoQuestion(t, "demo-03")
-	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+	// Both branches explored in full (cost ordering would check s1 against
+	// s2's candidates instead: TestCostOrderingKeepsConjunctionAnswers).
+	cfg := config.Default().Engine
+	cfg.Ordering = OrderingPlan
+	h := newHarness(t, kgqatest.NewDemoModel(), cfg)
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	assert.Equal(t, []string{"m.0f8l9c"}, entityIDs(ans.Entities))
 	assert.LessOrEqual(t, ans.Usage.LLM.Calls, 8)

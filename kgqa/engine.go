@@ -116,8 +116,8 @@ func New(g kg.Graph, chat llm.Chatter, cfg config.Engine, opts ...Option) *Engin
 	return e
 }
 
-// withDefaults fills the zero numeric fields, an empty OutsideKG and nil
-// RetrievalRules of b from d. FuseSufficiency and Direct are taken from b
+// withDefaults fills the zero numeric fields, an empty OutsideKG or
+// Ordering and nil RetrievalRules of b from d. FuseSufficiency and Direct are taken from b
 // as is.
 func withDefaults(b, d config.Engine) config.Engine {
 	pick := func(v *int, dv int) {
@@ -137,6 +137,9 @@ func withDefaults(b, d config.Engine) config.Engine {
 	}
 	if b.OutsideKG == "" {
 		b.OutsideKG = d.OutsideKG
+	}
+	if b.Ordering == "" {
+		b.Ordering = d.Ordering
 	}
 	if b.RetrievalRules == nil {
 		b.RetrievalRules = d.RetrievalRules
@@ -293,6 +296,11 @@ type run struct {
 
 	topicList []Topic
 	records   map[string]*SubgoalRecord
+
+	// Cost-based ordering (see orderBranches), fixed before execution.
+	verifyAgainst map[string]string       // branch -> the branch whose candidates it checks
+	after         map[string][]string     // subgoal -> subgoals it waits for beyond its needs
+	branchOf      map[string]*BranchOrder // branch -> its entry in the intersect's Ordering
 }
 
 type factRef struct {

@@ -3,6 +3,7 @@ package kgqa
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,9 @@ func (r *run) execute(ctx context.Context, plan *Plan) error {
 			rec.Status, rec.Error = statusSkipped, "not needed by the answer subgoal"
 		}
 	}
+	if err := r.orderBranches(ctx, plan); err != nil {
+		return err
+	}
 	if r.b.Parallelism <= 1 {
 		return r.executeInOrder(ctx, plan, needed)
 	}
@@ -51,7 +55,7 @@ func (r *run) execute(ctx context.Context, plan *Plan) error {
 			continue
 		}
 		g.Go(func() error {
-			for _, n := range s.Needs {
+			for _, n := range append(slices.Clone(s.Needs), r.after[s.ID]...) {
 				select {
 				case <-done[n]:
 				case <-gctx.Done():
@@ -92,12 +96,13 @@ func (r *run) execute(ctx context.Context, plan *Plan) error {
 }
 
 // executeInOrder runs the needed subgoals one at a time in a fixed order,
-// Plan.Order's: each subgoal after those it needs, ties in plan order. With
+// Plan.Order's: each subgoal after those it needs (and a verified branch
+// after the branch it checks), ties in plan order. With
 // one subgoal at a time the order is then the same on every run, so the
 // prompts are too (a prompt shows the whole plan with what has been found
 // so far), which a replayed or sharded eval relies on.
 func (r *run) executeInOrder(ctx context.Context, plan *Plan, needed map[string]bool) error {
-	order, err := plan.Order()
+	order, err := r.executionOrder(plan)
 	if err != nil {
 		return err
 	}
@@ -149,7 +154,7 @@ func (r *run) runSubgoal(ctx context.Context, plan *Plan, s Subgoal) (bool, erro
 	r.mu.Lock()
 	rec.Status = statusRunning
 	d0 := r.base
-	for _, n := range s.Needs {
+	for _, n := range append(slices.Clone(s.Needs), r.after[s.ID]...) {
 		d0 = max(d0, r.depth[n])
 	}
 	r.mu.Unlock()
@@ -169,6 +174,7 @@ func (r *run) runSubgoal(ctx context.Context, plan *Plan, s Subgoal) (bool, erro
 	r.results[s.ID] = &res
 	r.depth[s.ID] = end
 	r.mu.Unlock()
+	r.recordActual(s.ID, res)
 	r.reach(end)
 	resCopy := res
 	r.emit.send(Event{Type: EventSubgoalDone, Subgoal: s.ID, Result: &resCopy, SetOp: rec.SetOp})

@@ -179,33 +179,44 @@ func (x *explorer) lexicalPick(anchors []kg.Term, offered []kg.Relation, max int
 // round runs one exploration round from anchors, which ends at LLM depth
 // end (d, plus one when the model chose relations).
 func (x *explorer) round(ctx context.Context, anchors []kg.Term, depth, d int) (*Round, int, error) {
-	rd := &Round{Depth: depth, Anchors: anchors, Chosen: []kg.Relation{}, Facts: []kg.Fact{}}
+	rd, has, d, err := x.pick(ctx, anchors, depth, d)
+	if err != nil || len(rd.Chosen) == 0 {
+		return rd, d, err
+	}
+	facts, err := x.neighbors(ctx, rd, rd.Chosen, has)
+	rd.Facts = facts
+	return rd, d, err
+}
+
+// pick lists the anchors' relations and has the model choose among them:
+// the first half of a round, which ends at LLM depth end. has maps each
+// offered relation to the anchors that have it.
+func (x *explorer) pick(ctx context.Context, anchors []kg.Term, depth, d int) (rd *Round, has map[kg.Relation][]kg.Term, end int, err error) {
+	rd = &Round{Depth: depth, Anchors: anchors, Chosen: []kg.Relation{}, Facts: []kg.Fact{}}
 	rels, err := x.relations(ctx, anchors)
 	if err != nil {
-		return rd, d, err
+		return rd, nil, d, err
 	}
 	offered, has, cut, err := x.offer(ctx, anchors, rels)
 	if err != nil {
-		return rd, d, err
+		return rd, nil, d, err
 	}
 	rd.Offered, rd.OfferedRelations, rd.Cut = len(offered), offered, cut
 	switch {
 	case len(offered) == 0:
-		return rd, d, nil
+		return rd, has, d, nil
 	case len(offered) == 1:
 		rd.Chosen, rd.ChosenBy = offered, "only_offered"
 	default:
 		if err := x.choose(ctx, rd, offered, x.sg.b.MaxRelationsPerEntity); err != nil {
-			return rd, d, err
+			return rd, has, d, err
 		}
 		d++
 	}
 	for _, r := range rd.Chosen {
 		x.tried[r] = true
 	}
-	facts, err := x.neighbors(ctx, rd, rd.Chosen, has)
-	rd.Facts = facts
-	return rd, d, err
+	return rd, has, d, nil
 }
 
 // neighbors fetches the facts of each (anchor, chosen relation) pair,

@@ -15,6 +15,13 @@ import (
 // exploration each checked by refinement, until the evidence is aligned or
 // the budgets run out, when the tentative answer is kept.
 func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
+	if against, ok := sg.verifyAgainst[sg.s.ID]; ok {
+		res, end, settled, err := sg.verify(ctx, against)
+		if err != nil || settled {
+			return res, end, err
+		}
+		sg.d0 = end // the check settled nothing: explore in full
+	}
 	text := sg.text()
 	anchors := sg.anchors()
 	sg.rec.Anchors = anchors

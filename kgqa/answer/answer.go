@@ -179,6 +179,12 @@ type SubgoalRecord struct {
 	// SetOp records exact set logic (intersect, union, count, compare,
 	// superlative, filter).
 	SetOp *SetOpRecord `json:"set_op,omitempty"`
+	// Ordering records, on an intersect, the order its branches ran in,
+	// with estimated and actual cardinalities (engine.ordering cost).
+	Ordering *Ordering `json:"ordering,omitempty"`
+	// Verification records a branch run as a check of the candidates of
+	// the branch that ran first, instead of a full exploration.
+	Verification *Verification `json:"verification,omitempty"`
 	// Sufficiency is the (unfused) sufficiency judgement after the subgoal.
 	Sufficiency *Sufficiency `json:"sufficiency,omitempty"`
 	// Truncation records the top-k cut of the result (only with
@@ -212,8 +218,9 @@ type Result struct {
 	// Entities is the answer set.
 	Entities []term.Term `json:"entities"`
 	// Source is "evidence" (refined against facts), "tentative" (kept or
-	// resolved from the parametric answer), "exact" (set logic) or "llm"
-	// (set logic fell back to the model).
+	// resolved from the parametric answer), "exact" (set logic), "llm"
+	// (set logic fell back to the model) or "verified" (the candidates of
+	// another branch that this branch's relations reach).
 	Source string `json:"source"`
 	// Capped is true when the set may be incomplete: a neighbour query it
 	// was computed from returned as many facts as the KG's neighbour

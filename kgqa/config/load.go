@@ -290,6 +290,11 @@ func (c *Config) Validate() error {
 			return bad(s.key, "must not be negative")
 		}
 	}
+	switch c.Engine.Ordering {
+	case "", "cost", "plan":
+	default:
+		return bad("engine.ordering", fmt.Sprintf("%q is not cost or plan", c.Engine.Ordering))
+	}
 	switch c.Engine.OutsideKG {
 	case "", "model", "notice":
 	default:
