@@ -39,6 +39,31 @@ func postAsk(client *http.Client, url, key string) timedAsk {
 	return timedAsk{status: resp.StatusCode, elapsed: time.Since(start)}
 }
 
+// llmSeries reads the model metrics of h's server: the requests counted,
+// and the count and sum of the call durations and of the slot waits.
+func llmSeries(tb testing.TB, h *harness) (requests float64, calls, wait [2]float64) {
+	tb.Helper()
+	mfs, err := h.srv.Metrics().Registry().Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			switch mf.GetName() {
+			case "parog_llm_requests_total":
+				requests += m.GetCounter().GetValue()
+			case "parog_llm_call_duration_seconds":
+				calls[0] += float64(m.GetHistogram().GetSampleCount())
+				calls[1] += m.GetHistogram().GetSampleSum()
+			case "parog_llm_slot_wait_seconds":
+				wait[0] += float64(m.GetHistogram().GetSampleCount())
+				wait[1] += m.GetHistogram().GetSampleSum()
+			}
+		}
+	}
+	return requests, calls, wait
+}
+
 func percentile(ds []time.Duration, p float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
@@ -82,6 +107,13 @@ func BenchmarkAdmission300(b *testing.B) {
 		b.ReportMetric(percentile(by[503], 0.99).Seconds(), "refused_p99_s")
 		b.ReportMetric(float64(len(by[504])), "timeouts_504")
 		b.ReportMetric(float64(h.llm.Count()-calls0), "model_calls")
+		// What the metrics say of the same calls: the requests counted
+		// must be the requests the model received, and a call's mean
+		// duration is the model's own, its wait for a slot apart.
+		reqs, calls, wait := llmSeries(b, h)
+		b.ReportMetric(reqs, "counted_requests")
+		b.ReportMetric(calls[1]/max(calls[0], 1), "call_mean_s")
+		b.ReportMetric(wait[1]/max(wait[0], 1), "slot_wait_mean_s")
 		var other []string
 		for st, ds := range by {
 			if st != 200 && st != 503 && st != 504 {
@@ -91,6 +123,33 @@ func BenchmarkAdmission300(b *testing.B) {
 		if len(other) > 0 {
 			b.Errorf("unexpected statuses: %v", other)
 		}
+	}
+}
+
+// BenchmarkLLMSlotWait lets 40 questions in at once against a model that
+// takes 2 s per call with 8 slots, so that calls queue for a slot: the
+// metrics time each call at the model's 2 s and report the queueing as
+// the slot wait, and count the requests the model received.
+func BenchmarkLLMSlotWait(b *testing.B) {
+	h := newHarness(b, setup{delay: 2 * time.Second, noLog: true, edit: func(c *config.Config) {
+		c.LLM.Reasoner.Concurrency = 8
+		c.Engine.Deadline = 120 * time.Second
+		c.Server.RateLimit = 0
+		c.Server.MaxQuestions, c.Server.RequestTimeout = 40, 120*time.Second
+	}})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	for range b.N {
+		calls0 := h.llm.Count()
+		var wg sync.WaitGroup
+		for range 40 {
+			wg.Go(func() { _ = postAsk(client, h.http.URL, "") })
+		}
+		wg.Wait()
+		reqs, calls, wait := llmSeries(b, h)
+		b.ReportMetric(float64(h.llm.Count()-calls0), "model_calls")
+		b.ReportMetric(reqs, "counted_requests")
+		b.ReportMetric(calls[1]/max(calls[0], 1), "call_mean_s")
+		b.ReportMetric(wait[1]/max(wait[0], 1), "slot_wait_mean_s")
 	}
 }
 
