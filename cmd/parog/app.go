@@ -118,14 +118,16 @@ func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...appOption
 // mode (planner.mode).
 func (a *app) engine(cfg config.Config, client *llm.Client) (*kgqa.Engine, error) {
 	eopts := []kgqa.Option{kgqa.WithNeighborLimit(cfg.KG.NeighborLimit)}
+	var embedder llm.Embedder
 	if cfg.LLM.Embeddings.BaseURL != "" {
 		em, err := llm.NewEmbeddings(cfg.LLM.Embeddings, a.lopt...)
 		if err != nil {
 			return nil, fmt.Errorf("open embeddings client: %w", err)
 		}
+		embedder = em
 		eopts = append(eopts, kgqa.WithEmbedder(em))
 	}
-	eopts = append(eopts, lqt.FromConfig(cfg.Planner, client, a.env.Getenv))
+	eopts = append(eopts, lqt.FromConfig(cfg.Planner, client, embedder))
 	return kgqa.New(a.Graph, client, cfg.Engine, eopts...), nil
 }
 

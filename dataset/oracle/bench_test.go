@@ -32,7 +32,7 @@ func benchEngine(t testing.TB, cfg config.Config) (kg.Graph, func(context.Contex
 			return nil, nil, err
 		}
 		eng := kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit),
-			lqt.FromConfig(cfg.Planner, client, func(string) (string, bool) { return "", false }))
+			lqt.FromConfig(cfg.Planner, client, nil))
 		return eng, client.Close, nil
 	}
 }

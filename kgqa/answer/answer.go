@@ -114,7 +114,8 @@ type TreeInfo struct {
 	// Method is "dp" (the dynamic programme over subsets) or "greedy"
 	// (more atomic queries than planner.lqt.max_exact).
 	Method string `json:"method"`
-	// Note explains a fallback to the greedy merge.
+	// Note explains a fallback: to the greedy merge, or to lexical
+	// similarity when the embeddings endpoint failed.
 	Note string `json:"note,omitempty"`
 	// Similarity is "lexical" or "embeddings": where Sim came from.
 	Similarity string `json:"similarity"`

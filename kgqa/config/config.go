@@ -34,14 +34,11 @@ type Planner struct {
 
 // LQT tunes the logical-query-tree planner (planner.mode lqt).
 type LQT struct {
-	MaxExact         int     `yaml:"max_exact" desc:"most atomic queries planned by the exact dynamic programme over subsets (exponential); above it a greedy merge builds the tree, and the trace says so"`
-	MaxAtoms         int     `yaml:"max_atoms" desc:"most atomic queries accepted from the model"`
-	Alpha            float64 `yaml:"alpha" desc:"weight of the similarity of merged queries in the tree cost -(|V| + |E| - Depth - Balance + alpha*Sim)"`
-	CacheSize        int     `yaml:"cache_size" desc:"unrelated query pairs remembered across questions (by normalised text), so they are never asked again (0 disables the cache)"`
-	Parallelism      int     `yaml:"parallelism" desc:"pair-relation calls in flight at once for one question"`
-	EmbeddingsURL    string  `yaml:"embeddings_base_url" desc:"OpenAI-compatible base URL with /v1/embeddings for the similarity of queries; empty uses lexical cosine"`
-	EmbeddingsModel  string  `yaml:"embeddings_model" desc:"embeddings model name sent to embeddings_base_url"`
-	EmbeddingsKeyEnv string  `yaml:"embeddings_api_key_env" desc:"name of the environment variable holding the embeddings endpoint's API key"`
+	MaxExact    int     `yaml:"max_exact" desc:"most atomic queries planned by the exact dynamic programme over subsets (exponential); above it a greedy merge builds the tree, and the trace says so"`
+	MaxAtoms    int     `yaml:"max_atoms" desc:"most atomic queries accepted from the model"`
+	Alpha       float64 `yaml:"alpha" desc:"weight of the similarity of merged queries in the tree cost -(|V| + |E| - Depth - Balance + alpha*Sim); Sim is the cosine of llm.embeddings vectors when that endpoint is set, else lexical cosine"`
+	CacheSize   int     `yaml:"cache_size" desc:"unrelated query pairs remembered across questions (by normalised text), so they are never asked again (0 disables the cache)"`
+	Parallelism int     `yaml:"parallelism" desc:"pair-relation calls in flight at once for one question"`
 }
 
 // Cache configures the cache that server replicas and eval workers share,
@@ -98,7 +95,7 @@ type Embeddings struct {
 	Model     string        `yaml:"model" desc:"embeddings model name sent to the endpoint"`
 	APIKeyEnv string        `yaml:"api_key_env" desc:"name of the environment variable holding the embeddings endpoint's API key"`
 	APIKey    string        `yaml:"api_key" desc:"embeddings endpoint API key (prefer api_key_env); masked in logs" secret:"true"`
-	Timeout   time.Duration `yaml:"timeout" desc:"deadline of one embeddings call; on failure relations are ranked by word overlap"`
+	Timeout   time.Duration `yaml:"timeout" desc:"deadline of one embeddings call; on failure relations are ranked by word overlap and lqt trees by lexical cosine"`
 }
 
 // Endpoint is one OpenAI-compatible chat endpoint.

@@ -100,8 +100,6 @@ func TestBadValuesNameTheSetting(t *testing.T) {
 		{"lqt dp unbounded", base + "planner:\n  lqt:\n    max_exact: 30\n", nil, nil, "planner.lqt.max_exact"},
 		{"lqt more atoms than a plan holds", base, map[string]string{"PAROG_PLANNER_LQT_MAX_ATOMS": "17"}, nil, "planner.lqt.max_atoms"},
 		{"lqt negative alpha", base, nil, []string{"planner.lqt.alpha=-1"}, "planner.lqt.alpha"},
-		{"lqt embeddings without a model", base, nil, []string{"planner.lqt.embeddings_base_url=http://x/v1"}, "planner.lqt.embeddings_model"},
-		{"lqt embeddings not a URL", base, nil, []string{"planner.lqt.embeddings_base_url=x"}, "planner.lqt.embeddings_base_url"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -376,14 +376,6 @@ func validatePlanner(p Planner) error {
 	case l.Parallelism < 1:
 		return bad("lqt.parallelism", "must be positive")
 	}
-	if l.EmbeddingsURL != "" {
-		if err := checkURL(l.EmbeddingsURL); err != nil {
-			return bad("lqt.embeddings_base_url", err.Error())
-		}
-		if l.EmbeddingsModel == "" {
-			return bad("lqt.embeddings_model", "an embeddings endpoint needs a model name")
-		}
-	}
 	return nil
 }
 

@@ -72,20 +72,16 @@ func New(chat llm.Chatter, cfg config.LQT, opts ...Option) *Planner {
 }
 
 // FromConfig returns the engine option planner.mode selects: the LQT
-// planner for mode lqt, with the embeddings endpoint when one is
-// configured (its key read through getenv), and an option that changes
-// nothing for mode parog.
-func FromConfig(cfg config.Planner, chat llm.Chatter, getenv func(string) (string, bool)) kgqa.Option {
+// planner for mode lqt, taking Sim from embedder's vectors when it is not
+// nil (the client of llm.embeddings) and from lexical cosine otherwise,
+// and an option that changes nothing for mode parog.
+func FromConfig(cfg config.Planner, chat llm.Chatter, embedder llm.Embedder) kgqa.Option {
 	if cfg.Mode != "lqt" {
 		return func(*kgqa.Engine) {}
 	}
 	var opts []Option
-	if l := cfg.LQT; l.EmbeddingsURL != "" {
-		key := ""
-		if l.EmbeddingsKeyEnv != "" && getenv != nil {
-			key, _ = getenv(l.EmbeddingsKeyEnv)
-		}
-		opts = append(opts, WithSimilarity(NewEmbeddings(l.EmbeddingsURL, l.EmbeddingsModel, key)))
+	if embedder != nil {
+		opts = append(opts, WithSimilarity(NewEmbeddings(embedder)))
 	}
 	return kgqa.WithPlanner(New(chat, cfg.LQT, opts...))
 }
@@ -119,7 +115,17 @@ func (p *Planner) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.P
 	ti.Similarity = p.sim.Name()
 	if m.Alpha > 0 && len(atoms) > 1 {
 		if m.Sim, err = p.sim.Matrix(ctx, texts); err != nil {
-			return nil, info, err
+			if ctx.Err() != nil {
+				return nil, info, err
+			}
+			// A down embeddings endpoint costs the tree its best Sim, not
+			// the question: the lexical measure stands in, as it does for
+			// the relation ranking.
+			ti.Similarity = Lexical{}.Name()
+			ti.Note = joinNote(ti.Note, fmt.Sprintf("similarity from lexical cosine: %v", err))
+			if m.Sim, err = (Lexical{}).Matrix(ctx, texts); err != nil {
+				return nil, info, err
+			}
 		}
 	}
 	start := time.Now()
@@ -130,7 +136,7 @@ func (p *Planner) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.P
 		}
 	} else {
 		tree = Greedy(labels, m)
-		ti.Note = fmt.Sprintf("%d atomic queries, more than planner.lqt.max_exact %d: the tree comes from a greedy merge, not the dynamic programme over subsets", len(atoms), p.cfg.MaxExact)
+		ti.Note = joinNote(ti.Note, fmt.Sprintf("%d atomic queries, more than planner.lqt.max_exact %d: the tree comes from a greedy merge, not the dynamic programme over subsets", len(atoms), p.cfg.MaxExact))
 	}
 	ti.PlanMS = float64(time.Since(start).Microseconds()) / 1000
 	ti.Method, ti.Cost, ti.Depth, ti.Balance, ti.Sim, ti.Roots = tree.Method, tree.Cost, tree.Depth, tree.Balance, tree.Sim, len(tree.Roots())
@@ -407,4 +413,12 @@ func ToPlan(atoms []Atom, t Tree) (*kgqa.Plan, int, error) {
 		return nil, 0, err
 	}
 	return plan, added, nil
+}
+
+// joinNote appends note to the notes in notes.
+func joinNote(notes, note string) string {
+	if notes == "" {
+		return note
+	}
+	return notes + "; " + note
 }

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"unicode"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/parog/parog-go/kgqa/lexicon"
+	"github.com/parog/parog-go/kgqa/llm"
 )
 
 // Similarity scores how alike atomic queries are: Sim in the tree cost.
@@ -73,39 +72,32 @@ func matrix(n int, f func(a, b int) float64) [][]float64 {
 	return m
 }
 
-// Embeddings is the cosine of the queries' embeddings from an
-// OpenAI-compatible /v1/embeddings endpoint (a BGE model served by vLLM
-// or Ollama, for instance), negative cosines counted as 0.
+// Embeddings is the cosine of the queries' vectors from the engine's
+// embeddings client (llm.embeddings: an OpenAI-compatible /v1/embeddings
+// endpoint, a BGE model served by vLLM or Ollama for instance), negative
+// cosines counted as 0.
 type Embeddings struct {
-	client *openai.Client
-	model  string
+	embedder llm.Embedder
 }
 
 var _ Similarity = (*Embeddings)(nil)
 
-// NewEmbeddings returns the similarity of an embeddings endpoint at
-// baseURL (".../v1") serving model, sending key when it is not empty.
-func NewEmbeddings(baseURL, model, key string) *Embeddings {
-	c := openai.DefaultConfig(key)
-	c.BaseURL = strings.TrimRight(baseURL, "/")
-	return &Embeddings{client: openai.NewClientWithConfig(c), model: model}
+// NewEmbeddings returns the similarity of the vectors embedder gives.
+func NewEmbeddings(embedder llm.Embedder) *Embeddings {
+	return &Embeddings{embedder: embedder}
 }
 
 // Name is "embeddings".
 func (*Embeddings) Name() string { return "embeddings" }
 
-// Matrix embeds the texts in one request and returns their cosines.
+// Matrix embeds the texts and returns their cosines.
 func (e *Embeddings) Matrix(ctx context.Context, texts []string) ([][]float64, error) {
-	resp, err := e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: texts, Model: openai.EmbeddingModel(e.model)})
+	vecs, err := e.embedder.Embed(ctx, texts)
 	if err != nil {
 		return nil, fmt.Errorf("lqt: embeddings: %w", err)
 	}
-	vecs := make([][]float32, len(texts))
-	for _, d := range resp.Data {
-		if d.Index < 0 || d.Index >= len(texts) {
-			return nil, fmt.Errorf("lqt: embeddings: index %d out of range for %d texts", d.Index, len(texts))
-		}
-		vecs[d.Index] = d.Embedding
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("lqt: embeddings: %d vectors for %d texts", len(vecs), len(texts))
 	}
 	for i, v := range vecs {
 		if len(v) == 0 {

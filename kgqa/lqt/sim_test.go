@@ -28,7 +28,7 @@ func axis(_ string, text string) []float32 {
 
 func TestEmbeddingsSimilarity(t *testing.T) {
 	s := llmtest.New(t, llmtest.WithEmbedder(axis))
-	e := NewEmbeddings(s.URL(), "bge-small", "")
+	e := NewEmbeddings(embeddingsClient(t, s.URL()))
 	m, err := e.Matrix(context.Background(), []string{"the airports of Nijmegen", "the countries of #1", "the countries bordering France", "Which of #1 is largest?"})
 	require.NoError(t, err)
 	assert.Equal(t, 1, s.EmbeddingRequests(), "one request for all the texts")
@@ -38,7 +38,7 @@ func TestEmbeddingsSimilarity(t *testing.T) {
 	assert.Equal(t, "embeddings", e.Name())
 
 	down := llmtest.New(t) // a chat-only server: no embeddings route
-	_, err = NewEmbeddings(down.URL(), "bge-small", "").Matrix(context.Background(), []string{"a", "b"})
+	_, err = NewEmbeddings(embeddingsClient(t, down.URL())).Matrix(context.Background(), []string{"a", "b"})
 	assert.ErrorContains(t, err, "lqt: embeddings")
 }
 
@@ -53,7 +53,7 @@ func TestPlannerWithEmbeddings(t *testing.T) {
 	c, err := llm.New(cfg, llm.WithBackoff(time.Millisecond, 10*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
-	p := New(c, config.Default().Planner.LQT, WithSimilarity(NewEmbeddings(s.URL(), "bge-small", "")))
+	p := New(c, config.Default().Planner.LQT, WithSimilarity(NewEmbeddings(embeddingsClient(t, s.URL()))))
 	_, info, err := p.Plan(context.Background(), airport)
 	require.NoError(t, err)
 	assert.Equal(t, "embeddings", info.Tree.Similarity)
@@ -61,4 +61,36 @@ func TestPlannerWithEmbeddings(t *testing.T) {
 	// (lexically they share few words).
 	assert.InDelta(t, 3.0, info.Tree.Sim, 1e-9)
 	assert.Equal(t, 1, s.EmbeddingRequests())
+}
+
+// A down embeddings endpoint costs the tree its Sim source, not the
+// question: lexical cosine stands in and the trace says why.
+func TestPlannerEmbeddingsDownFallsBackToLexical(t *testing.T) {
+	m := airportModel()
+	s := llmtest.New(t, llmtest.WithHandler(m.handle)) // no embeddings route
+	cfg := config.Default().LLM
+	cfg.Reasoner.BaseURL, cfg.Reasoner.Model, cfg.Reasoner.Timeout = s.URL(), "scripted", 10*time.Second
+	c, err := llm.New(cfg, llm.WithBackoff(time.Millisecond, 10*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	withEmb := New(c, config.Default().Planner.LQT, WithSimilarity(NewEmbeddings(embeddingsClient(t, s.URL()))))
+	plan, info, err := withEmb.Plan(context.Background(), airport)
+	require.NoError(t, err)
+	assert.Equal(t, "lexical", info.Tree.Similarity)
+	assert.Contains(t, info.Tree.Note, "similarity from lexical cosine")
+
+	lexical := New(c, config.Default().Planner.LQT)
+	want, wantInfo, err := lexical.Plan(context.Background(), airport)
+	require.NoError(t, err)
+	assert.Equal(t, want, plan, "the same tree as a planner with no embeddings endpoint")
+	assert.InDelta(t, wantInfo.Tree.Sim, info.Tree.Sim, 1e-9)
+}
+
+// embeddingsClient is the engine's embeddings client for the endpoint at
+// url, as llm.embeddings builds it.
+func embeddingsClient(t *testing.T, url string) *llm.EmbeddingsClient {
+	t.Helper()
+	em, err := llm.NewEmbeddings(config.Embeddings{BaseURL: url, Model: "bge-small", Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	return em
 }
