@@ -45,7 +45,7 @@ var layers = map[string][]string{
 	"kgqa/kg/term":               {},
 	"kgqa/kg/virtuoso":           {},
 	"kgqa/kg/virtuosotest":       {"kgqa/kg/virtuoso"},
-	"kgqa/kgqatest":              {"kgqa", "kgqa/kg", "kgqa/kg/demokg", "kgqa/lexicon", "kgqa/llm", "kgqa/llm/llmtest", "kgqa/naming", "refine"},
+	"kgqa/kgqatest":              {"kgqa", "kgqa/kg", "kgqa/kg/demokg", "kgqa/lexicon", "kgqa/llm", "kgqa/llm/llmtest", "kgqa/naming", "kgqa/prompts", "refine"},
 	"kgqa/lexicon":               {},
 	"kgqa/llm":                   {"kgqa/backoff", "kgqa/config", "kgqa/llm/usage"},
 	"kgqa/llm/llmcache":          {},

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/parog/parog-go/kgqa/prompts"
 )
 
 // What the oracle reads in a prompt. The patterns follow the renderings of
@@ -12,8 +14,6 @@ import (
 var (
 	questionLine = regexp.MustCompile(`(?m)^Question: (.*)$`)
 	currentLine  = regexp.MustCompile(`(?m)^- (\S+) \[.*<== current subgoal\s*$`)
-	offeredDir   = regexp.MustCompile(`^(out|in) \(the anchor is the`)
-	offeredGroup = regexp.MustCompile(`^- ([a-z][a-z0-9_]*(?:\.[a-z0-9_]+){1,3}): (.+)$`)
 	factLine     = regexp.MustCompile(`(?m)^\s*F(\d+)\. (.*?) -\[(.*)\]-> (.*)$`)
 	candLine     = regexp.MustCompile(`(?m)^\s*C(\d+)\. (.*?) -\[(.*)\]-> (.*)$`)
 	knownLine    = regexp.MustCompile(`(?m)^- ([A-Za-z][A-Za-z0-9_]*): (.*)$`)
@@ -39,25 +39,19 @@ func currentSubgoal(user string) string {
 }
 
 // offeredRelations are the relations a relations prompt offers, as
-// "id dir": its list is grouped by direction ("out (the anchor is the
-// subject):") and, within one, by type ("- location.location: adjoin_s,
-// containedby"), an id being type.name.
+// "id dir", an id being type.name (the oracle answers Freebase-style
+// graphs, whose groups are typed).
 func offeredRelations(user string) map[string]bool {
 	out := map[string]bool{}
-	_, list, _ := strings.Cut(user, "Offered relations")
-	dir := ""
-	for _, line := range strings.Split(list, "\n") {
-		line = strings.TrimSpace(line)
-		if m := offeredDir.FindStringSubmatch(line); m != nil {
-			dir = m[1]
-			continue
-		}
-		m := offeredGroup.FindStringSubmatch(line)
-		if m == nil || dir == "" {
-			continue
-		}
-		for _, name := range strings.Split(m[2], ",") {
-			out[m[1]+"."+strings.TrimSpace(name)+" "+dir] = true
+	groups, in := prompts.ReadRelationGroups(user)
+	for dir, gs := range map[string][]prompts.RelationGroup{"out": groups, "in": in} {
+		for _, g := range gs {
+			if g.Type == "" {
+				continue
+			}
+			for _, name := range g.Names {
+				out[g.Type+"."+name+" "+dir] = true
+			}
 		}
 	}
 	return out

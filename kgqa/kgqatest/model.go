@@ -179,8 +179,6 @@ var (
 	subgoalLine  = regexp.MustCompile(`(?m)^Current subgoal: (.*)$`)
 	tentLine     = regexp.MustCompile(`(?m)^Tentative answer: (.*)$`)
 	anchorsLine  = regexp.MustCompile(`(?m)^Anchor entities: (.*)$`)
-	offeredDir   = regexp.MustCompile(`^(out|in) \(the anchor is the`)
-	offeredGroup = regexp.MustCompile(`^- (?:(\S+): )?(.*)$`)
 	propertyID   = regexp.MustCompile(`\((P[1-9][0-9]*)\)$`)
 	maxLine      = regexp.MustCompile(`(?m)^Keep at most (\d+)`)
 	attrLine     = regexp.MustCompile(`(?m)by the attribute "([^"]*)"`)

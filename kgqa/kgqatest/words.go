@@ -8,6 +8,7 @@ import (
 	"github.com/parog/parog-go/kgqa/lexicon"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/parog/parog-go/kgqa/naming"
+	"github.com/parog/parog-go/kgqa/prompts"
 )
 
 // synonyms bridge the words of questions and of Freebase relation names,
@@ -66,34 +67,27 @@ type offeredRelation struct {
 	words   string // what the relation is about: its type's last part and its name
 }
 
-// offered reads the prompt's relation list: grouped by direction ("out
-// (the anchor is the subject):") and type ("- location.location:
-// adjoin_s, containedby"); an untyped line lists readable names that end
-// in their id ("shares border with (P47)").
+// offered reads the prompt's relation list (prompts.ReadRelationGroups);
+// an untyped group lists readable names that end in their id ("shares
+// border with (P47)").
 func offered(user string) []offeredRelation {
-	_, list, _ := strings.Cut(user, "Offered relations")
 	var out []offeredRelation
-	dir := ""
-	for _, line := range strings.Split(list, "\n") {
-		line = strings.TrimSpace(line)
-		if m := offeredDir.FindStringSubmatch(line); m != nil {
-			dir = m[1]
-			continue
-		}
-		m := offeredGroup.FindStringSubmatch(line)
-		if m == nil || dir == "" {
-			continue
-		}
-		typ := m[1]
-		last := typ[strings.LastIndexByte(typ, '.')+1:]
-		for _, name := range strings.Split(m[2], ", ") {
-			if typ == "" {
-				if id := propertyID.FindStringSubmatch(name); id != nil {
-					out = append(out, offeredRelation{id[1], dir, name})
+	groupsOut, groupsIn := prompts.ReadRelationGroups(user)
+	for _, d := range []struct {
+		dir    string
+		groups []prompts.RelationGroup
+	}{{"out", groupsOut}, {"in", groupsIn}} {
+		for _, g := range d.groups {
+			last := g.Type[strings.LastIndexByte(g.Type, '.')+1:]
+			for _, name := range g.Names {
+				if g.Type == "" {
+					if id := propertyID.FindStringSubmatch(name); id != nil {
+						out = append(out, offeredRelation{id[1], d.dir, name})
+					}
+					continue
 				}
-				continue
+				out = append(out, offeredRelation{g.Type + "." + name, d.dir, last + " " + name})
 			}
-			out = append(out, offeredRelation{typ + "." + name, dir, last + " " + name})
 		}
 	}
 	return out

@@ -261,3 +261,24 @@ func TestExpandRefs(t *testing.T) {
 	cyclic := []string{"Use #2.", "Use #1."}
 	assert.Equal(t, "Use #2 [Use #1.].", ExpandRefs(cyclic, 0), "a cycle of references stops at the depth of the list")
 }
+
+// The offered relations a relations prompt renders read back as they went
+// in, typed (Freebase) and untyped (Wikidata) groups, in both directions;
+// a prompt with none reads back empty.
+func TestReadRelationGroupsRoundTrip(t *testing.T) {
+	data := sampleData()[Relations].(RelationsData)
+	data.Out = append(data.Out, RelationGroup{Type: "people.person", Names: []string{"place_of_birth"}})
+	req, err := Request("reasoner", Relations, data)
+	require.NoError(t, err)
+	user := req.Messages[len(req.Messages)-1].Content
+	out, in := ReadRelationGroups(user)
+	assert.Equal(t, data.Out, out)
+	assert.Equal(t, data.In, in)
+
+	data.Out, data.In = nil, nil
+	req, err = Request("reasoner", Relations, data)
+	require.NoError(t, err)
+	out, in = ReadRelationGroups(req.Messages[len(req.Messages)-1].Content)
+	assert.Empty(t, out)
+	assert.Empty(t, in)
+}
