@@ -144,36 +144,22 @@ func keepFound(candidates []string, found map[string]bool) []string {
 
 // countQuery counts the distinct terms one hop from id along rel.
 func (d *dialect) countQuery(id string, rel Relation) (string, error) {
-	a := d.args(0)
-	var err error
-	if a.Entity, err = d.entityRef(id); err != nil {
+	a, err := d.hopArgs(0, id, rel)
+	if err != nil {
 		return "", err
 	}
-	if a.Relation, err = d.relationRef(d.v.relNS, rel); err != nil {
-		return "", err
-	}
-	if rel.Dir == In {
-		return render(tagCountIn, a)
-	}
-	return render(tagCountOut, a)
+	return render(byDir(rel, tagCountOut, tagCountIn), a)
 }
 
 // linkedQuery asks which of the candidates rel reaches from id, directly
 // or through a node (the store checks that the node is a mediator).
 func (d *dialect) linkedQuery(id string, rel Relation, candidates []string) (string, error) {
-	a := d.args(maxExpansionRows)
-	var err error
-	if a.Entity, err = d.entityRef(id); err != nil {
-		return "", err
-	}
-	if a.Relation, err = d.relationRef(d.v.relNS, rel); err != nil {
+	a, err := d.hopArgs(maxExpansionRows, id, rel)
+	if err != nil {
 		return "", err
 	}
 	if a.Subjects, err = d.entityRefs(candidates); err != nil {
 		return "", err
 	}
-	if rel.Dir == In {
-		return render(tagLinkedIn, a)
-	}
-	return render(tagLinkedOut, a)
+	return render(byDir(rel, tagLinkedOut, tagLinkedIn), a)
 }

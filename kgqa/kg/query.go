@@ -150,18 +150,34 @@ func (d *dialect) relationsQuery(id string) (string, error) {
 // neighborsQuery lists the first limit terms one hop from id along rel, in
 // term order so that every backend keeps the same ones.
 func (d *dialect) neighborsQuery(id string, rel Relation, limit int) (string, error) {
+	a, err := d.hopArgs(limit, id, rel)
+	if err != nil {
+		return "", err
+	}
+	return render(byDir(rel, tagNeighborsOut, tagNeighborsIn), a)
+}
+
+// hopArgs are the bank's arguments for one hop from id along rel: the
+// entity and the relation, each validated for the dialect.
+func (d *dialect) hopArgs(limit int, id string, rel Relation) (queryArgs, error) {
 	a := d.args(limit)
 	var err error
 	if a.Entity, err = d.entityRef(id); err != nil {
-		return "", err
+		return a, err
 	}
 	if a.Relation, err = d.relationRef(d.v.relNS, rel); err != nil {
-		return "", err
+		return a, err
 	}
+	return a, nil
+}
+
+// byDir is out's tag for an outgoing relation and in's for an incoming
+// one.
+func byDir(rel Relation, out, in string) string {
 	if rel.Dir == In {
-		return render(tagNeighborsIn, a)
+		return in
 	}
-	return render(tagNeighborsOut, a)
+	return out
 }
 
 // namesQuery returns the names of ids in the dialect's language.
