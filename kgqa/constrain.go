@@ -25,8 +25,22 @@ import (
 // member (or the needed set is empty), there is nothing to refine with:
 // the tentative answer stands, as for a find without aligned evidence,
 // and the set operation's method says so.
+//
+// A compare whose value is a reference "#k" compares with the values of
+// subgoal sk's result (a date or number reached from another entity, such
+// as the start of a presidency) instead of a literal; its members are those
+// of its other needs. A member is kept when one of its values compares as
+// stated with one of the bound's values, as a SPARQL FILTER between two
+// variables keeps every binding that satisfies it.
 func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 	members, capped := sg.neededEntities(), sg.neededCapped()
+	var bounds []value
+	boundID, bounded := sg.s.Args.BoundRef()
+	if bounded && sg.s.Op == OpCompare {
+		members, bounds = sg.neededExcept(boundID), sg.boundValues(boundID)
+	} else {
+		bounded = false
+	}
 	rec := &SetOpRecord{Inputs: []int{len(members)}}
 	sg.rec.SetOp = rec
 	// Each member costs KG queries: as many as one neighbour query may
@@ -75,7 +89,14 @@ func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 	// Dated mediators: only the value of the date the subgoal names (its
 	// own text, not the member names #1 expands to) is compared.
 	values, note := qualify(facts, statedTimes(args, sg.s.Text), args)
-	if out, ok := exactConstraint(members, values, args, rec); ok {
+	var out []kg.Term
+	var ok bool
+	if bounded {
+		out, ok = boundedConstraint(members, values, args, bounds, rec)
+	} else {
+		out, ok = exactConstraint(members, values, args, rec)
+	}
+	if ok {
 		rec.Method, rec.Note = "exact", joinNotes(rec.Note, note)
 		out = nonNil(out)
 		res := Result{Text: names(out), Entities: out, Source: "exact", Capped: capped}
@@ -88,7 +109,7 @@ func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 		}
 	}
 	rec.Method = "llm"
-	out, err := sg.selectMembers(ctx, text, members, facts)
+	out, err = sg.selectMembers(ctx, text, members, facts)
 	if err != nil {
 		return Result{}, end, err
 	}
@@ -229,6 +250,24 @@ func exactConstraint(members []kg.Term, facts []kg.Fact, a Args, rec *SetOpRecor
 	if a.Cmp == "" && a.Order == "" {
 		return nil, false
 	}
+	vals := memberValues(members, facts, rec)
+	if len(vals) == 0 {
+		return nil, false
+	}
+	if a.Order != "" {
+		return argBest(members, vals, a.Order == "max")
+	}
+	ref, ok := parseRef(a.Value, vals)
+	if !ok {
+		return nil, false
+	}
+	return compareWith(members, vals, a.Cmp, []value{ref})
+}
+
+// memberValues parses each member's values: a literal member is its own
+// value, an entity's are the tails of its facts. It records the first
+// value of each member and counts those without one.
+func memberValues(members []kg.Term, facts []kg.Fact, rec *SetOpRecord) map[string][]value {
 	vals := map[string][]value{}
 	rec.Values = map[string]string{}
 	for _, m := range members {
@@ -253,30 +292,49 @@ func exactConstraint(members []kg.Term, facts []kg.Fact, a Args, rec *SetOpRecor
 			rec.Unparsed++
 		}
 	}
-	if len(vals) == 0 {
-		return nil, false
-	}
-	if a.Order != "" {
-		return argBest(members, vals, a.Order == "max")
-	}
-	ref, ok := parseRef(a.Value, vals)
-	if !ok {
-		return nil, false
-	}
+	return vals
+}
+
+// compareWith keeps the members with a value that compares as op says
+// with one of refs. ok is false when no value was of a reference's kind:
+// exact logic cannot decide.
+func compareWith(members []kg.Term, vals map[string][]value, op string, refs []value) ([]kg.Term, bool) {
 	var out []kg.Term
 	compared := false
 	for _, m := range members {
+		kept := false
 		for _, v := range vals[m.Key()] {
-			c, ok := v.cmp(ref)
-			compared = compared || ok
-			if ok && holds(c, a.Cmp) {
-				out = append(out, m)
+			for _, ref := range refs {
+				c, ok := v.cmp(ref)
+				compared = compared || ok
+				if ok && holds(c, op) {
+					kept = true
+					break
+				}
+			}
+			if kept {
 				break
 			}
 		}
+		if kept {
+			out = append(out, m)
+		}
 	}
-	// No value was of the reference's kind: exact logic cannot decide.
 	return out, compared
+}
+
+// boundedConstraint applies a comparison with another subgoal's values
+// (bounds). ok is false when the operator, the bounds or the members'
+// values do not parse, so that the model must decide.
+func boundedConstraint(members []kg.Term, facts []kg.Fact, a Args, bounds []value, rec *SetOpRecord) ([]kg.Term, bool) {
+	if a.Cmp == "" {
+		return nil, false
+	}
+	vals := memberValues(members, facts, rec)
+	if len(vals) == 0 || len(bounds) == 0 {
+		return nil, false
+	}
+	return compareWith(members, vals, a.Cmp, bounds)
 }
 
 // parseRef reads a comparison's reference value in the kind of the

@@ -453,3 +453,32 @@ func TestExplorationWithoutFactsAnswersFromModelKnowledge(t *testing.T) {
 		assert.Nil(t, ans.Final)
 	})
 }
+
+// A compare whose value is another subgoal's result ("#2"): the mountains
+// of Switzerland at least as high as the Dom, whose elevation (4545 m) the
+// plan finds from the Dom itself rather than stating it. The bound is read
+// from s2's result, and s3's members are those of s1 only: the Dom's
+// elevation is not a candidate.
+func TestCompareWithAnotherSubgoalsValue(t *testing.T) {
+	plan := &Plan{Version: 1, Subgoals: []Subgoal{
+		{ID: "s1", Text: "Find the mountains in Switzerland.", Op: OpFind},
+		{ID: "s2", Text: "What is the elevation of the Dom?", Op: OpFind},
+		{ID: "s3", Text: "Find which of #1 have an elevation of at least #2.", Needs: []string{"s1", "s2"}, Op: OpCompare,
+			Args: &Args{Attribute: "elevation", Cmp: ">=", Value: "#2"}},
+	}}
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+	ans := ask(t, h, Request{Question: "Which mountains in Switzerland are at least as high as the Dom?", TopicEntities: []string{"m.06mzp", "m.08y8k1"}, Plan: plan})
+	s2 := record(t, ans, "s2")
+	require.Len(t, s2.Result.Entities, 1, "the Dom's elevation")
+	assert.Equal(t, "4545", s2.Result.Entities[0].Name)
+	s3 := record(t, ans, "s3")
+	require.NotNil(t, s3.SetOp)
+	assert.Equal(t, "exact", s3.SetOp.Method)
+	assert.Equal(t, []string{"m.06db_x", "m.08y8k1"}, sortedIDs(s3.Result.Entities), "Dufourspitze (4634) and the Dom itself (4545); the Weisshorn (4506) is lower")
+}
+
+func sortedIDs(ts []kg.Term) []string {
+	out := entityIDs(ts)
+	slices.Sort(out)
+	return out
+}

@@ -108,6 +108,52 @@ func (sg *subgoalRun) neededEntities() []kg.Term {
 	return out
 }
 
+// neededExcept returns the union of the results of the subgoals s needs
+// other than id (the bound a compare's value refers to).
+func (sg *subgoalRun) neededExcept(id string) []kg.Term {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	var out []kg.Term
+	seen := map[string]bool{}
+	for _, n := range sg.s.Needs {
+		if n == id {
+			continue
+		}
+		if res := sg.results[n]; res != nil {
+			for _, t := range res.Entities {
+				if !seen[t.Key()] {
+					seen[t.Key()] = true
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// boundValues parses the values of subgoal id's result: its literal
+// members (dates, numbers), or its text when it has none.
+func (sg *subgoalRun) boundValues(id string) []value {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	res := sg.results[id]
+	if res == nil {
+		return nil
+	}
+	var out []value
+	for _, t := range res.Entities {
+		if v, ok := parseValue(t); ok {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 && len(res.Entities) == 0 {
+		if v, ok := parseText(res.Text); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 func (sg *subgoalRun) anchors() []kg.Term {
 	if len(sg.s.Needs) == 0 {
 		return rootAnchors(sg.s.Text, sg.topicList)

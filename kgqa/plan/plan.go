@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -64,8 +65,26 @@ type Args struct {
 	Order string `json:"order,omitempty"`
 	// Cmp is one of "<", "<=", ">", ">=", "=" for a comparative.
 	Cmp string `json:"cmp,omitempty"`
-	// Value is the literal compared against ("1990", "2000-01-01").
+	// Value is the literal compared against ("1990", "2000-01-01"), or,
+	// for a compare, a reference "#k" to the result of subgoal sk (a date
+	// or number reached from another entity, such as the start of a
+	// presidency), which must then be one of the subgoal's needs.
 	Value string `json:"value,omitempty"`
+}
+
+var valueRef = regexp.MustCompile(`^#(\d+)$`)
+
+// BoundRef returns the id of the subgoal whose result a compare's value
+// refers to ("#3" -> "s3"), and whether the value is such a reference.
+func (a *Args) BoundRef() (string, bool) {
+	if a == nil {
+		return "", false
+	}
+	m := valueRef.FindStringSubmatch(strings.TrimSpace(a.Value))
+	if m == nil {
+		return "", false
+	}
+	return "s" + m[1], true
 }
 
 // Subgoal is one step of a Plan.
@@ -182,6 +201,16 @@ func (s Subgoal) checkArgs() error {
 			default:
 				return fmt.Errorf("compare operator %q is not one of < <= > >= =", s.Args.Cmp)
 			}
+		}
+		if id, ok := s.Args.BoundRef(); ok {
+			if !slices.Contains(s.Needs, id) {
+				return fmt.Errorf("compare value %q refers to %s, which is not one of its needs", s.Args.Value, id)
+			}
+			if len(s.Needs) < 2 {
+				return fmt.Errorf("compare value %q is its only need: no set is left to compare", s.Args.Value)
+			}
+		} else if s.Args != nil && strings.HasPrefix(strings.TrimSpace(s.Args.Value), "#") {
+			return fmt.Errorf("compare value %q is not a reference of the form #k", s.Args.Value)
 		}
 	}
 	return nil
