@@ -115,47 +115,6 @@ func TestConvertFailures(t *testing.T) {
 	assert.Equal(t, "no-sparql", FailureReason(err))
 }
 
-// TestFailureReasonKeepsTheClass: real WebQSP queries that compare two
-// variables' values which the plan cannot state fail with a reason that
-// says so, without the query's own entities, instead of converting to a
-// plan that drops or misreads the comparison.
-func TestFailureReasonKeepsTheClass(t *testing.T) {
-	l, err := dataset.LoadFile(context.Background(), sharedWebQSP, dataset.WebQSP)
-	require.NoError(t, err)
-	byID := map[string]dataset.Question{}
-	for _, q := range l.Questions {
-		byID[q.ID] = q
-	}
-	const twoVars = "unsupported: FILTER comparing two variables, neither a given entity's value"
-	tests := []struct{ id, reason string }{
-		// "during what war did abraham lincoln serve as president?" and
-		// "what war was woodrow wilson president for": a war's dates
-		// within a presidency's, two spans held by variables.
-		{"WebQTrn-273", twoVars},
-		{"WebQTrn-2707", twoVars},
-		// "the book hitler wrote in prison": a book's date written after
-		// the imprisonment's ?from (held by the mediator, a variable) and
-		// ?to. Converted, it read "works of Adolf Hitler that hold during
-		// Adolf Hitler", the comparison with ?from dropped.
-		{"WebQTrn-299", twoVars},
-		{"WebQTrn-1639", twoVars},
-		// "which country is north of the usa": a latitude greater than
-		// the USA's, reached through its geolocation mediator. Converted,
-		// it read "adjoins of the USA that hold during the USA".
-		{"WebQTrn-409", "unsupported: FILTER comparing with a value on a given entity's mediator"},
-		{"WebQTrn-843", "unsupported: FILTER comparing with a value on a given entity's mediator"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.id, func(t *testing.T) {
-			q, ok := byID[tc.id]
-			require.True(t, ok)
-			_, err := Convert(q)
-			require.Error(t, err)
-			assert.Equal(t, tc.reason, FailureReason(err))
-		})
-	}
-}
-
 // TestDuringEitherWay: an event's span bounds a position's dates the same
 // whichever side of the FILTER names it; bounded from one side only it is
 // "before" or "after", which the plan cannot state.

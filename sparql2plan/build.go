@@ -2,6 +2,7 @@ package sparql2plan
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -168,13 +169,41 @@ func (b *builder) resolveAttrs() error {
 	sort.Strings(vars)
 	owners := map[string]term{}
 	paths := map[string][]string{}
+	pathEdges := map[string][]int{}
 	for _, v := range vars {
+		before := maps.Clone(b.used)
 		owner, path, err := b.trace(v)
 		if err != nil {
 			return err
 		}
 		owners[v], paths[v] = owner, path
+		for i := range b.used {
+			if !before[i] {
+				pathEdges[v] = append(pathEdges[v], i)
+			}
+		}
 	}
+	// Nodes reached from the answer through variables: the side of a
+	// two-variable comparison that is filtered. The other side's values
+	// are built apart, as the bound of a comparison (bounds).
+	answerSide := b.reach("?" + b.g.answer)
+	base := maps.Clone(b.used)
+	// A bound is built from its anchors through the mediators the value
+	// paths of the bound side crossed (an imprisonment's start and end
+	// share one): those edges are free again while it is built.
+	var chain []int
+	for _, w := range vars {
+		if own := owners[w]; own.kind == kindVar && answerSide[own.key()] {
+			continue
+		}
+		for _, i := range pathEdges[w] {
+			if b.g.edges[i].o.key() != "?"+w {
+				chain = append(chain, i)
+			}
+		}
+	}
+	boundRefs := map[string]string{}
+	spent := map[int]bool{}
 	// bounds records, per node and entity, whether the node's values are
 	// bounded from below and from above by the entity's.
 	type span struct{ k, entity string }
@@ -193,11 +222,21 @@ func (b *builder) resolveAttrs() error {
 			o, own := owners[tc.other], owners[v]
 			switch {
 			case o.kind == kindVar && own.kind == kindVar:
-				// Neither side's value belongs to a given entity: the
-				// plan cannot name what is compared with, and dropping
-				// the comparison would answer another question (the
-				// books written after an imprisonment).
-				return unsupported("FILTER comparing two variables, neither a given entity's value (?%s, ?%s)", v, tc.other)
+				ok, reverse := answerSide[own.key()], answerSide[o.key()]
+				if ok == reverse || b.inUnion(o.key()) {
+					// Both values on the answer's side, or neither:
+					// there is no bound to build apart.
+					return unsupported("FILTER comparing two variables, neither a given entity's value (?%s, ?%s)", v, tc.other)
+				}
+				if reverse {
+					continue // recorded from the other side, the answer's
+				}
+				ref, err := b.boundValues(tc.other, base, append(chain, pathEdges[tc.other]...), boundRefs, spent)
+				if err != nil {
+					return err
+				}
+				b.g.cons[k] = append(b.g.cons[k], constraint{kind: consCompare, attr: paths[v], cmp: tc.cmp, value: "#" + strings.TrimPrefix(ref, "s"), bound: ref})
+				continue
 			case o.kind != kindVar && own.kind != kindVar:
 				return unsupported("FILTER comparing two given entities' values (?%s, ?%s)", v, tc.other)
 			case o.kind == kindVar:
@@ -206,8 +245,15 @@ func (b *builder) resolveAttrs() error {
 			if len(paths[tc.other]) > 1 {
 				// The value is a mediator's (an imprisonment's dates, a
 				// geolocation's latitude): "during" the entity would
-				// misname it.
-				return unsupported("FILTER comparing with a value on a given entity's mediator (?%s)", tc.other)
+				// misname it, so it is found from the entity and
+				// compared with as a bound.
+				ref, ok := boundRefs[tc.other]
+				if !ok {
+					ref = b.add(Step{Op: kgqa.OpFind, Anchors: []string{o.value}, Path: forward(paths[tc.other])})
+					boundRefs[tc.other] = ref
+				}
+				b.g.cons[k] = append(b.g.cons[k], constraint{kind: consCompare, attr: paths[v], cmp: tc.cmp, value: "#" + strings.TrimPrefix(ref, "s"), bound: ref})
+				continue
 			}
 			s := span{k, o.value}
 			bs, seen := bounds[s]
@@ -223,6 +269,9 @@ func (b *builder) resolveAttrs() error {
 			bounds[s] = bs
 		}
 	}
+	for i := range spent {
+		b.used[i] = true
+	}
 	// Only a span bounded on both sides by the entity's dates is "during"
 	// it (an overlap or a containment); one bound says before or after
 	// (or north of), which the plan cannot state.
@@ -233,6 +282,55 @@ func (b *builder) resolveAttrs() error {
 		b.g.cons[s.k] = appendTime(b.g.cons[s.k], constraint{kind: consTime, label: s.entity})
 	}
 	return nil
+}
+
+// boundValues builds the steps that produce the values of variable u,
+// which is compared with a value on the answer's side but reached apart
+// from it (a presidency's start, from its holder), and returns the last
+// one's id. Each bound is built from the graph as it was before any
+// (base, with the edges free) so that two values of one node (its start
+// and its end) are each reached from its anchors; the edges any bound
+// consumed are added to spent.
+func (b *builder) boundValues(u string, base map[int]bool, free []int, built map[string]string, spent map[int]bool) (string, error) {
+	if ref, ok := built[u]; ok {
+		return ref, nil
+	}
+	b.used = maps.Clone(base)
+	for _, i := range free {
+		b.used[i] = false
+	}
+	ref, err := b.node("?" + u)
+	if err != nil {
+		return "", err
+	}
+	for i, used := range b.used {
+		if used && !base[i] {
+			spent[i] = true
+		}
+	}
+	b.used = maps.Clone(base)
+	built[u] = ref
+	return ref, nil
+}
+
+// reach returns the variable nodes connected to node k through unused
+// edges between variables (an entity starts a find of its own, so it
+// connects nothing).
+func (b *builder) reach(k string) map[string]bool {
+	seen := map[string]bool{k: true}
+	queue := []string{k}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, i := range b.incident(cur) {
+			w, _ := other(b.g.edges[i], cur)
+			if w.kind == kindVar && !seen[w.key()] {
+				seen[w.key()] = true
+				queue = append(queue, w.key())
+			}
+		}
+	}
+	return seen
 }
 
 func appendTime(cs []constraint, c constraint) []constraint {
@@ -484,7 +582,11 @@ func (b *builder) constrain(k, ref string) string {
 		attr := attrName(c.attr)
 		switch c.kind {
 		case consCompare:
-			ref = b.add(Step{Op: kgqa.OpCompare, Needs: []string{ref}, Path: forward(c.attr), Args: &kgqa.Args{Attribute: attr, Cmp: c.cmp, Value: c.value}})
+			needs := []string{ref}
+			if c.bound != "" {
+				needs = append(needs, c.bound)
+			}
+			ref = b.add(Step{Op: kgqa.OpCompare, Needs: needs, Path: forward(c.attr), Args: &kgqa.Args{Attribute: attr, Cmp: c.cmp, Value: c.value}})
 		case consSuperlative:
 			ref = b.add(Step{Op: kgqa.OpSuperlative, Needs: []string{ref}, Path: forward(c.attr), Args: &kgqa.Args{Attribute: attr, Order: c.order}})
 		case consTime:

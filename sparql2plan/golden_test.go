@@ -262,3 +262,86 @@ func TestGoldenPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestComparisonWithAnotherVariablesValue: real WebQSP queries comparing
+// the answer's value with a value reached apart from it (through another
+// topic entity's mediator) convert to a bound: finds that reach the other
+// value, then a compare whose value is "#k", a need of the compare. The
+// expected lines were written from the SPARQL.
+func TestComparisonWithAnotherVariablesValue(t *testing.T) {
+	l, err := dataset.LoadFile(context.Background(), sharedWebQSP, dataset.WebQSP)
+	require.NoError(t, err)
+	byID := map[string]dataset.Question{}
+	for _, q := range l.Questions {
+		byID[q.ID] = q
+	}
+	// "during what war did abraham lincoln serve as president?": the
+	// presidency's ?pfrom and ?pto, each reached from Lincoln through his
+	// position with basic title President (m.060c4, not a topic entity);
+	// the military conflicts (notable type m.02h76fz) the USA fought in
+	// (through the combatant-group mediator) whose start is at least
+	// ?pfrom and whose end at most ?pto.
+	president := func(who string) []string {
+		return []string{
+			"s1 find [] Find the start date in the government positions held of " + who + " with basic title a specific entity.",
+			"s2 find [] Find the end date in the government positions held of " + who + " with basic title a specific entity.",
+			"s3 find [] Find the conflicts whose combatants include a specific entity.",
+			"s4 compare [s3,s1] {start date >= #1} Keep those of #3 whose start date is at least #1.",
+			"s5 compare [s4,s2] {end date <= #2} Keep those of #4 whose end date is at most #2.",
+		}
+	}
+	// "the book hitler wrote in prison": works of Hitler whose date
+	// written is after the imprisonment's ?from and after its ?to, both
+	// on his imprisonment mediator (the query says "after", both times).
+	prison := []string{
+		"s1 find [] Find the start date in the imprisoned of Adolf Hitler.",
+		"s2 find [] Find the end date in the imprisoned of Adolf Hitler.",
+		"s3 find [] Find the works of Adolf Hitler.",
+		"s4 compare [s3,s1] {date written > #1} Keep those of #3 whose date written is greater than #1.",
+		"s5 compare [s4,s2] {date written > #2} Keep those of #4 whose date written is greater than #2.",
+	}
+	// "which country is north of the usa": the countries adjoining the
+	// USA (through the adjoining-relationship mediator) whose latitude
+	// (through their geolocation) exceeds the USA's, itself reached
+	// through the USA's geolocation.
+	north := []string{
+		"s1 find [] Find the latitude in the geolocation of United States of America.",
+		"s2 find [] Find the adjoins of United States of America.",
+		"s3 compare [s2,s1] {latitude > #1} Keep those of #2 whose latitude is greater than #1.",
+	}
+	tests := []struct {
+		id   string
+		want []string
+	}{
+		{"WebQTrn-273", president("Abraham Lincoln")},
+		{"WebQTrn-2707", president("Woodrow Wilson")},
+		{"WebQTrn-299", prison},
+		{"WebQTrn-1639", prison},
+		{"WebQTrn-409", north},
+		{"WebQTrn-843", north},
+	}
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			q, ok := byID[tc.id]
+			require.True(t, ok)
+			c, err := Convert(q)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, planLines(c))
+			assert.Equal(t, "[comparative]", fmt.Sprint(c.Plan.Kinds()))
+			last := c.Steps[len(c.Steps)-1]
+			bound, ok := last.Args.BoundRef()
+			require.True(t, ok)
+			assert.Contains(t, last.Needs, bound)
+		})
+	}
+}
+
+// TestComparisonBetweenTwoAnswerSideVariables: two values both on the
+// answer's side (or neither) leave no bound to build apart, and stay
+// refused.
+func TestComparisonBetweenTwoAnswerSideVariables(t *testing.T) {
+	const q = `PREFIX ns: <http://rdf.freebase.com/ns/> SELECT ?x WHERE { ns:m.01 ns:a.b ?x . ?x ns:c.d ?n . ?x ns:e.f ?m . FILTER(?n < ?m) }`
+	_, err := ConvertQuery(q, nil)
+	require.Error(t, err)
+	assert.Equal(t, "unsupported: FILTER comparing two variables, neither a given entity's value", FailureReason(err))
+}

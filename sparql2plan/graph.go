@@ -58,6 +58,10 @@ type constraint struct {
 	order string // max or min
 	value string
 	label string // qualifier text for time constraints
+	// bound is the id of the step whose values a comparison is with
+	// (value is then its "#k" reference), when they are another
+	// variable's, reached apart from the answer.
+	bound string
 }
 
 // queryGraph is the atomic-operation view of one SELECT query.

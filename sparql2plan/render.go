@@ -116,6 +116,9 @@ func (r renderer) step(s Step) string {
 		}
 		return fmt.Sprintf("Keep those of %s %s.", r.refs(s.Needs), valueCondition(s.Path, v))
 	case kgqa.OpCompare:
+		if bound, ok := s.Args.BoundRef(); ok && len(s.Needs) > 1 {
+			return fmt.Sprintf("Keep those of %s whose %s is %s %s.", r.refs(s.Needs[:1]), attrWords(s), cmpWords[s.Args.Cmp], r.ref[bound])
+		}
 		return fmt.Sprintf("Keep those of %s whose %s is %s %s.", r.refs(s.Needs), attrWords(s), cmpWords[s.Args.Cmp], literal(s.Args.Value))
 	case kgqa.OpSuperlative:
 		return fmt.Sprintf("Which of %s has the %s %s?", r.refs(s.Needs), orderWord(s.Args), attrWords(s))
