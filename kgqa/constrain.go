@@ -88,7 +88,11 @@ func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 	}
 	// Dated mediators: only the value of the date the subgoal names (its
 	// own text, not the member names #1 expands to) is compared.
-	values, note := qualify(facts, statedTimes(args, sg.s.Text), args)
+	// Compared with a bound of dates, the dates are the values themselves.
+	values, note := facts, ""
+	if !bounded || len(bounds) == 0 || !bounds[0].isTime {
+		values, note = qualify(facts, statedTimes(args, sg.s.Text), args)
+	}
 	var out []kg.Term
 	var ok bool
 	if bounded {

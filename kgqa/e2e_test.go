@@ -482,3 +482,22 @@ func sortedIDs(ts []kg.Term) []string {
 	slices.Sort(out)
 	return out
 }
+
+// The date form of a bound: the Giants' World Series titles that ended
+// before the 1932 World Series (ended 1932-10-02, a Yankees title) did.
+// The bound's value is a date, so the members' end dates are compared as
+// dates: 1905, 1921 and 1922, not 1933 or later.
+func TestCompareWithAnotherSubgoalsDate(t *testing.T) {
+	plan := &Plan{Version: 1, Subgoals: []Subgoal{
+		{ID: "s1", Text: "Find the World Series championships that the San Francisco Giants won.", Op: OpFind},
+		{ID: "s2", Text: "When did the 1932 World Series end?", Op: OpFind},
+		{ID: "s3", Text: "Find which of #1 ended before #2.", Needs: []string{"s1", "s2"}, Op: OpCompare,
+			Args: &Args{Attribute: "end date", Cmp: "<", Value: "#2"}},
+	}}
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+	ans := ask(t, h, Request{Question: "Which World Series did the Giants win before the 1932 one ended?", TopicEntities: []string{"m.0713r", "m.0nt0vl"}, Plan: plan})
+	s3 := record(t, ans, "s3")
+	require.NotNil(t, s3.SetOp)
+	assert.Equal(t, "exact", s3.SetOp.Method)
+	assert.Equal(t, []string{"1905 World Series", "1921 World Series", "1922 World Series"}, sortedNames(s3.Result.Entities))
+}
