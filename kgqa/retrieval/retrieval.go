@@ -53,6 +53,11 @@ const (
 // Categories lists every category, highest priority first.
 var Categories = []Category{Count, Superlative, Comparative, Temporal, Conjunction, Composition}
 
+// All is the rule category every subgoal has, below its own categories:
+// its rules set what no category rule sets (e.g. "all.hub_threshold=500").
+// It is no tag of a subgoal.
+const All Category = "all"
+
 // Prune strategies for cutting an exploration frontier to Width.
 const (
 	// PruneAuto keeps the lexical top when word overlap separates it from
@@ -79,6 +84,18 @@ const (
 	ReasonGreeting   = "greeting"
 	ReasonArithmetic = "arithmetic"
 	ReasonService    = "about_the_service"
+	// ReasonHubEntityCap: an anchor has more neighbours along a relation
+	// than the pack's HubThreshold, and its neighbour list is cut to
+	// FactsPerPair.
+	ReasonHubEntityCap = "hub_entity_cap"
+	// ReasonHubThreshold: the table's default hub threshold.
+	ReasonHubThreshold = "hub_entity_threshold"
+	// ReasonPropertyNotInKG: a compare, superlative or filter subgoal asks
+	// for an attribute no relation of its members carries (none is
+	// offered, or the model keeps none of a complete offer), so the
+	// subgoal, and the question when it is the answer subgoal, lies
+	// outside the KG.
+	ReasonPropertyNotInKG = "property_not_in_kg"
 )
 
 // Params are the parameters a pack sets, by name (the names of rules and
@@ -92,10 +109,11 @@ const (
 	ParamTruncate       = "truncate_neighbors"
 	ParamTentative      = "tentative"
 	ParamPrune          = "prune"
+	ParamHubThreshold   = "hub_threshold"
 )
 
 // params lists every parameter name, in pack order.
-var params = []string{ParamWidth, ParamDepth, ParamRelations, ParamFactsPerPair, ParamFactsPerPrompt, ParamTruncate, ParamTentative, ParamPrune}
+var params = []string{ParamWidth, ParamDepth, ParamRelations, ParamFactsPerPair, ParamFactsPerPrompt, ParamTruncate, ParamTentative, ParamPrune, ParamHubThreshold}
 
 // Pack is the parameter pack of one subgoal: the budgets its retrieval
 // uses, its category tags, and a reason tag for every parameter.
@@ -121,6 +139,10 @@ type Pack struct {
 	Tentative bool `json:"tentative"`
 	// Prune is the frontier strategy: PruneAuto, PruneLexical or PruneLLM.
 	Prune string `json:"prune"`
+	// HubThreshold is the number of neighbours along one relation above
+	// which an anchor is a hub, whose neighbour list may be cut to
+	// FactsPerPair (see HubCut).
+	HubThreshold int `json:"hub_threshold"`
 	// Reasons maps every parameter name to the tag of the rule that set it.
 	Reasons map[string]string `json:"reasons"`
 }
@@ -177,7 +199,15 @@ var DefaultRules = []Rule{
 	// second hop inside one subgoal walks past the step the next subgoal
 	// takes, so a round that misses tries other relations instead.
 	{Composition, ParamDepth, "1", "composition_hop_per_subgoal"},
+	// A hub (a country, a language, a gender) has thousands of neighbours
+	// along one relation: its list is cut to the facts a prompt shows,
+	// unless a category rule needs the full set (see HubCut).
+	{All, ParamHubThreshold, strconv.Itoa(DefaultHubThreshold), ReasonHubThreshold},
 }
+
+// DefaultHubThreshold is the table's hub threshold: more neighbours than
+// this along one relation make an anchor a hub.
+const DefaultHubThreshold = 1000
 
 // Table is a rule table, ready to choose packs.
 type Table struct {
@@ -209,8 +239,8 @@ func parseRule(s string) (Rule, error) {
 		return Rule{}, fmt.Errorf("retrieval rule %q: want CATEGORY.PARAM=VALUE, e.g. count.depth=3", s)
 	}
 	c := Category(strings.TrimSpace(cat))
-	if !slices.Contains(Categories, c) {
-		return Rule{}, fmt.Errorf("retrieval rule %q: unknown category %q (one of %s)", s, cat, joinCategories())
+	if !slices.Contains(Categories, c) && c != All {
+		return Rule{}, fmt.Errorf("retrieval rule %q: unknown category %q (one of %s, %s)", s, cat, joinCategories(), All)
 	}
 	r := Rule{Category: c, Param: strings.TrimSpace(param), Value: strings.TrimSpace(val), Reason: ReasonConfigOverride}
 	if err := (&Pack{Reasons: map[string]string{}}).set(r); err != nil {
@@ -261,6 +291,8 @@ func (p *Pack) set(r Rule) error {
 		err = flag(&p.TruncateNeighbors)
 	case ParamTentative:
 		err = flag(&p.Tentative)
+	case ParamHubThreshold:
+		err = num(&p.HubThreshold)
 	case ParamPrune:
 		switch r.Value {
 		case PruneAuto, PruneLexical, PruneLLM:
@@ -278,7 +310,8 @@ func (p *Pack) set(r Rule) error {
 }
 
 // Pack chooses the pack of subgoal s: the engine's budgets b, then, for
-// each parameter, the first rule whose category s has. Truncation is never
+// each parameter, the first rule whose category s has (All last).
+// Truncation is never
 // switched on by a rule when the engine does not truncate.
 func (t *Table) Pack(b Budgets, s Subgoal) Pack {
 	p := Pack{
@@ -286,13 +319,13 @@ func (t *Table) Pack(b Budgets, s Subgoal) Pack {
 		Width:      b.Width, Depth: b.Depth, Relations: b.Relations,
 		FactsPerPair: b.FactsPerPair, FactsPerPrompt: b.FactsPerPrompt,
 		TruncateNeighbors: b.TruncateNeighbors, Tentative: true, Prune: PruneAuto,
-		Reasons: map[string]string{},
+		HubThreshold: DefaultHubThreshold, Reasons: map[string]string{},
 	}
 	for _, name := range params {
 		p.Reasons[name] = ReasonEngineBudget
 	}
 	done := map[string]bool{}
-	for _, c := range p.Categories {
+	for _, c := range append(slices.Clone(p.Categories), All) {
 		for _, r := range t.rules {
 			if r.Category != c || done[r.Param] {
 				continue
@@ -305,6 +338,22 @@ func (t *Table) Pack(b Budgets, s Subgoal) Pack {
 		p.TruncateNeighbors, p.Reasons[ParamTruncate] = false, ReasonEngineBudget
 	}
 	return p
+}
+
+// HubCut decides whether the neighbour list of an anchor with n
+// neighbours along one relation is cut to FactsPerPair, and why. It is no
+// hub when n is at most HubThreshold (reason ""). A hub's list is cut
+// (ReasonHubEntityCap) unless a rule keeps the subgoal's neighbour lists
+// whole: a count, an ordered, compared, dated or intersected set needs the
+// full set, and that rule's reason (e.g. count_needs_full_set) wins.
+func (p Pack) HubCut(n int) (cut bool, reason string) {
+	if p.HubThreshold <= 0 || n <= p.HubThreshold {
+		return false, ""
+	}
+	if why := p.Reasons[ParamTruncate]; !p.TruncateNeighbors && why != ReasonEngineBudget && why != "" {
+		return false, why
+	}
+	return true, ReasonHubEntityCap
 }
 
 // SubgoalCategories tags a subgoal from its own op, the ops of the

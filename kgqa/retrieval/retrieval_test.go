@@ -53,9 +53,11 @@ func TestEveryChoiceHasAReason(t *testing.T) {
 	assert.Empty(t, p.Categories)
 	assert.Equal(t, Pack{
 		Width: 3, Depth: 2, Relations: 3, FactsPerPair: 20, FactsPerPrompt: 60, TruncateNeighbors: true, Tentative: true, Prune: "auto",
+		HubThreshold: 1000,
 		Reasons: map[string]string{
 			"width": "engine_budget", "depth": "engine_budget", "relations": "engine_budget", "facts_per_pair": "engine_budget",
 			"facts_per_prompt": "engine_budget", "truncate_neighbors": "engine_budget", "tentative": "engine_budget", "prune": "engine_budget",
+			"hub_threshold": "hub_entity_threshold",
 		},
 	}, p)
 }
@@ -151,4 +153,55 @@ func TestIsTemporal(t *testing.T) {
 	} {
 		assert.Equal(t, want, IsTemporal(q), q)
 	}
+}
+
+// TestHubCut checks the hub rule against the rules that need the full
+// set: a find from a hub is cut, with or without the engine's result
+// truncation; a set that is counted or ordered is not, and the pack's
+// reason for keeping it whole is the one given; at or under the threshold
+// nothing is a hub.
+func TestHubCut(t *testing.T) {
+	table, err := Parse([]string{"all.hub_threshold=50"})
+	require.NoError(t, err)
+	noTrunc := budgets
+	noTrunc.TruncateNeighbors = false
+	find := Subgoal{Text: "Find the people born in the United States", Op: "find"}
+	counted := Subgoal{Text: "Find the films of Tom Hanks", Op: "find", Feeds: []string{"count"}}
+	ordered := Subgoal{Text: "Find the rivers of France", Op: "superlative"}
+	for _, tc := range []struct {
+		name   string
+		b      Budgets
+		s      Subgoal
+		n      int
+		cut    bool
+		reason string
+	}{
+		{"find from a hub", budgets, find, 51, true, "hub_entity_cap"},
+		{"find from a hub, engine keeps lists whole", noTrunc, find, 51, true, "hub_entity_cap"},
+		{"at the threshold", noTrunc, find, 50, false, ""},
+		{"counted set from a hub", budgets, counted, 5000, false, "count_needs_full_set"},
+		{"counted set, engine keeps lists whole", noTrunc, counted, 5000, false, "count_needs_full_set"},
+		{"superlative from a hub", budgets, ordered, 5000, false, "superlative_needs_full_set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := table.Pack(tc.b, tc.s)
+			assert.Equal(t, 50, p.HubThreshold)
+			assert.Equal(t, "config_override", p.Reasons[ParamHubThreshold])
+			cut, reason := p.HubCut(tc.n)
+			assert.Equal(t, tc.cut, cut)
+			assert.Equal(t, tc.reason, reason)
+		})
+	}
+	def, err := Parse(nil)
+	require.NoError(t, err)
+	p := def.Pack(noTrunc, find)
+	cut, _ := p.HubCut(DefaultHubThreshold)
+	assert.False(t, cut, "the default threshold itself is no hub")
+	cut, reason := p.HubCut(DefaultHubThreshold + 1)
+	assert.True(t, cut)
+	assert.Equal(t, "hub_entity_cap", reason)
+	_, err = Parse([]string{"all.hub_threshold=0"})
+	assert.ErrorContains(t, err, "not a positive integer")
+	_, err = Parse([]string{"any.hub_threshold=10"})
+	assert.ErrorContains(t, err, "unknown category")
 }
