@@ -10,6 +10,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/parog/parog-go/refine"
 	"golang.org/x/sync/errgroup"
 )
@@ -108,7 +109,11 @@ func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 		return res, end, nil
 	}
 	if len(facts) == 0 && members[0].IsEntity() {
-		if res, e, ok, err := sg.tentativeStands(ctx, tent, members, "the KG holds no value of the attribute for any member", capped, end); ok || err != nil {
+		why := "the KG holds no value of the attribute for any member"
+		if sg.rec.Boundary != "" {
+			why = sg.rec.Boundary + ": the KG holds no value of the attribute for any member (no relation of theirs carries it)"
+		}
+		if res, e, ok, err := sg.tentativeStands(ctx, tent, members, why, capped, end); ok || err != nil {
 			return res, e, err
 		}
 	}
@@ -202,6 +207,7 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members [
 	}
 	rd.Offered, rd.OfferedRelations, rd.Cut = len(offered), offered, cut
 	if len(offered) == 0 {
+		sg.rec.Boundary = retrieval.ReasonPropertyNotInKG
 		return nil, d, nil
 	}
 	max := 1
@@ -217,6 +223,11 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members [
 			return nil, d, err
 		}
 		d++
+		if len(rd.Chosen) == 0 && cut == nil {
+			// Every relation of the members was offered and none
+			// carries the attribute.
+			sg.rec.Boundary = retrieval.ReasonPropertyNotInKG
+		}
 	}
 	if len(rd.Chosen) == 1 {
 		a := rd.Chosen[0]

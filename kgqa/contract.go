@@ -98,6 +98,9 @@ type (
 	// CappedPair is a neighbour query that returned as many facts as its
 	// limit.
 	CappedPair = answer.CappedPair
+	// HubPair is an (anchor, relation) pair with more neighbours than the
+	// hub threshold.
+	HubPair = answer.HubPair
 	// Expansion records how a find result was completed beyond the facts the
 	// model was shown. A prompt shows at most MaxEntitiesPerRelation facts
 	// per (anchor, relation) pair and at most WithMaxFacts in all; when the

@@ -11,6 +11,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/naming"
+	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -44,6 +45,10 @@ func TestEveryDemoQuestionGetsItsGoldAnswer(t *testing.T) {
 			require.NoError(t, err, "trace:\n%s", briefOrNil(ans))
 			assertGold(t, q, ans)
 			assert.Equal(t, StopPlanComplete, ans.Stop)
+			assert.Equal(t, retrieval.RouteKG, ans.RetrievalPlan.Route, "the KG answers it")
+			for _, rec := range ans.Subgoals {
+				assert.Empty(t, rec.Boundary, "%s", rec.ID)
+			}
 		})
 	}
 }

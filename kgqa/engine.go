@@ -372,7 +372,11 @@ func (r *run) do(ctx context.Context, req Request) error {
 	}
 	r.reach(r.base)
 	r.topicList = topics
-	return r.execute(ctx, plan)
+	if err := r.execute(ctx, plan); err != nil {
+		return err
+	}
+	r.propertyBoundary(plan)
+	return nil
 }
 
 func (r *run) plan(ctx context.Context, req Request) (*Plan, PlanInfo, error) {

@@ -241,6 +241,7 @@ func (x *explorer) neighbors(ctx context.Context, rd *Round, chosen []kg.Relatio
 		limit = x.sg.b.MaxEntitiesPerRelation
 	}
 	out := make([][]kg.Fact, len(jobs))
+	hubs := make([]*HubPair, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(x.sg.e.kgParallel)
 	for i, j := range jobs {
@@ -251,6 +252,9 @@ func (x *explorer) neighbors(ctx context.Context, rd *Round, chosen []kg.Relatio
 			}
 			if len(fs) > limit {
 				fs = fs[:limit]
+			}
+			if fs, hubs[i], err = x.hubCut(gctx, j.a, j.r, fs, limit); err != nil {
+				return err
 			}
 			for k := range fs {
 				if fs[k].Head.Name == "" {
@@ -267,11 +271,46 @@ func (x *explorer) neighbors(ctx context.Context, rd *Round, chosen []kg.Relatio
 	facts := []kg.Fact{}
 	for i, fs := range out {
 		facts = append(facts, fs...)
-		if len(fs) >= limit {
+		switch h := hubs[i]; {
+		case len(fs) >= limit:
 			rd.Capped = append(rd.Capped, CappedPair{Entity: jobs[i].a.ID, Relation: jobs[i].r, Limit: limit})
+		case h != nil && h.Cut:
+			rd.Capped = append(rd.Capped, CappedPair{Entity: jobs[i].a.ID, Relation: jobs[i].r, Limit: len(fs)})
+		}
+		if hubs[i] != nil {
+			rd.Hubs = append(rd.Hubs, *hubs[i])
 		}
 	}
 	return facts, nil
+}
+
+// hubCut applies the pack's hub rule to the facts fs of anchor a along
+// rel, fetched with limit: when the anchor has more neighbours along rel
+// than the hub threshold (the KG's count, asked only when fs reached the
+// limit, else len(fs)), fs is cut to the pack's facts per pair unless a
+// rule needs the full set. The pair is returned for the trace when it is
+// a hub whose list is longer than that cut, nil otherwise.
+func (x *explorer) hubCut(ctx context.Context, a kg.Term, rel kg.Relation, fs []kg.Fact, limit int) ([]kg.Fact, *HubPair, error) {
+	keep := x.sg.b.MaxEntitiesPerRelation
+	if len(fs) <= keep {
+		return fs, nil, nil
+	}
+	p := x.sg.pack()
+	n := len(fs)
+	if n >= limit && n <= p.HubThreshold {
+		var err error
+		if n, err = x.sg.e.g.Count(ctx, a.ID, rel); err != nil {
+			return nil, nil, stepErr("explore", x.sg.s.ID, err)
+		}
+	}
+	cut, reason := p.HubCut(n)
+	if reason == "" {
+		return fs, nil, nil
+	}
+	if cut {
+		fs = fs[:keep]
+	}
+	return fs, &HubPair{Entity: a.ID, Relation: rel, Count: n, Cut: cut, Reason: reason}, nil
 }
 
 // untried reports whether the anchors have relations not yet explored.

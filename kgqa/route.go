@@ -1,9 +1,11 @@
 package kgqa
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/retrieval"
 )
 
@@ -154,3 +156,32 @@ func (sg *subgoalRun) pack() retrieval.Pack {
 // truncates reports whether the subgoal's result and neighbour lists are
 // cut to the top-k (WithResultTruncation, unless its pack forbids it).
 func (sg *subgoalRun) truncates() bool { return sg.e.truncate && sg.pack().TruncateNeighbors }
+
+// propertyBoundary marks the question boundary when its answer subgoal
+// asks for a property the KG does not have (the subgoal's Boundary), and,
+// with engine.outside_kg notice, answers that the KG does not cover it in
+// place of the tentative answer, which otherwise stands (the subgoal's
+// set operation says why).
+func (r *run) propertyBoundary(plan *Plan) {
+	rec := r.records[plan.AnswerID()]
+	if rec == nil || rec.Boundary == "" || r.ans.RetrievalPlan == nil {
+		return
+	}
+	r.ans.RetrievalPlan.Route, r.ans.RetrievalPlan.Reasons["route"] = retrieval.RouteBoundary, rec.Boundary
+	if r.b.OutsideKG != "notice" {
+		return
+	}
+	attr := "the property it asks for"
+	for _, s := range plan.Subgoals {
+		if s.ID == rec.ID && s.Args != nil && s.Args.Attribute != "" {
+			attr = "\"" + s.Args.Attribute + "\""
+		}
+	}
+	of := names(rec.Anchors[:min(len(rec.Anchors), 5)])
+	if n := len(rec.Anchors) - 5; n > 0 {
+		of += fmt.Sprintf(" and %d more", n)
+	}
+	r.ans.Text = "The knowledge graph does not cover this question: no relation of " + of + " in the graph holds " + attr + "."
+	r.ans.Entities = []kg.Term{}
+	r.ans.Final = &FinalRecord{Source: FinalOutsideKG, After: rec.ID, Reason: rec.Boundary}
+}

@@ -147,3 +147,89 @@ func TestBadRetrievalRules(t *testing.T) {
 	assert.Contains(t, err.Error(), "engine.retrieval_rules")
 	assert.Contains(t, err.Error(), "positive integer")
 }
+
+// A superlative over an attribute no relation of its members carries
+// lies outside the KG: the subgoal and the question are marked boundary
+// (property_not_in_kg); by default the tentative answer stands, with
+// outside_kg notice the answer says the KG does not cover it.
+func TestPropertyNotInKG(t *testing.T) {
+	plan := func(attr string) *Plan {
+		return &Plan{Version: 1, Subgoals: []Subgoal{
+			{ID: "s1", Text: "Find the countries that border France.", Op: OpFind},
+			{ID: "s2", Text: "Find the country in #1 with the most " + attr + ".", Op: OpSuperlative, Needs: []string{"s1"},
+				Args: &Args{Attribute: attr, Order: "max"}},
+		}}
+	}
+	q := "Which country bordering France has the most volcanoes?"
+	topics := []string{"m.0f8l9c"}
+	m := kgqatest.NewDemoModel(kgqatest.Believe("volcanoes", "Italy"))
+	h := newHarness(t, m, config.Default().Engine)
+	ans := ask(t, h, Request{Question: q, Plan: plan("volcanoes"), TopicEntities: topics})
+	s2 := record(t, ans, "s2")
+	assert.Equal(t, "property_not_in_kg", s2.Boundary, brief(ans))
+	assert.Empty(t, record(t, ans, "s1").Boundary, "s1's relation is in the KG")
+	assert.Equal(t, retrieval.RouteBoundary, ans.RetrievalPlan.Route)
+	assert.Equal(t, "property_not_in_kg", ans.RetrievalPlan.Reasons["route"])
+	require.NotNil(t, s2.SetOp)
+	assert.Equal(t, "tentative", s2.SetOp.Method)
+	assert.Contains(t, s2.SetOp.Note, "property_not_in_kg")
+	require.Len(t, ans.Entities, 1, "the tentative answer stands")
+	assert.Equal(t, "Italy", ans.Entities[0].Name)
+	assert.False(t, ans.Final != nil && ans.Final.Source == FinalOutsideKG)
+
+	cfg := config.Default().Engine
+	cfg.OutsideKG = "notice"
+	h = newHarness(t, kgqatest.NewDemoModel(kgqatest.Believe("volcanoes", "Italy")), cfg)
+	ans = ask(t, h, Request{Question: q, Plan: plan("volcanoes"), TopicEntities: topics})
+	require.NotNil(t, ans.Final)
+	assert.Equal(t, FinalOutsideKG, ans.Final.Source)
+	assert.Equal(t, "property_not_in_kg", ans.Final.Reason)
+	assert.Empty(t, ans.Entities)
+	assert.Contains(t, ans.Text, "The knowledge graph does not cover this question")
+	assert.Contains(t, ans.Text, `"volcanoes"`)
+	assert.Contains(t, ans.Text, "and 5 more", "ten members, five named")
+
+	// An attribute the members' relations carry is no boundary.
+	h = newHarness(t, kgqatest.NewDemoModel(), cfg)
+	ans = ask(t, h, Request{Question: "Which country bordering France has the largest population?", Plan: plan("population"), TopicEntities: topics})
+	assert.Empty(t, record(t, ans, "s2").Boundary, brief(ans))
+	assert.Equal(t, retrieval.RouteKG, ans.RetrievalPlan.Route)
+	assert.False(t, ans.Final != nil && ans.Final.Source == FinalOutsideKG)
+}
+
+// A hub's neighbour list is cut to the facts per pair (hub_entity_cap)
+// for a plain find, and kept whole for a set that is counted
+// (count_needs_full_set wins); both are in the trace.
+func TestHubEntityCap(t *testing.T) {
+	q := demoQuestion(t, "demo-17") // How many countries border France? 10 (10 adjoin_s mediators)
+	cfg := config.Default().Engine
+	cfg.RetrievalRules = []string{"all.hub_threshold=5"}
+	cfg.MaxEntitiesPerRelation = 3
+	h := newHarness(t, kgqatest.NewDemoModel(), cfg)
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, []string{"10"}, entityIDs(ans.Entities), brief(ans))
+	s1 := record(t, ans, "s1")
+	assert.Equal(t, 5, s1.Retrieval.HubThreshold)
+	require.NotEmpty(t, s1.Rounds)
+	assert.Equal(t, []HubPair{{Entity: "m.0f8l9c", Relation: s1.Rounds[0].Hubs[0].Relation, Count: 10, Cut: false, Reason: "count_needs_full_set"}}, s1.Rounds[0].Hubs)
+
+	find := &Plan{Version: 1, Subgoals: []Subgoal{{ID: "s1", Text: "Find the countries that border France.", Op: OpFind}}}
+	ans = ask(t, h, Request{Question: "Which countries border France?", Plan: find, TopicEntities: topicIDs(q)})
+	s1 = record(t, ans, "s1")
+	require.NotEmpty(t, s1.Rounds)
+	hubs := s1.Rounds[0].Hubs
+	require.Len(t, hubs, 1, brief(ans))
+	assert.Equal(t, HubPair{Entity: "m.0f8l9c", Relation: hubs[0].Relation, Count: 10, Cut: true, Reason: "hub_entity_cap"}, hubs[0])
+	assert.Contains(t, s1.Rounds[0].Capped, CappedPair{Entity: "m.0f8l9c", Relation: hubs[0].Relation, Limit: 3})
+	assert.Len(t, ans.Entities, 3, "three of the ten mediators were followed")
+
+	// Under the default threshold France is no hub.
+	cfg.RetrievalRules = nil
+	h = newHarness(t, kgqatest.NewDemoModel(), cfg)
+	ans = ask(t, h, Request{Question: "Which countries border France?", Plan: find, TopicEntities: topicIDs(q)})
+	s1 = record(t, ans, "s1")
+	for _, rd := range s1.Rounds {
+		assert.Empty(t, rd.Hubs)
+	}
+	assert.Len(t, ans.Entities, 10, brief(ans))
+}

@@ -200,6 +200,7 @@ func TestConstraintTentativeAnswer(t *testing.T) {
 		require.NotNil(t, s2.Tentative)
 		assert.Equal(t, "tentative", s2.SetOp.Method)
 		assert.Contains(t, s2.SetOp.Note, "no value of the attribute")
+		assert.Equal(t, "property_not_in_kg", s2.Boundary, "the model kept none of an uncut offer")
 		assert.Equal(t, "tentative", s2.Result.Source)
 		assert.Equal(t, []string{"m.06db_x"}, entityIDs(s2.Result.Entities), "the name is resolved to the member")
 		assert.Equal(t, []string{"m.06db_x"}, entityIDs(ans.Entities))

@@ -169,6 +169,10 @@ type SubgoalRecord struct {
 	// Retrieval is the subgoal's parameter pack: its category tags, the
 	// budgets its retrieval used, and a reason tag for each.
 	Retrieval *retrieval.Pack `json:"retrieval,omitempty"`
+	// Boundary is the reason tag when the subgoal asks for what the KG
+	// does not hold (property_not_in_kg: no relation of its members
+	// carries the attribute it compares, orders or filters by).
+	Boundary string `json:"boundary,omitempty"`
 	// Anchors are the entities exploration started from.
 	Anchors []term.Term `json:"anchors,omitempty"`
 	// Tentative is the parametric answer given before retrieval.
@@ -264,6 +268,11 @@ type Round struct {
 	// Capped lists the (anchor, relation) pairs whose neighbour query
 	// returned as many facts as the limit: the KG may hold more.
 	Capped []CappedPair `json:"capped,omitempty"`
+	// Hubs lists the (anchor, relation) pairs with more neighbours than
+	// the pack's hub threshold: whether the list was cut and why
+	// (hub_entity_cap, or the rule that needs the full set, e.g.
+	// count_needs_full_set).
+	Hubs []HubPair `json:"hubs,omitempty"`
 	// Pruning says how the next round's frontier was chosen.
 	Pruning *Pruning `json:"pruning,omitempty"`
 }
@@ -277,6 +286,21 @@ type CappedPair struct {
 	Relation term.Relation `json:"relation"`
 	// Limit is the limit the query hit.
 	Limit int `json:"limit"`
+}
+
+// HubPair is an (anchor, relation) pair with more neighbours than the
+// pack's hub threshold.
+type HubPair struct {
+	// Entity is the anchor's id.
+	Entity string `json:"entity"`
+	// Relation is the relation followed.
+	Relation term.Relation `json:"relation"`
+	// Count is the KG's count of the anchor's neighbours along it.
+	Count int `json:"count"`
+	// Cut is true when the list was cut to the pack's facts per pair.
+	Cut bool `json:"cut"`
+	// Reason is the reason tag of the choice.
+	Reason string `json:"reason"`
 }
 
 // Expansion records how a find result was completed beyond the facts the

@@ -112,6 +112,10 @@ func (m *Model) relations(user string) llmtest.Reply {
 		cs = append(cs, cand{o.id, o.dir, score(q, o.words)})
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].s > cs[j].s })
+	if find(attrLine, user) != "" && (len(cs) == 0 || cs[0].s == 0) {
+		// No offered relation carries the attribute: keep none.
+		return llmtest.JSON(map[string]any{"relations": []any{}, "reason": "scripted: no relation carries the attribute"})
+	}
 	limit := 3
 	if n := find(maxLine, user); n != "" {
 		_ = json.Unmarshal([]byte(n), &limit)
