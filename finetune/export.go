@@ -203,7 +203,7 @@ func checkSourceSplits(path string, recs []*sft.Record, allow bool) error {
 	bad := map[string]int{}
 	first := map[string]string{}
 	for _, r := range recs {
-		if r.SourceSplit != "train" {
+		if r.SourceSplit != sft.SourceTrain {
 			if bad[r.SourceSplit] == 0 {
 				first[r.SourceSplit] = r.ID
 			}
@@ -214,7 +214,7 @@ func checkSourceSplits(path string, recs []*sft.Record, allow bool) error {
 		return nil
 	}
 	var parts []string
-	for _, s := range []string{"test", "dev", ""} {
+	for _, s := range []string{sft.SourceTest, sft.SourceDev, ""} {
 		if n := bad[s]; n > 0 {
 			name := s
 			if s == "" {
@@ -224,7 +224,7 @@ func checkSourceSplits(path string, recs []*sft.Record, allow bool) error {
 		}
 	}
 	for s, n := range bad {
-		if s != "test" && s != "dev" && s != "" {
+		if s != sft.SourceTest && s != sft.SourceDev && s != "" {
 			parts = append(parts, fmt.Sprintf("%d from the %q split (first %s)", n, s, first[s]))
 		}
 	}
