@@ -70,8 +70,9 @@ func (t *turn) lqtRelation() map[string]any {
 	_, texts, needs := t.goldAtoms()
 	shown := map[string]int{}
 	for i := range texts {
-		if _, dup := shown[textKey(prompts.ExpandRefs(texts, i))]; !dup {
-			shown[textKey(prompts.ExpandRefs(texts, i))] = i
+		k := textKey(prompts.ExpandRefs(texts, i))
+		if _, dup := shown[k]; !dup {
+			shown[k] = i
 		}
 	}
 	a, b := -1, -1
