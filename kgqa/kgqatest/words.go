@@ -26,7 +26,7 @@ var synonyms = map[string][]string{
 // "adjoins" counts for more than sharing the word "country".
 func words(s string) map[string]int {
 	out := map[string]int{}
-	for _, w := range strings.Fields(naming.Fold(strings.NewReplacer("_", " ", ".", " ").Replace(s))) {
+	for _, w := range strings.Fields(naming.Fold(s)) {
 		if len(w) < 3 || lexicon.Stopword(w) {
 			continue
 		}
