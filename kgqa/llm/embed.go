@@ -59,10 +59,7 @@ func NewEmbeddings(cfg config.Embeddings, opts ...Option) (*EmbeddingsClient, er
 	for _, o := range opts {
 		o(c)
 	}
-	key := cfg.APIKey
-	if key == "" && cfg.APIKeyEnv != "" {
-		key, _ = c.getenv(cfg.APIKeyEnv)
-	}
+	key, _ := c.apiKey(config.Endpoint{APIKey: cfg.APIKey, APIKeyEnv: cfg.APIKeyEnv})
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if c.http != nil {
