@@ -34,16 +34,20 @@ func secure(w http.ResponseWriter) {
 // ServeIndex writes the viewer's page. It holds no data: everything it
 // shows it fetches with the API key the user gives it.
 func ServeIndex(w http.ResponseWriter, r *http.Request) {
-	b, err := assets.ReadFile("assets/index.html")
-	if err != nil {
-		http.Error(w, "ui: index missing", http.StatusInternalServerError)
-		return
-	}
 	secure(w)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
-	_, _ = w.Write(b)
+	_, _ = w.Write(indexHTML)
 }
+
+// indexHTML is the viewer's page, read once (ReadFile copies on each call).
+var indexHTML = func() []byte {
+	b, err := assets.ReadFile("assets/index.html")
+	if err != nil {
+		panic(err) // the embedded tree always has assets/index.html
+	}
+	return b
+}()
 
 // Assets serves the viewer's scripts and styles under AssetsPrefix
 // (files only, no listings).
@@ -104,7 +108,7 @@ func appendAsset(b *bytes.Buffer, name string) error {
 	if err != nil {
 		return fmt.Errorf("ui: report: %w", err)
 	}
-	if bytes.Contains(bytes.ToLower(src), []byte("</script")) || bytes.Contains(bytes.ToLower(src), []byte("</style")) {
+	if lower := bytes.ToLower(src); bytes.Contains(lower, []byte("</script")) || bytes.Contains(lower, []byte("</style")) {
 		return fmt.Errorf("ui: report: %s cannot be inlined: it closes its element", name)
 	}
 	b.Write(src)
