@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -55,7 +56,7 @@ func resolve(baseDir, p string) string {
 	return p
 }
 
-func stamp(w interface{ Write([]byte) (int, error) }, path string) error {
+func stamp(w io.Writer, path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("sharedcache: snapshot tag: %w", err)
