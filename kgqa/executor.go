@@ -55,7 +55,7 @@ func (r *run) execute(ctx context.Context, plan *Plan) error {
 			continue
 		}
 		g.Go(func() error {
-			for _, n := range append(slices.Clone(s.Needs), r.after[s.ID]...) {
+			for _, n := range r.waitsFor(s) {
 				select {
 				case <-done[n]:
 				case <-gctx.Done():
@@ -132,6 +132,12 @@ func (r *run) skipAfterStop() {
 	}
 }
 
+// waitsFor lists the subgoals s starts after: those it needs and those
+// the cost-based ordering makes it wait for (r.after).
+func (r *run) waitsFor(s Subgoal) []string {
+	return append(slices.Clone(s.Needs), r.after[s.ID]...)
+}
+
 // quiet turns the cancellation caused by an early stop into success.
 func (r *run) quiet(err error) error {
 	if r.isStopped() && errors.Is(err, context.Canceled) {
@@ -154,7 +160,7 @@ func (r *run) runSubgoal(ctx context.Context, plan *Plan, s Subgoal) (bool, erro
 	r.mu.Lock()
 	rec.Status = statusRunning
 	d0 := r.base
-	for _, n := range append(slices.Clone(s.Needs), r.after[s.ID]...) {
+	for _, n := range r.waitsFor(s) {
 		d0 = max(d0, r.depth[n])
 	}
 	r.mu.Unlock()
