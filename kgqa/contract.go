@@ -128,21 +128,8 @@ type (
 	// CallSpan is one LLM call on the timeline of its question.
 	CallSpan = answer.CallSpan
 	// TentativeAnswer is the question's parametric answer: the plan's set
-	// logic evaluated over the subgoals' tentative answers alone, before any
-	// retrieval, so that an evaluation can tell how often the model's own
-	// knowledge was wrong and refinement fixed it. It is computed after the
-	// run from the trace, with no LLM or KG call:
-	//
-	//   - find: the names of the subgoal's tentative answer (blank and
-	//     repeated names dropped; none when it named no entity);
-	//   - intersect: the names of the first needed answer found in every
-	//     other one, union: the names of all of them, each compared by
-	//     refine.Normalize, in first-seen order;
-	//   - count: the number of distinct names of the needed answers, when
-	//     every find it rests on named something (a model that names no
-	//     entity gives no count, and "0" would be a guess of ours);
-	//   - filter, compare, superlative: not derivable, since tentative
-	//     answers carry names but no attribute values to test or order by.
+	// logic over the subgoals' tentative answers alone (see
+	// answer.TentativeAnswer for how each op composes).
 	TentativeAnswer = answer.TentativeAnswer
 	// EventType names a step reported to Request.OnEvent.
 	EventType = answer.EventType

@@ -141,7 +141,7 @@ func withPack(b config.Engine, p *retrieval.Pack) config.Engine {
 	return b
 }
 
-// subgoalPack is the pack of a subgoal run, or the engine's budgets as a
+// pack is the pack of a subgoal run, or the engine's budgets as a
 // pack when the subgoal has none.
 func (sg *subgoalRun) pack() retrieval.Pack {
 	if sg.rec.Retrieval != nil {

@@ -10,8 +10,8 @@ package refine
 import (
 	"context"
 	"fmt"
-	"github.com/parog/parog-go/kgqa/answer"
 
+	"github.com/parog/parog-go/kgqa/answer"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
