@@ -2,7 +2,6 @@ package kgqa
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -63,9 +62,6 @@ func (sg *subgoalRun) constrain(ctx context.Context) (Result, int, error) {
 	g.Go(func() error {
 		var err error
 		tent, err = sg.tentative(gctx, text)
-		if errors.Is(err, llm.ErrSchema) {
-			tent, err = &Tentative{}, nil // as in find: no guess, the KG decides
-		}
 		return err
 	})
 	if len(members) > 0 && members[0].IsEntity() {

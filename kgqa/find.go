@@ -2,10 +2,8 @@ package kgqa
 
 import (
 	"context"
-	"errors"
 
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/refine"
 	"golang.org/x/sync/errgroup"
 )
@@ -39,11 +37,6 @@ func (sg *subgoalRun) find(ctx context.Context) (Result, int, error) {
 		}
 		var err error
 		tent, err = sg.tentative(gctx, text)
-		if errors.Is(err, llm.ErrSchema) {
-			// A guess the model could not put in shape, repair included, is
-			// no guess: the question goes on, and the evidence decides.
-			tent, err = &Tentative{}, nil
-		}
 		return err
 	})
 	g.Go(func() error {

@@ -2,6 +2,7 @@ package kgqa
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -180,14 +181,20 @@ type tentativeReply struct {
 	Entities []string `json:"entities"`
 }
 
-// tentative asks for a parametric answer to the subgoal.
+// tentative asks for a parametric answer to the subgoal. A guess the
+// model could not put in shape, repair included, is no guess: it returns
+// an empty one, the question goes on, and the evidence decides.
 func (sg *subgoalRun) tentative(ctx context.Context, text string) (*Tentative, error) {
 	req, err := prompts.Request(llm.Reasoner, prompts.Tentative, prompts.SubgoalData{Plan: sg.view(), Subgoal: text})
 	if err != nil {
 		return nil, stepErr("tentative", sg.s.ID, err)
 	}
 	var rep tentativeReply
-	if _, err := sg.e.chat.JSON(ctx, req, &rep, nil); err != nil {
+	_, err = sg.e.chat.JSON(ctx, req, &rep, nil)
+	switch {
+	case errors.Is(err, llm.ErrSchema):
+		return &Tentative{}, nil
+	case err != nil:
 		return nil, stepErr("tentative", sg.s.ID, err)
 	}
 	t := &Tentative{Answer: rep.Answer, Names: rep.Entities}
