@@ -3,6 +3,7 @@ package kgqa
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 
 	"github.com/parog/parog-go/kgqa/answer"
@@ -116,7 +117,7 @@ func (r *run) orderBranches(ctx context.Context, plan *Plan) error {
 
 func unknownLast(n int) int {
 	if n < 0 {
-		return int(^uint(0) >> 1)
+		return math.MaxInt
 	}
 	return n
 }
