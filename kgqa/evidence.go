@@ -65,13 +65,15 @@ func capPairs(d kg.Dialect, text string, facts []kg.Fact, perPair int) []kg.Fact
 		if len(idx) <= perPair {
 			continue
 		}
+		words := make(map[int]map[string]bool, len(idx))
 		medWords := map[string]map[string]bool{}
 		for _, i := range idx {
+			words[i] = factWords(d, facts[i])
 			if m := facts[i].Mediator; m != "" {
 				if medWords[m] == nil {
 					medWords[m] = map[string]bool{}
 				}
-				for w := range factWords(d, facts[i]) {
+				for w := range words[i] {
 					medWords[m][w] = true
 				}
 			}
@@ -80,7 +82,7 @@ func capPairs(d kg.Dialect, text string, facts []kg.Fact, perPair int) []kg.Fact
 		// whole shares with text, then each by its own words.
 		group, own := make(map[int]float64, len(idx)), make(map[int]float64, len(idx))
 		for _, i := range idx {
-			own[i] = overlap(q, factWords(d, facts[i]))
+			own[i] = overlap(q, words[i])
 			group[i] = own[i]
 			if m := facts[i].Mediator; m != "" {
 				group[i] = overlap(q, medWords[m])
