@@ -78,15 +78,17 @@ var bankTags = []string{
 //go:embed queries.sparql
 var bankText string
 
-// bank holds the templates; bankErr says what is wrong with the file, if
-// anything, and fails every query (TestBankLoads catches it first).
+// bank holds the templates, parsed once; bankErr says what is wrong with
+// the file, if anything, and fails every query (TestBankLoads catches it
+// first).
 var bank, bankErr = loadBank(bankText)
 
 // loadBank reads the bank and checks that it holds exactly the tags the
-// package renders, each a valid template. sparql.LoadBank reports
-// nothing itself: a missing tag line merges two queries.
-func loadBank(text string) (sparql.Bank, error) {
+// package renders, each a valid template, and parses them. sparql.LoadBank
+// reports nothing itself: a missing tag line merges two queries.
+func loadBank(text string) (map[string]*template.Template, error) {
 	b := sparql.LoadBank(strings.NewReader(text))
+	parsed := make(map[string]*template.Template, len(bankTags))
 	var errs []error
 	for _, tag := range bankTags {
 		q, ok := b[tag]
@@ -94,10 +96,12 @@ func loadBank(text string) (sparql.Bank, error) {
 			errs = append(errs, fmt.Errorf("no query tagged %q", tag))
 			continue
 		}
-		b[tag] = strings.TrimSpace(q)
-		if _, err := template.New(tag).Option("missingkey=error").Parse(q); err != nil {
+		t, err := template.New(tag).Option("missingkey=error").Parse(strings.TrimSpace(q))
+		if err != nil {
 			errs = append(errs, fmt.Errorf("query %q: %w", tag, err))
+			continue
 		}
+		parsed[tag] = t
 	}
 	if len(b) != len(bankTags) {
 		errs = append(errs, fmt.Errorf("%d tagged queries, want %d", len(b), len(bankTags)))
@@ -105,7 +109,7 @@ func loadBank(text string) (sparql.Bank, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("kg: query bank: %w", err)
 	}
-	return b, nil
+	return parsed, nil
 }
 
 // render fills the query tagged tag with a.
@@ -113,11 +117,11 @@ func render(tag string, a queryArgs) (string, error) {
 	if bankErr != nil {
 		return "", bankErr
 	}
-	q, err := bank.Prepare(tag, a)
-	if err != nil {
+	var buf strings.Builder
+	if err := bank[tag].Execute(&buf, a); err != nil {
 		return "", fmt.Errorf("kg: query %s: %w", tag, err)
 	}
-	return q, nil
+	return buf.String(), nil
 }
 
 // entityRef is the IRI of entity id, which must fit the dialect.
