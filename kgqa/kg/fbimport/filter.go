@@ -185,17 +185,27 @@ func (f *filter) langKept(tag []byte) bool {
 	return false
 }
 
+// The domains of the predicates outside ns:, made once: foreignDomain is
+// called on every such line of the dump.
+var (
+	rdfDomain   = []byte("(rdf)")
+	rdfsDomain  = []byte("(rdfs)")
+	owlDomain   = []byte("(owl)")
+	keyDomain   = []byte("(key)")
+	otherDomain = []byte("(other)")
+)
+
 // foreignDomain names the namespace of a predicate outside ns:.
 func foreignDomain(p []byte) []byte {
 	switch {
 	case bytes.HasPrefix(p, []byte(rdfNS)):
-		return []byte("(rdf)")
+		return rdfDomain
 	case bytes.HasPrefix(p, []byte(rdfsNS)):
-		return []byte("(rdfs)")
+		return rdfsDomain
 	case bytes.HasPrefix(p, []byte(owlNS)):
-		return []byte("(owl)")
+		return owlDomain
 	case bytes.HasPrefix(p, []byte(keyNS)):
-		return []byte("(key)")
+		return keyDomain
 	}
-	return []byte("(other)")
+	return otherDomain
 }
