@@ -125,9 +125,10 @@ func (s *Server) Load(ctx context.Context, parallel int, interval time.Duration,
 	if err != nil {
 		return Progress{}, err
 	}
+	parallel = max(parallel, 1)
 	var wg sync.WaitGroup
 	errs := make(chan error, parallel)
-	for range max(parallel, 1) {
+	for range parallel {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -207,7 +208,7 @@ func (s *Server) ReadOnly(ctx context.Context, password string) error {
 	if err != nil {
 		return fmt.Errorf("virtuoso: read-only user: %w", err)
 	}
-	if strings.Contains(out, "USERS 0") || strings.Contains(strings.Join(strings.Fields(out), " "), "USERS 0") {
+	if strings.Contains(strings.Join(strings.Fields(out), " "), "USERS 0") {
 		if _, err := s.ISQL(ctx, "DB.DBA.USER_CREATE('"+ReaderUser+"', '"+pw+"');\nGRANT SPARQL_SELECT TO \""+ReaderUser+"\";\n"); err != nil {
 			return fmt.Errorf("virtuoso: read-only user: %w", err)
 		}
