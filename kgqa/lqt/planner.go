@@ -103,13 +103,13 @@ func (p *Planner) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.P
 	}
 	ti := &kgqa.TreeInfo{Atoms: len(atoms), Pairs: len(atoms) * (len(atoms) - 1) / 2, Labels: map[string]int{}}
 	info.Tree = ti
-	labels, err := p.relate(ctx, question, atoms, ti)
-	if err != nil {
-		return nil, info, err
-	}
 	texts := make([]string, len(atoms))
 	for i, a := range atoms {
 		texts[i] = a.Text
+	}
+	labels, err := p.relate(ctx, question, texts, ti)
+	if err != nil {
+		return nil, info, err
 	}
 	m := Model{Alpha: p.cfg.Alpha}
 	ti.Similarity = p.sim.Name()
@@ -149,6 +149,15 @@ func (p *Planner) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.P
 	return plan, info, nil
 }
 
+// opNames are the operation kinds the lqt_atoms prompt lists.
+var opNames = func() []string {
+	ops := make([]string, len(kgqa.Ops))
+	for i, o := range kgqa.Ops {
+		ops[i] = string(o)
+	}
+	return ops
+}()
+
 type atomsReply struct {
 	Reason  string `json:"reason"`
 	Queries []Atom `json:"queries"`
@@ -157,11 +166,7 @@ type atomsReply struct {
 // atoms asks for the atomic queries; they must make a valid flat plan
 // (known ops, consistent args) and refer only to other queries.
 func (p *Planner) atoms(ctx context.Context, question string) ([]Atom, error) {
-	ops := make([]string, len(kgqa.Ops))
-	for i, o := range kgqa.Ops {
-		ops[i] = string(o)
-	}
-	req, err := prompts.Request(p.role(), prompts.LQTAtoms, prompts.LQTAtomsData{Question: question, Ops: ops})
+	req, err := prompts.Request(p.role(), prompts.LQTAtoms, prompts.LQTAtomsData{Question: question, Ops: opNames})
 	if err != nil {
 		return nil, err
 	}
@@ -199,17 +204,14 @@ type relationReply struct {
 	Parent   string `json:"parent"`
 }
 
-// relate labels every pair: from the cache when known unrelated, else by
-// one call, at most cfg.Parallelism at once. A pair whose reply stays
-// unreadable after the repair turn counts as unrelated (not cached).
-func (p *Planner) relate(ctx context.Context, question string, atoms []Atom, ti *kgqa.TreeInfo) (*Labels, error) {
-	n := len(atoms)
-	texts := make([]string, n)
-	for i, a := range atoms {
-		texts[i] = a.Text
-	}
+// relate labels every pair of the atomic queries' texts: from the cache
+// when known unrelated, else by one call, at most cfg.Parallelism at once.
+// A pair whose reply stays unreadable after the repair turn counts as
+// unrelated (not cached).
+func (p *Planner) relate(ctx context.Context, question string, texts []string, ti *kgqa.TreeInfo) (*Labels, error) {
+	n := len(texts)
 	shown := make([]string, n)
-	for i := range atoms {
+	for i := range texts {
 		shown[i] = prompts.ExpandRefs(texts, i)
 	}
 	type pair struct{ a, b int }
