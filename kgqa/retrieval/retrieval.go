@@ -380,13 +380,7 @@ func SubgoalCategories(s Subgoal) []Category {
 	if IsTemporal(s.Text) {
 		has[Temporal] = true
 	}
-	var out []Category
-	for _, c := range Categories {
-		if has[c] {
-			out = append(out, c)
-		}
-	}
-	return out
+	return inOrder(has)
 }
 
 // QuestionCategories tags a question from its plan's kinds (the kgqa.Kind
@@ -399,6 +393,11 @@ func QuestionCategories(question string, kinds []string) []Category {
 	if IsTemporal(question) {
 		has[Temporal] = true
 	}
+	return inOrder(has)
+}
+
+// inOrder lists the categories in has in the order of Categories.
+func inOrder(has map[Category]bool) []Category {
 	var out []Category
 	for _, c := range Categories {
 		if has[c] {
