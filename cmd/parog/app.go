@@ -37,7 +37,6 @@ type app struct {
 	// Shared is the cache shared with other processes (nil without one).
 	Shared *sharedcache.Redis
 
-	env  *Env
 	lopt []llm.Option
 }
 
@@ -80,7 +79,7 @@ func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...appOption
 		o(&spec)
 	}
 	m := metrics.New()
-	a := &app{Config: cfg, Metrics: m, env: env, lopt: append([]llm.Option{
+	a := &app{Config: cfg, Metrics: m, lopt: append([]llm.Option{
 		llm.WithGetenv(env.Getenv), llm.WithObserver(m.ObserveLLM),
 		llm.WithLogger(slog.New(slog.NewTextHandler(env.Stderr, nil))),
 	}, spec.llm...)}
@@ -91,7 +90,7 @@ func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...appOption
 		}
 		a.Shared = shared
 		if a.Graph, err = kg.Open(ctx, cfg.KG, "", adapters.Open, kopts...); err != nil {
-			closeShared(shared)
+			_ = a.Close()
 			return nil, fmt.Errorf("open knowledge graph: %w", err)
 		}
 	}
@@ -189,12 +188,6 @@ func openShared(ctx context.Context, cfg config.Config) (*sharedcache.Redis, []k
 		return nil, nil, fmt.Errorf("open shared cache: %w", err)
 	}
 	return r, []kg.CacheOption{kg.WithShared(r.Namespace("kg:"), tag)}, nil
-}
-
-func closeShared(r *sharedcache.Redis) {
-	if r != nil {
-		_ = r.Close()
-	}
 }
 
 // preflight checks, before a run writes anything, that a reasoner is
