@@ -89,11 +89,15 @@ var (
 	errDivZero = errors.New("division by zero")
 )
 
+// operators spells the multiplication and division signs as the parser
+// reads them.
+var operators = strings.NewReplacer("×", "*", "÷", "/", "x", "*")
+
 // evaluate computes an expression of numbers, + - * / ^ and parentheses.
 // It needs at least one operator between two numbers: a bare number ("1990")
 // is no arithmetic question.
 func evaluate(expr string) (*big.Rat, error) {
-	p := &parser{s: strings.NewReplacer("×", "*", "÷", "/", "x", "*").Replace(strings.ReplaceAll(expr, " ", ""))}
+	p := &parser{s: operators.Replace(strings.ReplaceAll(expr, " ", ""))}
 	v, err := p.sum()
 	if err != nil {
 		return nil, err
