@@ -321,9 +321,10 @@ func (c *Config) Validate() error {
 		}
 	}
 	if e := c.LLM.Embeddings; e.BaseURL != "" {
+		if err := checkURL(e.BaseURL); err != nil {
+			return bad("llm.embeddings.base_url", err.Error())
+		}
 		switch {
-		case checkURL(e.BaseURL) != nil:
-			return bad("llm.embeddings.base_url", checkURL(e.BaseURL).Error())
 		case e.Model == "":
 			return bad("llm.embeddings.model", "required when base_url is set")
 		case e.Timeout <= 0:
