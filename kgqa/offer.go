@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
@@ -70,7 +70,7 @@ func (x *explorer) rank(ctx context.Context, anchors []kg.Term, rels []kg.Relati
 		switch {
 		case err == nil && len(vecs) == len(texts):
 			for i, r := range rels {
-				score[r] = cosine(vecs[0], vecs[i+1])
+				score[r] = llm.Cosine(vecs[0], vecs[i+1])
 			}
 			cut.Method = "embeddings"
 		case ctx.Err() != nil:
@@ -104,22 +104,6 @@ func (x *explorer) relationQuery(anchors []kg.Term) string {
 		}
 	}
 	return strings.Join(strings.Fields(q+" "+x.attrHint), " ")
-}
-
-func cosine(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // relationType splits a relation id into its type and name at the last

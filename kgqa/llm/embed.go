@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"strings"
@@ -122,4 +123,23 @@ func (e *EmbeddingsClient) Embed(ctx context.Context, texts []string) ([][]float
 		}
 	}
 	return out, nil
+}
+
+// Cosine is the cosine of two vectors: 0 when their lengths differ or
+// either is zero.
+func Cosine(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }

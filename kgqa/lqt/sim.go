@@ -107,19 +107,5 @@ func (e *Embeddings) Matrix(ctx context.Context, texts []string) ([][]float64, e
 			return nil, fmt.Errorf("lqt: embeddings: vectors of %d and %d dimensions", len(vecs[0]), len(v))
 		}
 	}
-	return matrix(len(texts), func(a, b int) float64 { return denseCosine(vecs[a], vecs[b]) }), nil
-}
-
-func denseCosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
+	return matrix(len(texts), func(a, b int) float64 { return llm.Cosine(vecs[a], vecs[b]) }), nil
 }
