@@ -75,10 +75,13 @@ func (r *run) execute(ctx context.Context, plan *Plan) error {
 			if err != nil {
 				return r.quiet(err)
 			}
-			close(done[s.ID])
+			// Stop before releasing the dependants: a dependant woken by
+			// done must already see the stop, or it runs after the
+			// question was answered.
 			if sufficient {
 				stop()
 			}
+			close(done[s.ID])
 			return nil
 		})
 	}
