@@ -230,7 +230,27 @@ func (p *pipeline) run(ctx context.Context, zr io.Reader) error {
 		})
 	}
 	eg.Go(func() error { return p.write(ctx, ordered) })
-	return eg.Wait()
+	err := eg.Wait()
+	// The shards the writer completed are counted once it has stopped:
+	// the reader, which meets the damage, runs ahead of it.
+	var te *truncatedError
+	if errors.As(err, &te) {
+		return fmt.Errorf("fbimport: dump: %s is truncated or corrupt after line %d (%v); "+
+			"the %d complete shard(s) are kept: fix or download the file again and rerun the same command to resume",
+			p.in, te.line, te.err, len(p.rep.Shards))
+	}
+	return err
+}
+
+// truncatedError is the reader's report of a damaged dump: the last line
+// it read whole and the decompressor's error.
+type truncatedError struct {
+	line int64
+	err  error
+}
+
+func (e *truncatedError) Error() string {
+	return fmt.Sprintf("fbimport: dump: truncated or corrupt after line %d (%v)", e.line, e.err)
 }
 
 // filterBlock keeps the block's wanted lines.

@@ -27,9 +27,7 @@ func (p *pipeline) read(ctx context.Context, zr io.Reader, work, ordered chan<- 
 		buf = buf[:len(carry)+n]
 		eof := errors.Is(err, io.EOF)
 		if err != nil && !eof {
-			return fmt.Errorf("fbimport: dump: %s is truncated or corrupt after line %d (%v); "+
-				"the %d complete shard(s) are kept: fix or download the file again and rerun the same command to resume",
-				p.in, line-1+int64(bytes.Count(buf, []byte{'\n'})), err, len(p.rep.Shards))
+			return &truncatedError{line: line - 1 + int64(bytes.Count(buf, []byte{'\n'})), err: err}
 		}
 		for len(buf) > 0 {
 			cut, lines := cutLines(buf, p.o.ShardLines-inShard, eof)
