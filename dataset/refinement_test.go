@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/kg"
 )
 
 // TestRefinementStatsFromComposedTentatives takes engine answers with a
@@ -20,11 +19,11 @@ func TestRefinementStatsFromComposedTentatives(t *testing.T) {
 		return &kgqa.TentativeAnswer{Derivable: true, Names: append([]string{}, names...)}
 	}
 	notDerivable := &kgqa.TentativeAnswer{Names: []string{}, Reason: "subgoal s2 (superlative) needs attribute values, which tentative answers do not give"}
-	ent := func(id, name string) []kg.Term { return []kg.Term{{ID: id, Name: name}} }
-	num := func(n string) []kg.Term { return []kg.Term{{Name: n, Datatype: xsdInt}} }
+	ent := func(id, name string) []kgqa.Term { return []kgqa.Term{{ID: id, Name: name}} }
+	num := func(n string) []kgqa.Term { return []kgqa.Term{{Name: n, Datatype: xsdInt}} }
 	cases := []struct {
 		q       Question
-		final   []kg.Term
+		final   []kgqa.Term
 		tent    *kgqa.TentativeAnswer
 		err     string
 		judged  bool

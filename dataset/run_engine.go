@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/engine"
 )
 
 // EngineAnswerer answers benchmark questions with a ready PARoG engine
@@ -16,19 +17,19 @@ import (
 // of that question in place of the role's configured one. Safe for
 // concurrent use.
 type EngineAnswerer struct {
-	eng *kgqa.Engine
+	eng *engine.Engine
 }
 
 var _ Answerer = (*EngineAnswerer)(nil)
 
 // NewAnswerer answers with eng; whoever built eng closes its KG and model
 // client.
-func NewAnswerer(eng *kgqa.Engine) *EngineAnswerer { return &EngineAnswerer{eng: eng} }
+func NewAnswerer(eng *engine.Engine) *EngineAnswerer { return &EngineAnswerer{eng: eng} }
 
 // Answer asks the engine q's question with q's topic entities, sampling
 // with seed when it is not nil.
 func (a *EngineAnswerer) Answer(ctx context.Context, q Question, seed *int) (Prediction, error) {
-	req := kgqa.Request{Question: q.Text, Seed: seed}
+	req := engine.Request{Question: q.Text, Seed: seed}
 	for _, t := range q.TopicEntities {
 		req.TopicEntities = append(req.TopicEntities, t.ID)
 	}

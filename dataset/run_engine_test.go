@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
@@ -62,7 +62,7 @@ func newAnswerer(tb testing.TB, cfg config.Config) *EngineAnswerer {
 	client, err := llm.New(cfg.LLM, llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = client.Close() })
-	return NewAnswerer(kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit)))
+	return NewAnswerer(engine.New(g, client, cfg.Engine, engine.WithNeighborLimit(cfg.KG.NeighborLimit)))
 }
 
 // TestEvalDemoEndToEnd runs the real engine over every demo question with

@@ -13,13 +13,14 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/sft"
 )
 
 // StagePlan is the accounting stage of planner calls, the same stage the
 // engine uses when it asks the planner for a plan.
-const StagePlan llm.Stage = "plan"
+const StagePlan kgqa.Stage = "plan"
 
 // maxReplyKept caps the reply text stored in a report for an invalid plan.
 const maxReplyKept = 500
@@ -104,7 +105,7 @@ func (it *Item) Miss() (miss int, ok bool) {
 // failed call is a miss, never dropped. Only the cancellation of ctx stops
 // the run early, with ctx's error.
 func EvaluatePlanner(ctx context.Context, chat llm.Chatter, recs []*sft.Record, opts EvalOptions) (*Report, error) {
-	if !chat.Has(llm.Planner) {
+	if !chat.Has(kgqa.Planner) {
 		return nil, fmt.Errorf("finetune: eval-planner: %w", llm.ErrNotConfigured)
 	}
 	conc := opts.Concurrency
@@ -162,7 +163,7 @@ func evaluateOne(ctx context.Context, chat llm.Chatter, rec *sft.Record) (Item, 
 	for i, m := range prompt {
 		msgs[i] = llm.Message{Role: m.Role, Content: m.Content}
 	}
-	req := llm.Request{Role: llm.Planner, Stage: StagePlan, Messages: msgs, Schema: kgqa.PlanSchema, SchemaName: "parog_plan"}
+	req := llm.Request{Role: kgqa.Planner, Stage: StagePlan, Messages: msgs, Schema: engine.PlanSchema, SchemaName: "parog_plan"}
 	ledger := llm.NewLedger()
 	var p kgqa.Plan
 	check := func() error {

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/sft"
 )
 
@@ -41,7 +41,7 @@ func schemas(t *testing.T) map[string]*jsonschema.Schema {
 		require.NoError(t, c.AddResource(id, doc), f)
 		ids[filepath.Base(f)] = id
 	}
-	plan, err := jsonschema.UnmarshalJSON(bytes.NewReader(kgqa.PlanSchema))
+	plan, err := jsonschema.UnmarshalJSON(bytes.NewReader(engine.PlanSchema))
 	require.NoError(t, err)
 	require.NoError(t, c.AddResource("https://parog.dev/schemas/plan-v1.json", plan))
 	ids["plan"] = "https://parog.dev/schemas/plan-v1.json"

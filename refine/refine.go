@@ -11,7 +11,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/parog/parog-go/kgqa/answer"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
@@ -29,20 +29,16 @@ type Input struct {
 	// Tentative is the parametric answer given before retrieval.
 	Tentative string
 	// Facts is the evidence retrieved for the subgoal, most relevant first.
-	Facts []kg.Fact
+	Facts []kgqa.Fact
 	// Fuse asks for the sufficiency judgement in the same call.
 	Fuse bool
 }
-
-// Verdict is the outcome of a refinement (defined in package answer, as
-// part of the record of a question).
-type Verdict = answer.Verdict
 
 // Refiner runs refinements with the reasoner role.
 type Refiner struct {
 	chat     llm.Chatter
 	dialect  kg.Dialect
-	role     llm.Role
+	role     kgqa.Role
 	maxFacts int
 }
 
@@ -59,11 +55,11 @@ func WithMaxFacts(n int) Option {
 }
 
 // WithRole makes the refiner call role instead of llm.Reasoner.
-func WithRole(role llm.Role) Option { return func(r *Refiner) { r.role = role } }
+func WithRole(role kgqa.Role) Option { return func(r *Refiner) { r.role = role } }
 
 // New returns a Refiner that asks chat and renders relations with d.
 func New(chat llm.Chatter, d kg.Dialect, opts ...Option) *Refiner {
-	r := &Refiner{chat: chat, dialect: d, role: llm.Reasoner, maxFacts: DefaultMaxFacts}
+	r := &Refiner{chat: chat, dialect: d, role: kgqa.Reasoner, maxFacts: DefaultMaxFacts}
 	for _, o := range opts {
 		o(r)
 	}
@@ -85,13 +81,13 @@ type reply struct {
 // Refine checks in.Tentative against in.Facts. With no facts it makes no
 // call and keeps the tentative answer. Errors come from the LLM client
 // (llm.ErrUnavailable, *llm.SchemaError, ...), wrapped.
-func (r *Refiner) Refine(ctx context.Context, in Input) (Verdict, error) {
+func (r *Refiner) Refine(ctx context.Context, in Input) (kgqa.Verdict, error) {
 	facts := in.Facts
 	if len(facts) > r.maxFacts {
 		facts = facts[:r.maxFacts]
 	}
 	if len(facts) == 0 {
-		return Verdict{Answer: in.Tentative, KeptTentative: true, Reason: "no evidence was retrieved"}, nil
+		return kgqa.Verdict{Answer: in.Tentative, KeptTentative: true, Reason: "no evidence was retrieved"}, nil
 	}
 	lines := make([]string, len(facts))
 	for i, f := range facts {
@@ -101,7 +97,7 @@ func (r *Refiner) Refine(ctx context.Context, in Input) (Verdict, error) {
 		Plan: in.Plan, Subgoal: in.Subgoal, Tentative: in.Tentative, Facts: lines, Fused: in.Fuse,
 	})
 	if err != nil {
-		return Verdict{}, fmt.Errorf("refine: %w", err)
+		return kgqa.Verdict{}, fmt.Errorf("refine: %w", err)
 	}
 	var rep reply
 	check := func() error {
@@ -116,13 +112,13 @@ func (r *Refiner) Refine(ctx context.Context, in Input) (Verdict, error) {
 		return nil
 	}
 	if _, err := r.chat.JSON(ctx, req, &rep, check); err != nil {
-		return Verdict{}, fmt.Errorf("refine: %w", err)
+		return kgqa.Verdict{}, fmt.Errorf("refine: %w", err)
 	}
 	return r.verdict(in, facts, rep), nil
 }
 
-func (r *Refiner) verdict(in Input, facts []kg.Fact, rep reply) Verdict {
-	v := Verdict{Aligned: rep.Aligned, Reason: rep.Reason, FactsShown: len(facts)}
+func (r *Refiner) verdict(in Input, facts []kgqa.Fact, rep reply) kgqa.Verdict {
+	v := kgqa.Verdict{Aligned: rep.Aligned, Reason: rep.Reason, FactsShown: len(facts)}
 	for _, n := range rep.UsedFacts {
 		v.UsedFacts = append(v.UsedFacts, facts[n-1])
 	}

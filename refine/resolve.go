@@ -3,7 +3,7 @@ package refine
 import (
 	"strings"
 
-	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/naming"
 )
 
@@ -13,10 +13,10 @@ import (
 // a name that names exactly one term of the evidence. References that match
 // nothing in the evidence are returned as rejected: a model cannot
 // introduce an entity that was not offered.
-func Resolve(facts []kg.Fact, refs []string) (terms []kg.Term, rejected []string) {
-	byKey := map[string]kg.Term{}
-	byName := map[string][]kg.Term{}
-	add := func(t kg.Term) {
+func Resolve(facts []kgqa.Fact, refs []string) (terms []kgqa.Term, rejected []string) {
+	byKey := map[string]kgqa.Term{}
+	byName := map[string][]kgqa.Term{}
+	add := func(t kgqa.Term) {
 		k := t.Key()
 		if _, ok := byKey[k]; ok {
 			return
@@ -51,7 +51,7 @@ func Resolve(facts []kg.Fact, refs []string) (terms []kg.Term, rejected []string
 	return terms, rejected
 }
 
-func lookup(ref string, byKey map[string]kg.Term, byName map[string][]kg.Term) (kg.Term, bool) {
+func lookup(ref string, byKey map[string]kgqa.Term, byName map[string][]kgqa.Term) (kgqa.Term, bool) {
 	ref = strings.TrimSpace(ref)
 	if i, j := strings.LastIndexByte(ref, '['), strings.LastIndexByte(ref, ']'); i >= 0 && j > i {
 		if t, ok := byKey["id:"+strings.TrimSpace(ref[i+1:j])]; ok {
@@ -72,5 +72,5 @@ func lookup(ref string, byKey map[string]kg.Term, byName map[string][]kg.Term) (
 	if ts := byName[naming.Fold(ref)]; len(ts) == 1 {
 		return ts[0], true
 	}
-	return kg.Term{}, false
+	return kgqa.Term{}, false
 }

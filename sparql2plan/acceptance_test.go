@@ -9,6 +9,7 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,7 +23,7 @@ const (
 
 func planSchema(t testing.TB) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(kgqa.PlanSchema))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(engine.PlanSchema))
 	require.NoError(t, err)
 	c := jsonschema.NewCompiler()
 	require.NoError(t, c.AddResource("plan.schema.json", doc))

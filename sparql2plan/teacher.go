@@ -13,8 +13,8 @@ import (
 
 // Teacher stages, recorded in LLM accounting.
 const (
-	StageTeacherSubgoals  llm.Stage = "teacher_subgoals"
-	StageTeacherBackTrans llm.Stage = "teacher_back_translate"
+	StageTeacherSubgoals  kgqa.Stage = "teacher_subgoals"
+	StageTeacherBackTrans kgqa.Stage = "teacher_back_translate"
 )
 
 // TeacherRendering is a teacher LLM's rendering of one plan.
@@ -84,7 +84,7 @@ func (t *Teacher) Render(ctx context.Context, q dataset.Question, c *Conversion)
 		}
 		return nil
 	}
-	req := llm.Request{Role: llm.Teacher, Stage: StageTeacherSubgoals, Schema: subgoalsSchema, SchemaName: "parog_teacher_subgoals",
+	req := llm.Request{Role: kgqa.Teacher, Stage: StageTeacherSubgoals, Schema: subgoalsSchema, SchemaName: "parog_teacher_subgoals",
 		Messages: []llm.Message{{Role: "system", Content: teacherSystem}, {Role: "user", Content: user}}}
 	if _, err := t.Chat.JSON(ctx, req, &sg, check); err != nil {
 		return fail(fmt.Errorf("sparql2plan: teacher subgoals: %w", err))
@@ -97,7 +97,7 @@ func (t *Teacher) Render(ctx context.Context, q dataset.Question, c *Conversion)
 	var back struct {
 		Question string `json:"question"`
 	}
-	req = llm.Request{Role: llm.Teacher, Stage: StageTeacherBackTrans, Schema: backSchema, SchemaName: "parog_teacher_back_translate",
+	req = llm.Request{Role: kgqa.Teacher, Stage: StageTeacherBackTrans, Schema: backSchema, SchemaName: "parog_teacher_back_translate",
 		Messages: []llm.Message{{Role: "system", Content: backSystem}, {Role: "user", Content: numbered.String()}}}
 	checkBack := func() error {
 		if strings.TrimSpace(back.Question) == "" {

@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
@@ -72,7 +71,7 @@ func start(t *testing.T, args ...string) (string, *lockedBuffer) {
 
 func planRequest(t *testing.T, question string) openai.ChatCompletionRequest {
 	t.Helper()
-	req, err := prompts.Request(llm.Planner, prompts.Plan, prompts.PlanData{Question: question, Ops: []string{"find"}})
+	req, err := prompts.Request(kgqa.Planner, prompts.Plan, prompts.PlanData{Question: question, Ops: []string{"find"}})
 	require.NoError(t, err)
 	out := openai.ChatCompletionRequest{Model: "oracle", ResponseFormat: &openai.ChatCompletionResponseFormat{
 		Type: openai.ChatCompletionResponseFormatTypeJSONSchema, JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: req.SchemaName, Schema: req.Schema}}}

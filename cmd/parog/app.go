@@ -8,6 +8,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/llm"
@@ -31,7 +32,7 @@ type app struct {
 	LLM *llm.Client
 	// Engine answers questions over Graph with LLM; nil unless both are
 	// built.
-	Engine *kgqa.Engine
+	Engine *engine.Engine
 	// Metrics receive every LLM call (and the server's own metrics).
 	Metrics *metrics.Metrics
 	// Shared is the cache shared with other processes (nil without one).
@@ -115,8 +116,8 @@ func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...appOption
 // engine builds the engine of cfg over the app's KG with client: its
 // budgets, the embeddings client when one is configured, and the planner
 // mode (planner.mode).
-func (a *app) engine(cfg config.Config, client *llm.Client) (*kgqa.Engine, error) {
-	eopts := []kgqa.Option{kgqa.WithNeighborLimit(cfg.KG.NeighborLimit)}
+func (a *app) engine(cfg config.Config, client *llm.Client) (*engine.Engine, error) {
+	eopts := []engine.Option{engine.WithNeighborLimit(cfg.KG.NeighborLimit)}
 	var embedder llm.Embedder
 	if cfg.LLM.Embeddings.BaseURL != "" {
 		em, err := llm.NewEmbeddings(cfg.LLM.Embeddings, a.lopt...)
@@ -124,17 +125,17 @@ func (a *app) engine(cfg config.Config, client *llm.Client) (*kgqa.Engine, error
 			return nil, fmt.Errorf("open embeddings client: %w", err)
 		}
 		embedder = em
-		eopts = append(eopts, kgqa.WithEmbedder(em))
+		eopts = append(eopts, engine.WithEmbedder(em))
 	}
 	eopts = append(eopts, lqt.FromConfig(cfg.Planner, client, embedder))
-	return kgqa.New(a.Graph, client, cfg.Engine, eopts...), nil
+	return engine.New(a.Graph, client, cfg.Engine, eopts...), nil
 }
 
 // engineFor builds another engine over the app's KG and budgets, whose
 // models are the endpoints of models (the oracle bench points each run at
 // a fresh oracle), with a model client built like the app's own. close
 // releases that client.
-func (a *app) engineFor(_ context.Context, models config.LLM) (eng *kgqa.Engine, release func() error, err error) {
+func (a *app) engineFor(_ context.Context, models config.LLM) (eng *engine.Engine, release func() error, err error) {
 	client, err := llm.New(models, a.lopt...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open model client: %w", err)
@@ -194,10 +195,10 @@ func openShared(ctx context.Context, cfg config.Config) (*sharedcache.Redis, []k
 // configured and that every configured endpoint answers: each model
 // endpoint GET /models (llm.Client.Ping), the KG one name lookup.
 func (a *app) preflight(ctx context.Context) error {
-	if !a.LLM.Has(llm.Reasoner) {
+	if !a.LLM.Has(kgqa.Reasoner) {
 		return errNoReasoner
 	}
-	for _, role := range []llm.Role{llm.Planner, llm.Reasoner} {
+	for _, role := range []kgqa.Role{kgqa.Planner, kgqa.Reasoner} {
 		if !a.LLM.Has(role) {
 			continue
 		}

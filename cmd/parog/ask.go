@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/retrieval"
@@ -56,7 +57,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	defer func() { _ = a.Close() }()
 	a.shareCalls(cache)
 	eng := a.Engine
-	ans, askErr := eng.Ask(ctx, kgqa.Request{Question: pos[0], TopicEntities: topics})
+	ans, askErr := eng.Ask(ctx, engine.Request{Question: pos[0], TopicEntities: topics})
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/parog/parog-go/finetune"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/sft"
 )
 
@@ -182,7 +182,7 @@ func runEvalPlanner(ctx context.Context, env *Env, args []string) error {
 	}
 	defer func() { _ = a.Close() }()
 	client := a.LLM
-	if err := client.Ping(ctx, llm.Planner); err != nil {
+	if err := client.Ping(ctx, kgqa.Planner); err != nil {
 		return fmt.Errorf("finetune: eval-planner: %w", err)
 	}
 	opts := finetune.EvalOptions{Model: ep.Model, PlannerURL: ep.BaseURL, Data: e.data, DataSHA256: sum, Concurrency: e.concurrency}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
 )
 
@@ -145,9 +146,9 @@ func kgRelations(ctx context.Context, g kg.Graph, env *Env, args []string, _ *kg
 
 func kgNeighbors(ctx context.Context, g kg.Graph, env *Env, args []string, o *kgOpts) error {
 	w := env.Stdout
-	rel := kg.Relation{ID: args[1], Dir: kg.Out}
+	rel := kgqa.Relation{ID: args[1], Dir: kgqa.Out}
 	if o.incoming {
-		rel.Dir = kg.In
+		rel.Dir = kgqa.In
 	}
 	facts, err := g.Neighbors(ctx, args[0], rel, o.limit)
 	if err != nil {
@@ -161,7 +162,7 @@ func kgNeighbors(ctx context.Context, g kg.Graph, env *Env, args []string, o *kg
 		path := strings.Join(f.Path, " / ")
 		if f.Mediator != "" {
 			second := strings.Join(f.Path[1:], " / ")
-			if f.SecondDir() == kg.In {
+			if f.SecondDir() == kgqa.In {
 				second = "^" + second // the mediator is its object, as in a SPARQL inverse path
 			}
 			path = f.Path[0] + " / [" + f.Mediator + "] / " + second
@@ -224,7 +225,7 @@ func kgQuery(ctx context.Context, g kg.Graph, env *Env, args []string, _ *kgOpts
 
 // termText renders a term on one line: an entity as its id (and name), a
 // literal as its lexical form with its datatype or language.
-func termText(t kg.Term) string {
+func termText(t kgqa.Term) string {
 	clean := strings.Join(strings.Fields(t.Name), " ")
 	switch {
 	case t.ID != "" && clean != "":

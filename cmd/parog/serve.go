@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/server"
 )
 
@@ -65,7 +65,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Server.Addr, err)
 	}
-	if !a.LLM.Has(llm.Reasoner) {
+	if !a.LLM.Has(kgqa.Reasoner) {
 		log.Warn("no language model configured: /v1/ask answers 503 until llm.reasoner.base_url and llm.reasoner.model are set")
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String(), "viewer", "http://"+ln.Addr().String()+"/")

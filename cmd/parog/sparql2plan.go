@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/sparql2plan"
 	"github.com/schollz/progressbar/v3"
 )
@@ -68,7 +68,7 @@ func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 			return fmt.Errorf("sparql2plan: teacher: %w", err)
 		}
 		defer func() { _ = a.Close() }()
-		if !a.LLM.Has(llm.Teacher) {
+		if !a.LLM.Has(kgqa.Teacher) {
 			return usageError("--teacher needs llm.teacher.base_url in the config (or PAROG_LLM_TEACHER_BASE_URL)")
 		}
 		opts.Teacher = &sparql2plan.Teacher{Chat: a.LLM}

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/sparql2plan"
 )
@@ -33,7 +33,7 @@ type BenchOptions struct {
 	// planner whose models are the endpoints of models (each run points
 	// them at an oracle of its own); release closes what it opened. The
 	// program passes its one wiring path here.
-	Engine func(ctx context.Context, models config.LLM) (eng *kgqa.Engine, release func() error, err error)
+	Engine func(ctx context.Context, models config.LLM) (eng *engine.Engine, release func() error, err error)
 	// Questions are the questions whose gold evidence the KG holds:
 	// the ceiling, cost, robustness and correction measures run on them.
 	Questions []dataset.Question

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/llm"
@@ -21,17 +21,17 @@ import (
 // benchEngine opens the KG of cfg and returns it with an engine builder
 // over it, wired as the program wires one (budgets, neighbour limit,
 // planner mode); the KG closes when the test ends.
-func benchEngine(t testing.TB, cfg config.Config) (kg.Graph, func(context.Context, config.LLM) (*kgqa.Engine, func() error, error)) {
+func benchEngine(t testing.TB, cfg config.Config) (kg.Graph, func(context.Context, config.LLM) (*engine.Engine, func() error, error)) {
 	t.Helper()
 	g, err := kg.Open(context.Background(), cfg.KG, "", adapters.Open)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = g.Close() })
-	return g, func(_ context.Context, models config.LLM) (*kgqa.Engine, func() error, error) {
+	return g, func(_ context.Context, models config.LLM) (*engine.Engine, func() error, error) {
 		client, err := llm.New(models)
 		if err != nil {
 			return nil, nil, err
 		}
-		eng := kgqa.New(g, client, cfg.Engine, kgqa.WithNeighborLimit(cfg.KG.NeighborLimit),
+		eng := engine.New(g, client, cfg.Engine, engine.WithNeighborLimit(cfg.KG.NeighborLimit),
 			lqt.FromConfig(cfg.Planner, client, nil))
 		return eng, client.Close, nil
 	}
@@ -44,8 +44,8 @@ func TestDemoBench(t *testing.T) {
 	require.NoError(t, err)
 	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
 	require.NoError(t, err)
-	g, engine := benchEngine(t, cfg)
-	rep, err := Bench(context.Background(), BenchOptions{Name: "demo", Config: cfg, Graph: g, Engine: engine, Questions: l.Questions,
+	g, build := benchEngine(t, cfg)
+	rep, err := Bench(context.Background(), BenchOptions{Name: "demo", Config: cfg, Graph: g, Engine: build, Questions: l.Questions,
 		Noise: []float64{0, 0.1}, Seeds: []int{1}, Concurrency: 4, Dir: t.TempDir()})
 	require.NoError(t, err)
 

@@ -83,8 +83,8 @@ SELECT DISTINCT ?x WHERE {
       ?y ns:military.military_combatant_group.combatants ns:m.09c7w0 . } }
   FILTER (?to <= ?pto && ?from >= ?pfrom)
 }`}
-	g, engine := benchEngine(t, cfg)
-	rep, err := Bench(context.Background(), BenchOptions{Name: "bound", Config: cfg, Graph: g, Engine: engine, Questions: []dataset.Question{q},
+	g, build := benchEngine(t, cfg)
+	rep, err := Bench(context.Background(), BenchOptions{Name: "bound", Config: cfg, Graph: g, Engine: build, Questions: []dataset.Question{q},
 		Noise: []float64{0}, Seeds: []int{1}, Concurrency: 1, Dir: dir})
 	require.NoError(t, err)
 	assert.Equal(t, 1, rep.Ceiling.Total)

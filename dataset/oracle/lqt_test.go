@@ -11,6 +11,7 @@ import (
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 )
 
 // With planner.mode lqt the engine plans every demo question as a logical
@@ -22,8 +23,8 @@ func TestDemoWithTheLQTPlanner(t *testing.T) {
 	require.NoError(t, err)
 	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
 	require.NoError(t, err)
-	g, engine := benchEngine(t, cfg)
-	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Graph: g, Engine: engine, Concurrency: 4, Dir: t.TempDir()}, "lqt", l.Questions, Policy{Kind: "gold"}, Noise{}, nil)
+	g, build := benchEngine(t, cfg)
+	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Graph: g, Engine: build, Concurrency: 4, Dir: t.TempDir()}, "lqt", l.Questions, Policy{Kind: "gold"}, Noise{}, nil)
 	require.NoError(t, err)
 	require.Len(t, run.Results, 22)
 	assert.GreaterOrEqual(t, hits(run.Results), 0.85)
@@ -32,7 +33,7 @@ func TestDemoWithTheLQTPlanner(t *testing.T) {
 	for _, r := range run.Results {
 		var ans kgqa.Answer
 		require.NoError(t, json.Unmarshal(r.Trace, &ans), r.ID)
-		assert.Equal(t, kgqa.PlanSourceLQT, ans.PlanInfo.Source, r.ID)
+		assert.Equal(t, engine.PlanSourceLQT, ans.PlanInfo.Source, r.ID)
 		require.NotNil(t, ans.PlanInfo.Tree, r.ID)
 		ti := ans.PlanInfo.Tree
 		assert.Equal(t, ti.Atoms*(ti.Atoms-1)/2, ti.Pairs, r.ID)

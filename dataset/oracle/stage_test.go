@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
@@ -41,7 +41,7 @@ func sampleData() map[string]any {
 // its schema as response_format when schema is true.
 func chatRequest(t *testing.T, stage string, data any, schema bool) openai.ChatCompletionRequest {
 	t.Helper()
-	req, err := prompts.Request(llm.Reasoner, stage, data)
+	req, err := prompts.Request(kgqa.Reasoner, stage, data)
 	require.NoError(t, err)
 	out := openai.ChatCompletionRequest{Model: ModelID}
 	for _, m := range req.Messages {

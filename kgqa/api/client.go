@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parog/parog-go/kgqa/answer"
+	"github.com/parog/parog-go/kgqa"
 )
 
 // Error is a non-2xx answer of the server (or the error line of a stream).
@@ -28,7 +28,7 @@ type Error struct {
 	Partial *AskResponse `json:"partial,omitempty"`
 	// Usage is what the question cost before it failed (see
 	// ErrorResponse.Usage).
-	Usage *answer.Usage `json:"usage,omitempty"`
+	Usage *kgqa.Usage `json:"usage,omitempty"`
 	// RetryAfter is the Retry-After header of a 429 or 503, in seconds.
 	RetryAfter int `json:"-"`
 }
@@ -111,7 +111,7 @@ func (c *Client) AskStream(ctx context.Context, req AskRequest, fn func(Event) e
 			}
 		}
 		switch ev.Type {
-		case answer.EventFinal:
+		case kgqa.EventFinal:
 			return ev.Answer, nil
 		case EventError:
 			if ev.Error == nil {

@@ -5,9 +5,7 @@
 package api
 
 import (
-	"github.com/parog/parog-go/kgqa/answer"
-	"github.com/parog/parog-go/kgqa/kg/term"
-	"github.com/parog/parog-go/kgqa/plan"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/retrieval"
 )
 
@@ -97,44 +95,44 @@ type AskResponse struct {
 	Answer string `json:"answer"`
 	// Entities are the answer's terms: entities (id and name) or typed
 	// literals (name holds the value, datatype its type).
-	Entities []term.Term `json:"entities"`
+	Entities []kgqa.Term `json:"entities"`
 	// Plan is the plan that was executed (nil when planning failed).
-	Plan *plan.Plan `json:"plan,omitempty"`
+	Plan *kgqa.Plan `json:"plan,omitempty"`
 	// Trace says how the answer was reached.
 	Trace Trace `json:"trace"`
 	// Usage is the cost of the question (LLM calls and tokens per role and
 	// stage, SPARQL queries, cache hits, wall time).
-	Usage answer.Usage `json:"usage"`
+	Usage kgqa.Usage `json:"usage"`
 }
 
 // Trace is the engine's record of one question.
 type Trace struct {
 	// PlanInfo says how the plan was obtained.
-	PlanInfo answer.PlanInfo `json:"plan_info"`
+	PlanInfo kgqa.PlanInfo `json:"plan_info"`
 	// Topics are the topic entities used and where they came from.
-	Topics []answer.Topic `json:"topic_entities"`
+	Topics []kgqa.Topic `json:"topic_entities"`
 	// Mentions reports entity linking when topics were not given.
-	Mentions []answer.Mention `json:"mentions,omitempty"`
+	Mentions []kgqa.Mention `json:"mentions,omitempty"`
 	// RetrievalPlan is the question's route (kg, direct, boundary), its
 	// category tags and the reason for the route; each subgoal's pack is
 	// in its record.
 	RetrievalPlan *retrieval.Plan `json:"retrieval_plan,omitempty"`
 	// Subgoals holds one record per plan subgoal, in plan order.
-	Subgoals []*answer.SubgoalRecord `json:"subgoals"`
+	Subgoals []*kgqa.SubgoalRecord `json:"subgoals"`
 	// Final is set when the answer came from a sufficiency or final-answer
 	// call rather than the answer subgoal's result.
-	Final *answer.FinalRecord `json:"final,omitempty"`
+	Final *kgqa.FinalRecord `json:"final,omitempty"`
 	// TentativeAnswer is the question's parametric answer composed from
 	// the subgoals' tentative answers (see answer.TentativeAnswer).
-	TentativeAnswer *answer.TentativeAnswer `json:"tentative_answer,omitempty"`
+	TentativeAnswer *kgqa.TentativeAnswer `json:"tentative_answer,omitempty"`
 	// Stop says why the engine stopped.
-	Stop answer.StopReason `json:"stop_reason"`
+	Stop kgqa.StopReason `json:"stop_reason"`
 	// Error is the engine's error text when it stopped early.
 	Error string `json:"error,omitempty"`
 }
 
 // FromAnswer converts the engine's answer into the API shape.
-func FromAnswer(a *answer.Answer) *AskResponse {
+func FromAnswer(a *kgqa.Answer) *AskResponse {
 	if a == nil {
 		return nil
 	}
@@ -151,8 +149,8 @@ func FromAnswer(a *answer.Answer) *AskResponse {
 
 // EngineAnswer converts r back into the engine's Answer, for printing it
 // the way `parog ask` prints a local answer.
-func (r *AskResponse) EngineAnswer() *answer.Answer {
-	return &answer.Answer{
+func (r *AskResponse) EngineAnswer() *kgqa.Answer {
+	return &kgqa.Answer{
 		Question: r.Question, Text: r.Answer, Entities: r.Entities, Plan: r.Plan,
 		PlanInfo: r.Trace.PlanInfo, Topics: r.Trace.Topics, Mentions: r.Trace.Mentions, RetrievalPlan: r.Trace.RetrievalPlan,
 		Subgoals: r.Trace.Subgoals, Final: r.Trace.Final, TentativeAnswer: r.Trace.TentativeAnswer, Stop: r.Trace.Stop,
@@ -166,7 +164,7 @@ func (r *AskResponse) EngineAnswer() *answer.Answer {
 // the final answer in the API shape, or, as the last line of a stream that
 // failed after it began, an error.
 type Event struct {
-	answer.Event
+	kgqa.Event
 	// Answer is set on the final event (type "final").
 	Answer *AskResponse `json:"answer,omitempty"`
 	// Error is set on the error event (type "error"): the status the
@@ -179,7 +177,7 @@ type Event struct {
 // (answer.EventPlan, answer.EventSubgoalStarted, ..., answer.EventFinal).
 const (
 	// EventError is the last line of a stream that failed after it began.
-	EventError answer.EventType = "error"
+	EventError kgqa.EventType = "error"
 )
 
 // PlanRequest is the body of POST /v1/plan.
@@ -195,16 +193,16 @@ type PlanResponse struct {
 	// Question as asked.
 	Question string `json:"question"`
 	// Plan is the validated plan.
-	Plan *plan.Plan `json:"plan"`
+	Plan *kgqa.Plan `json:"plan"`
 	// PlanInfo says how it was obtained (planner or reasoner few-shot).
-	PlanInfo *answer.PlanInfo `json:"plan_info,omitempty"`
+	PlanInfo *kgqa.PlanInfo `json:"plan_info,omitempty"`
 	// RetrievalPlan is the route and category tags the engine would
 	// follow (before linking: kg or direct).
 	RetrievalPlan *retrieval.Plan `json:"retrieval_plan,omitempty"`
 	// RetrievalPacks are the subgoals' parameter packs, by subgoal id.
 	RetrievalPacks map[string]retrieval.Pack `json:"retrieval_packs,omitempty"`
 	// Usage is the LLM cost of planning.
-	Usage *answer.Usage `json:"usage,omitempty"`
+	Usage *kgqa.Usage `json:"usage,omitempty"`
 }
 
 // EntityResponse is the body of GET /v1/entities/{id}.
@@ -216,7 +214,7 @@ type EntityResponse struct {
 	Name string `json:"name"`
 	// Relations are the entity's relations, outgoing and incoming, noise
 	// removed (at most MaxEntityRelationsListed).
-	Relations []term.Relation `json:"relations"`
+	Relations []kgqa.Relation `json:"relations"`
 	// Truncated is true when Relations was cut to the cap.
 	Truncated bool `json:"truncated,omitempty"`
 }
@@ -226,7 +224,7 @@ type SearchResponse struct {
 	// Name is the name searched for.
 	Name string `json:"name"`
 	// Entities are the matches, best first.
-	Entities []term.Entity `json:"entities"`
+	Entities []kgqa.Entity `json:"entities"`
 }
 
 // HealthResponse is the body of GET /healthz and GET /readyz.
@@ -268,5 +266,5 @@ type ErrorResponse struct {
 	// calls and tokens, SPARQL queries), in the shape of a successful
 	// answer's usage; absent when the request failed before the engine
 	// ran.
-	Usage *answer.Usage `json:"usage,omitempty"`
+	Usage *kgqa.Usage `json:"usage,omitempty"`
 }

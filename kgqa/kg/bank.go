@@ -8,6 +8,7 @@ import (
 	"text/template"
 
 	"github.com/knakk/sparql"
+	"github.com/parog/parog-go/kgqa"
 )
 
 // The query bank: every SPARQL template of the package, in queries.sparql,
@@ -150,7 +151,7 @@ func (d *dialect) entityRefs(ids []string) ([]iriRef, error) {
 
 // relationRef is the IRI of rel.ID in namespace ns; rel must fit the
 // dialect.
-func (d *dialect) relationRef(ns string, rel Relation) (iriRef, error) {
+func (d *dialect) relationRef(ns string, rel kgqa.Relation) (iriRef, error) {
 	if err := d.checkRelation(rel); err != nil {
 		return "", err
 	}

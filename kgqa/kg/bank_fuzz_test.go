@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/parog/parog-go/kgqa"
 )
 
 // The bank's part of FuzzQueryBuilders: every builder is called with the
@@ -112,21 +114,23 @@ func checkBank(t *testing.T, d *dialect, id, rel, name string, limit int) {
 	builds := map[string]build{
 		"relations": func(id, _, _ string) (string, error) { return d.relationsQuery(id) },
 		"neighbors out": func(id, rel, _ string) (string, error) {
-			return d.neighborsQuery(id, Relation{ID: rel, Dir: Out}, limit)
+			return d.neighborsQuery(id, kgqa.Relation{ID: rel, Dir: kgqa.Out}, limit)
 		},
 		"neighbors in": func(id, rel, _ string) (string, error) {
-			return d.neighborsQuery(id, Relation{ID: rel, Dir: In}, limit)
+			return d.neighborsQuery(id, kgqa.Relation{ID: rel, Dir: kgqa.In}, limit)
 		},
 		"names":     func(id, _, _ string) (string, error) { return d.namesQuery([]string{benign[0], id}) },
 		"mediators": func(id, _, _ string) (string, error) { return d.mediatorQuery(id, []string{id, benign[0]}) },
 		"name":      func(id, _, _ string) (string, error) { return d.nameQuery(id) },
-		"count out": func(id, rel, _ string) (string, error) { return d.countQuery(id, Relation{ID: rel, Dir: Out}) },
-		"count in":  func(id, rel, _ string) (string, error) { return d.countQuery(id, Relation{ID: rel, Dir: In}) },
+		"count out": func(id, rel, _ string) (string, error) {
+			return d.countQuery(id, kgqa.Relation{ID: rel, Dir: kgqa.Out})
+		},
+		"count in": func(id, rel, _ string) (string, error) { return d.countQuery(id, kgqa.Relation{ID: rel, Dir: kgqa.In}) },
 		"linked out": func(id, rel, _ string) (string, error) {
-			return d.linkedQuery(id, Relation{ID: rel, Dir: Out}, []string{benign[0], id})
+			return d.linkedQuery(id, kgqa.Relation{ID: rel, Dir: kgqa.Out}, []string{benign[0], id})
 		},
 		"linked in": func(id, rel, _ string) (string, error) {
-			return d.linkedQuery(id, Relation{ID: rel, Dir: In}, []string{id})
+			return d.linkedQuery(id, kgqa.Relation{ID: rel, Dir: kgqa.In}, []string{id})
 		},
 		"search exact":   func(_, _, name string) (string, error) { return d.searchExactQuery(name, limit) },
 		"search folded":  func(_, _, name string) (string, error) { return d.searchFoldQuery(name, limit) },
@@ -134,10 +138,10 @@ func checkBank(t *testing.T, d *dialect, id, rel, name string, limit int) {
 	}
 	if d.v.expansion == expandQualifier {
 		builds["qualifiers out"] = func(id, rel, _ string) (string, error) {
-			return d.qualifierQuery(id, Relation{ID: rel, Dir: Out}, limit)
+			return d.qualifierQuery(id, kgqa.Relation{ID: rel, Dir: kgqa.Out}, limit)
 		}
 		builds["qualifiers in"] = func(id, rel, _ string) (string, error) {
-			return d.qualifierQuery(id, Relation{ID: rel, Dir: In}, limit)
+			return d.qualifierQuery(id, kgqa.Relation{ID: rel, Dir: kgqa.In}, limit)
 		}
 	}
 	for what, b := range builds {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -48,12 +49,12 @@ func TestBankQueries(t *testing.T) {
 		{"wikidata relations", func() (string, error) { return wd.relationsQuery("Q142") },
 			`SELECT DISTINCT ?r ?dir WHERE { { <http://www.wikidata.org/entity/Q142> ?r ?o . BIND("out" AS ?dir) } UNION { ?s ?r <http://www.wikidata.org/entity/Q142> . BIND("in" AS ?dir) } UNION { <http://www.wikidata.org/entity/Q142> ?r ?m . FILTER(STRSTARTS(STR(?r), "http://www.wikidata.org/prop/P")) FILTER NOT EXISTS { ?m <http://wikiba.se/ontology#rank> <http://wikiba.se/ontology#DeprecatedRank> } BIND("statement-out" AS ?dir) } UNION { ?m ?r <http://www.wikidata.org/entity/Q142> . FILTER(STRSTARTS(STR(?r), "http://www.wikidata.org/prop/statement/")) FILTER NOT EXISTS { ?m <http://wikiba.se/ontology#rank> <http://wikiba.se/ontology#DeprecatedRank> } BIND("statement-in" AS ?dir) } } LIMIT 5000`},
 		{"freebase neighbors out", func() (string, error) {
-			return fb.neighborsQuery(france, Relation{ID: "location.location.contains", Dir: Out}, 5)
+			return fb.neighborsQuery(france, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, 5)
 		}, `SELECT DISTINCT ?t WHERE { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.contains> ?t . } ORDER BY ?t LIMIT 5`},
 		{"freebase neighbors in", func() (string, error) {
-			return fb.neighborsQuery(france, Relation{ID: "location.location.contains", Dir: In}, 200)
+			return fb.neighborsQuery(france, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.In}, 200)
 		}, `SELECT DISTINCT ?t WHERE { ?t <http://rdf.freebase.com/ns/location.location.contains> <http://rdf.freebase.com/ns/m.0f8l9c> . } ORDER BY ?t LIMIT 200`},
-		{"wikidata neighbors use wdt:", func() (string, error) { return wd.neighborsQuery("Q142", Relation{ID: "P39", Dir: Out}, 3) },
+		{"wikidata neighbors use wdt:", func() (string, error) { return wd.neighborsQuery("Q142", kgqa.Relation{ID: "P39", Dir: kgqa.Out}, 3) },
 			`SELECT DISTINCT ?t WHERE { <http://www.wikidata.org/entity/Q142> <http://www.wikidata.org/prop/direct/P39> ?t . } ORDER BY ?t LIMIT 3`},
 		{"freebase names", func() (string, error) { return fb.namesQuery([]string{"m.0cvt000", "m.0cvt001", "g.11b6x_1"}) },
 			`SELECT DISTINCT ?t ?n WHERE { { { <http://rdf.freebase.com/ns/m.0cvt000> <http://rdf.freebase.com/ns/type.object.name> ?n . BIND(<http://rdf.freebase.com/ns/m.0cvt000> AS ?t) } UNION { <http://rdf.freebase.com/ns/m.0cvt001> <http://rdf.freebase.com/ns/type.object.name> ?n . BIND(<http://rdf.freebase.com/ns/m.0cvt001> AS ?t) } UNION { <http://rdf.freebase.com/ns/g.11b6x_1> <http://rdf.freebase.com/ns/type.object.name> ?n . BIND(<http://rdf.freebase.com/ns/g.11b6x_1> AS ?t) } } FILTER(LANG(?n) = "en") }`},
@@ -63,9 +64,13 @@ func TestBankQueries(t *testing.T) {
 			`SELECT DISTINCT ?t ?n WHERE { { { <http://rdf.freebase.com/ns/m.0cvt000> <http://rdf.freebase.com/ns/type.object.name> ?n . BIND(<http://rdf.freebase.com/ns/m.0cvt000> AS ?t) } } FILTER(LANG(?n) = "en") }`},
 		{"mediators", func() (string, error) { return fb.mediatorQuery(france, []string{"m.0cvt000", "m.0cvt001"}) },
 			`SELECT DISTINCT ?m ?r ?t ?d WHERE { { { <http://rdf.freebase.com/ns/m.0cvt000> ?r ?t . BIND(<http://rdf.freebase.com/ns/m.0cvt000> AS ?m) BIND("out" AS ?d) } UNION { ?t ?r <http://rdf.freebase.com/ns/m.0cvt000> . BIND(<http://rdf.freebase.com/ns/m.0cvt000> AS ?m) BIND("in" AS ?d) } UNION { <http://rdf.freebase.com/ns/m.0cvt001> ?r ?t . BIND(<http://rdf.freebase.com/ns/m.0cvt001> AS ?m) BIND("out" AS ?d) } UNION { ?t ?r <http://rdf.freebase.com/ns/m.0cvt001> . BIND(<http://rdf.freebase.com/ns/m.0cvt001> AS ?m) BIND("in" AS ?d) } } FILTER(?t != <http://rdf.freebase.com/ns/m.0f8l9c>) } LIMIT 10000`},
-		{"wikidata qualifiers", func() (string, error) { return wd.qualifierQuery("Q142", Relation{ID: "P39", Dir: Out}, 10000) },
+		{"wikidata qualifiers", func() (string, error) {
+			return wd.qualifierQuery("Q142", kgqa.Relation{ID: "P39", Dir: kgqa.Out}, 10000)
+		},
 			`SELECT DISTINCT ?m ?r ?t WHERE { <http://www.wikidata.org/entity/Q142> <http://www.wikidata.org/prop/P39> ?m . ?m ?r ?t . FILTER(STRSTARTS(STR(?r), "http://www.wikidata.org/prop/qualifier/") || ?r = <http://www.wikidata.org/prop/statement/P39>) FILTER NOT EXISTS { ?m <http://wikiba.se/ontology#rank> <http://wikiba.se/ontology#DeprecatedRank> } } ORDER BY ?m ?r ?t LIMIT 10000`},
-		{"wikidata incoming qualifiers", func() (string, error) { return wd.qualifierQuery("Q142", Relation{ID: "P39", Dir: In}, 10000) },
+		{"wikidata incoming qualifiers", func() (string, error) {
+			return wd.qualifierQuery("Q142", kgqa.Relation{ID: "P39", Dir: kgqa.In}, 10000)
+		},
 			`SELECT DISTINCT ?m ?s ?r ?t WHERE { ?m <http://www.wikidata.org/prop/statement/P39> <http://www.wikidata.org/entity/Q142> . ?s <http://www.wikidata.org/prop/P39> ?m . ?m ?r ?t . FILTER(STRSTARTS(STR(?r), "http://www.wikidata.org/prop/qualifier/") || ?r = <http://www.wikidata.org/prop/statement/P39>) FILTER NOT EXISTS { ?m <http://wikiba.se/ontology#rank> <http://wikiba.se/ontology#DeprecatedRank> } } ORDER BY ?m ?r ?t LIMIT 10000`},
 		{"freebase name", func() (string, error) { return fb.nameQuery(france) },
 			`SELECT ?n WHERE { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/type.object.name> ?n . FILTER(LANG(?n) = "en" || LANG(?n) = "") } LIMIT 10`},
@@ -82,16 +87,16 @@ func TestBankQueries(t *testing.T) {
 		{"folded search escapes a backslash", func() (string, error) { return fb.searchFoldQuery(`back\slash`, 10) },
 			`SELECT DISTINCT ?e ?n WHERE { ?e <http://rdf.freebase.com/ns/type.object.name> ?n . FILTER(LANG(?n) = "en") FILTER(LCASE(STR(?n)) = "back\\slash") } LIMIT 10`},
 		{"count out", func() (string, error) {
-			return fb.countQuery(france, Relation{ID: "location.location.adjoin_s", Dir: Out})
+			return fb.countQuery(france, kgqa.Relation{ID: "location.location.adjoin_s", Dir: kgqa.Out})
 		},
 			`SELECT (COUNT(DISTINCT ?t) AS ?n) WHERE { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> ?t . }`},
-		{"count in", func() (string, error) { return wd.countQuery("Q142", Relation{ID: "P47", Dir: In}) },
+		{"count in", func() (string, error) { return wd.countQuery("Q142", kgqa.Relation{ID: "P47", Dir: kgqa.In}) },
 			`SELECT (COUNT(DISTINCT ?t) AS ?n) WHERE { ?t <http://www.wikidata.org/prop/direct/P47> <http://www.wikidata.org/entity/Q142> . }`},
 		{"linked out", func() (string, error) {
-			return fb.linkedQuery(france, Relation{ID: "location.location.adjoin_s", Dir: Out}, []string{"m.0345h", "m.06mkj"})
+			return fb.linkedQuery(france, kgqa.Relation{ID: "location.location.adjoin_s", Dir: kgqa.Out}, []string{"m.0345h", "m.06mkj"})
 		}, `SELECT DISTINCT ?t ?m ?r WHERE { { { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> <http://rdf.freebase.com/ns/m.0345h> . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?t) } UNION { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> ?m . ?m ?r <http://rdf.freebase.com/ns/m.0345h> . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?t) } UNION { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> ?m . <http://rdf.freebase.com/ns/m.0345h> ?r ?m . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?t) } UNION { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> <http://rdf.freebase.com/ns/m.06mkj> . BIND(<http://rdf.freebase.com/ns/m.06mkj> AS ?t) } UNION { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> ?m . ?m ?r <http://rdf.freebase.com/ns/m.06mkj> . BIND(<http://rdf.freebase.com/ns/m.06mkj> AS ?t) } UNION { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.adjoin_s> ?m . <http://rdf.freebase.com/ns/m.06mkj> ?r ?m . BIND(<http://rdf.freebase.com/ns/m.06mkj> AS ?t) } } } LIMIT 10000`},
 		{"linked in", func() (string, error) {
-			return fb.linkedQuery(nijmegen, Relation{ID: "aviation.airport.serves", Dir: In}, []string{"m.0gn2g3"})
+			return fb.linkedQuery(nijmegen, kgqa.Relation{ID: "aviation.airport.serves", Dir: kgqa.In}, []string{"m.0gn2g3"})
 		}, `SELECT DISTINCT ?t ?m ?r WHERE { { { <http://rdf.freebase.com/ns/m.0gn2g3> <http://rdf.freebase.com/ns/aviation.airport.serves> <http://rdf.freebase.com/ns/m.05l5n> . BIND(<http://rdf.freebase.com/ns/m.0gn2g3> AS ?t) } UNION { ?m <http://rdf.freebase.com/ns/aviation.airport.serves> <http://rdf.freebase.com/ns/m.05l5n> . ?m ?r <http://rdf.freebase.com/ns/m.0gn2g3> . BIND(<http://rdf.freebase.com/ns/m.0gn2g3> AS ?t) } UNION { ?m <http://rdf.freebase.com/ns/aviation.airport.serves> <http://rdf.freebase.com/ns/m.05l5n> . <http://rdf.freebase.com/ns/m.0gn2g3> ?r ?m . BIND(<http://rdf.freebase.com/ns/m.0gn2g3> AS ?t) } } } LIMIT 10000`},
 		{"free-text search", func() (string, error) { return fb.searchTextQuery(`Fran* O'Hare "Intl"`, 10) },
 			`SELECT DISTINCT ?e ?n WHERE { ?e <http://rdf.freebase.com/ns/type.object.name> ?n . ?n <bif:contains> '"Fran*" AND "Hare" AND "Intl"' . FILTER(LANG(?n) = "en") } ORDER BY (IF(LCASE(STR(?n)) = "fran* o'hare \"intl\"", 0, 1)) STRLEN(STR(?n)) ?e LIMIT 10`},
@@ -108,7 +113,7 @@ func TestBankQueries(t *testing.T) {
 func TestBuildersRefuseBadInput(t *testing.T) {
 	fb := Freebase(DialectOptions{}).(*dialect)
 	wd := Wikidata(DialectOptions{}).(*dialect)
-	rel := Relation{ID: "location.location.contains", Dir: Out}
+	rel := kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}
 	cases := []struct {
 		name  string
 		build func() (string, error)
@@ -117,17 +122,17 @@ func TestBuildersRefuseBadInput(t *testing.T) {
 		{"entity outside the grammar", func() (string, error) { return fb.relationsQuery("m.0f8l9c> ?p ?o } #") }, ErrInvalidID},
 		{"wikidata id on freebase", func() (string, error) { return fb.nameQuery("Q142") }, ErrInvalidID},
 		{"relation outside the grammar", func() (string, error) {
-			return fb.neighborsQuery(france, Relation{ID: "a.b.c> ?x", Dir: Out}, 5)
+			return fb.neighborsQuery(france, kgqa.Relation{ID: "a.b.c> ?x", Dir: kgqa.Out}, 5)
 		}, ErrInvalidID},
-		{"unknown direction", func() (string, error) { return fb.neighborsQuery(france, Relation{ID: rel.ID, Dir: "up"}, 5) }, ErrInvalidID},
+		{"unknown direction", func() (string, error) { return fb.neighborsQuery(france, kgqa.Relation{ID: rel.ID, Dir: "up"}, 5) }, ErrInvalidID},
 		{"statement property outside the grammar", func() (string, error) {
-			return wd.qualifierQuery("Q1", Relation{ID: "P39> ?m", Dir: Out}, 5)
+			return wd.qualifierQuery("Q1", kgqa.Relation{ID: "P39> ?m", Dir: kgqa.Out}, 5)
 		}, ErrInvalidID},
 		{"one bad subject among good ones", func() (string, error) {
 			return fb.namesQuery([]string{"m.0cvt000", "m.x y"})
 		}, ErrInvalidID},
 		{"bad mediator head", func() (string, error) { return fb.mediatorQuery("", []string{"m.0cvt000"}) }, ErrInvalidID},
-		{"bad count relation", func() (string, error) { return fb.countQuery(france, Relation{ID: "a.b.c> ?x", Dir: In}) }, ErrInvalidID},
+		{"bad count relation", func() (string, error) { return fb.countQuery(france, kgqa.Relation{ID: "a.b.c> ?x", Dir: kgqa.In}) }, ErrInvalidID},
 		{"bad linked candidate", func() (string, error) {
 			return fb.linkedQuery(france, rel, []string{"m.0345h", "m.0345h> ?p ?o"})
 		}, ErrInvalidID},

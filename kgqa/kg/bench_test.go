@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg/backend"
 	"github.com/parog/parog-go/kgqa/kg/embedded"
 	"github.com/parog/parog-go/kgqa/kg/endpoint"
 	"github.com/parog/parog-go/kgqa/kg/virtuosotest"
@@ -137,8 +139,8 @@ func benchVirtuoso(b *testing.B) *virtuosotest.Server {
 	return bench.virt
 }
 
-func benchBackends(b *testing.B) map[string]Backend {
-	out := map[string]Backend{"embedded": benchEmbedded(b)}
+func benchBackends(b *testing.B) map[string]backend.Backend {
+	out := map[string]backend.Backend{"embedded": benchEmbedded(b)}
 	ep, err := endpoint.New(benchVirtuoso(b).SPARQL, endpoint.Options{Timeout: time.Minute, MaxConns: 32})
 	if err != nil {
 		b.Fatal(err)
@@ -190,7 +192,7 @@ func opRelations(ctx context.Context, g Graph, r *rand.Rand) error {
 }
 
 func opNeighbors(ctx context.Context, g Graph, r *rand.Rand) error {
-	facts, err := g.Neighbors(ctx, benchEntity(r.IntN(benchEntities)), Relation{ID: "bench.event.participation", Dir: Out}, 0)
+	facts, err := g.Neighbors(ctx, benchEntity(r.IntN(benchEntities)), kgqa.Relation{ID: "bench.event.participation", Dir: kgqa.Out}, 0)
 	if err == nil && len(facts) != 2 {
 		return fmt.Errorf("mediator expansion gave %d facts, want 2", len(facts))
 	}
@@ -198,7 +200,7 @@ func opNeighbors(ctx context.Context, g Graph, r *rand.Rand) error {
 }
 
 func opIncoming(ctx context.Context, g Graph, r *rand.Rand) error {
-	_, err := g.Neighbors(ctx, benchEntity(r.IntN(200)), Relation{ID: benchRelation(r.IntN(benchRels)), Dir: In}, 0)
+	_, err := g.Neighbors(ctx, benchEntity(r.IntN(200)), kgqa.Relation{ID: benchRelation(r.IntN(benchRels)), Dir: kgqa.In}, 0)
 	return err
 }
 

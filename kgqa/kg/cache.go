@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/parog/parog-go/kgqa"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -131,31 +132,31 @@ func cachedCall[T any](ctx context.Context, c *Cached, key string, fn func(conte
 func key(parts ...string) string { return strings.Join(parts, "\x00") }
 
 // Relations implements Graph.
-func (c *Cached) Relations(ctx context.Context, id string) ([]Relation, error) {
-	v, err := cachedCall(ctx, c, key("rel", id), func(ctx context.Context) ([]Relation, error) {
+func (c *Cached) Relations(ctx context.Context, id string) ([]kgqa.Relation, error) {
+	v, err := cachedCall(ctx, c, key("rel", id), func(ctx context.Context) ([]kgqa.Relation, error) {
 		return c.g.Relations(ctx, id)
 	})
 	return slices.Clone(v), err
 }
 
 // Neighbors implements Graph.
-func (c *Cached) Neighbors(ctx context.Context, id string, rel Relation, limit int) ([]Fact, error) {
+func (c *Cached) Neighbors(ctx context.Context, id string, rel kgqa.Relation, limit int) ([]kgqa.Fact, error) {
 	k := key("nb", id, rel.ID, string(rel.Dir), strconv.Itoa(limit))
-	v, err := cachedCall(ctx, c, k, func(ctx context.Context) ([]Fact, error) {
+	v, err := cachedCall(ctx, c, k, func(ctx context.Context) ([]kgqa.Fact, error) {
 		return c.g.Neighbors(ctx, id, rel, limit)
 	})
 	return slices.Clone(v), err
 }
 
 // Count implements Graph.
-func (c *Cached) Count(ctx context.Context, id string, rel Relation) (int, error) {
+func (c *Cached) Count(ctx context.Context, id string, rel kgqa.Relation) (int, error) {
 	return cachedCall(ctx, c, key("count", id, rel.ID, string(rel.Dir)), func(ctx context.Context) (int, error) {
 		return c.g.Count(ctx, id, rel)
 	})
 }
 
 // Linked implements Graph.
-func (c *Cached) Linked(ctx context.Context, id string, rel Relation, candidates []string) ([]string, error) {
+func (c *Cached) Linked(ctx context.Context, id string, rel kgqa.Relation, candidates []string) ([]string, error) {
 	k := key(append([]string{"linked", id, rel.ID, string(rel.Dir)}, candidates...)...)
 	v, err := cachedCall(ctx, c, k, func(ctx context.Context) ([]string, error) {
 		return c.g.Linked(ctx, id, rel, candidates)
@@ -171,8 +172,8 @@ func (c *Cached) Name(ctx context.Context, id string) (string, error) {
 }
 
 // Search implements Graph.
-func (c *Cached) Search(ctx context.Context, name string, limit int) ([]Entity, error) {
-	v, err := cachedCall(ctx, c, key("search", name, strconv.Itoa(limit)), func(ctx context.Context) ([]Entity, error) {
+func (c *Cached) Search(ctx context.Context, name string, limit int) ([]kgqa.Entity, error) {
+	v, err := cachedCall(ctx, c, key("search", name, strconv.Itoa(limit)), func(ctx context.Context) ([]kgqa.Entity, error) {
 		return c.g.Search(ctx, name, limit)
 	})
 	return slices.Clone(v), err

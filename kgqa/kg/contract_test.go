@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +23,7 @@ const (
 	unknownID = "m.0zzzzzz"
 )
 
-func tailNames(facts []Fact) []string {
+func tailNames(facts []kgqa.Fact) []string {
 	var out []string
 	for _, f := range facts {
 		out = append(out, f.Tail.Name)
@@ -35,13 +36,13 @@ func runContract(t *testing.T, g Graph) {
 	t.Run("relations both directions without noise", func(t *testing.T) {
 		rels, err := g.Relations(ctx, france)
 		require.NoError(t, err)
-		assert.Equal(t, []Relation{
-			{ID: "location.location.adjoin_s", Dir: Out},
-			{ID: "location.location.area", Dir: Out},
-			{ID: "location.location.contains", Dir: Out},
-			{ID: "location.statistical_region.population", Dir: Out},
-			{ID: "location.adjoining_relationship.adjoins", Dir: In},
-			{ID: "location.location.containedby", Dir: In},
+		assert.Equal(t, []kgqa.Relation{
+			{ID: "location.location.adjoin_s", Dir: kgqa.Out},
+			{ID: "location.location.area", Dir: kgqa.Out},
+			{ID: "location.location.contains", Dir: kgqa.Out},
+			{ID: "location.statistical_region.population", Dir: kgqa.Out},
+			{ID: "location.adjoining_relationship.adjoins", Dir: kgqa.In},
+			{ID: "location.location.containedby", Dir: kgqa.In},
 		}, rels)
 	})
 	t.Run("relations of unknown entity are empty", func(t *testing.T) {
@@ -50,30 +51,30 @@ func runContract(t *testing.T, g Graph) {
 		assert.Empty(t, rels)
 	})
 	t.Run("neighbors out", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, germany, Relation{ID: "location.location.contains", Dir: Out}, 0)
+		facts, err := g.Neighbors(ctx, germany, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, 0)
 		require.NoError(t, err)
 		assert.ElementsMatch(t, []string{"Berlin", "Weeze Airport"}, tailNames(facts))
 		for _, f := range facts {
 			assert.Equal(t, []string{"location.location.contains"}, f.Path)
-			assert.Equal(t, Out, f.Dir)
+			assert.Equal(t, kgqa.Out, f.Dir)
 			assert.Equal(t, germany, f.Head.ID)
 			assert.Empty(t, f.Mediator)
 		}
 	})
 	t.Run("neighbors in", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, nijmegen, Relation{ID: "aviation.airport.serves", Dir: In}, 0)
+		facts, err := g.Neighbors(ctx, nijmegen, kgqa.Relation{ID: "aviation.airport.serves", Dir: kgqa.In}, 0)
 		require.NoError(t, err)
 		require.Len(t, facts, 1)
-		assert.Equal(t, Term{ID: "m.0gn2g3", Name: "Weeze Airport"}, facts[0].Tail)
-		assert.Equal(t, In, facts[0].Dir)
+		assert.Equal(t, kgqa.Term{ID: "m.0gn2g3", Name: "Weeze Airport"}, facts[0].Tail)
+		assert.Equal(t, kgqa.In, facts[0].Dir)
 	})
 	t.Run("mediator expanded into one fact", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, france, Relation{ID: "location.location.adjoin_s", Dir: Out}, 0)
+		facts, err := g.Neighbors(ctx, france, kgqa.Relation{ID: "location.location.adjoin_s", Dir: kgqa.Out}, 0)
 		require.NoError(t, err)
 		assert.ElementsMatch(t, []string{"Germany", "Spain", "Belgium"}, tailNames(facts))
 		for _, f := range facts {
 			assert.Equal(t, []string{"location.location.adjoin_s", "location.adjoining_relationship.adjoins"}, f.Path)
-			assert.Equal(t, Out, f.Dir2)
+			assert.Equal(t, kgqa.Out, f.Dir2)
 			assert.Regexp(t, `^m\.0cvt\d{3}$`, f.Mediator)
 		}
 	})
@@ -81,20 +82,20 @@ func runContract(t *testing.T, g Graph) {
 	// and Belgium (lines 36-50 of the fixture); the only other edge of each
 	// node is the neighbour's adjoin_s pointing in.
 	t.Run("mediator expanded over its incoming edges", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, france, Relation{ID: "location.adjoining_relationship.adjoins", Dir: In}, 0)
+		facts, err := g.Neighbors(ctx, france, kgqa.Relation{ID: "location.adjoining_relationship.adjoins", Dir: kgqa.In}, 0)
 		require.NoError(t, err)
 		assert.ElementsMatch(t, []string{"Germany", "Spain", "Belgium"}, tailNames(facts))
 		want := map[string]string{germany: "m.0cvt002", "m.06mkj": "m.0cvt004", "m.0154j": "m.0cvt006"}
 		for _, f := range facts {
 			assert.Equal(t, []string{"location.adjoining_relationship.adjoins", "location.location.adjoin_s"}, f.Path)
-			assert.Equal(t, In, f.Dir)
-			assert.Equal(t, In, f.Dir2)
+			assert.Equal(t, kgqa.In, f.Dir)
+			assert.Equal(t, kgqa.In, f.Dir2)
 			assert.Equal(t, want[f.Tail.ID], f.Mediator, f.Tail.Name)
 			assert.Equal(t, france, f.Head.ID)
 		}
 	})
 	t.Run("mediator with literal tails", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, germany, Relation{ID: "location.statistical_region.gdp_nominal", Dir: Out}, 0)
+		facts, err := g.Neighbors(ctx, germany, kgqa.Relation{ID: "location.statistical_region.gdp_nominal", Dir: kgqa.Out}, 0)
 		require.NoError(t, err)
 		require.Len(t, facts, 2)
 		assert.Equal(t, "measurement_unit.dated_money_value.amount", facts[0].Path[1])
@@ -102,41 +103,41 @@ func runContract(t *testing.T, g Graph) {
 		assert.Equal(t, "http://www.w3.org/2001/XMLSchema#gYear", facts[1].Tail.Datatype)
 		assert.Equal(t, "2018", facts[1].Tail.Name)
 		for _, f := range facts {
-			assert.Equal(t, Out, f.Dir2, "the incoming edge from Germany is the one followed")
+			assert.Equal(t, kgqa.Out, f.Dir2, "the incoming edge from Germany is the one followed")
 		}
 	})
 	t.Run("literal neighbour keeps its datatype", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, ws2014, Relation{ID: "time.event.end_date", Dir: Out}, 0)
+		facts, err := g.Neighbors(ctx, ws2014, kgqa.Relation{ID: "time.event.end_date", Dir: kgqa.Out}, 0)
 		require.NoError(t, err)
 		require.Len(t, facts, 1)
-		assert.Equal(t, Term{Name: "2014-10-29", Datatype: "http://www.w3.org/2001/XMLSchema#date"}, facts[0].Tail)
+		assert.Equal(t, kgqa.Term{Name: "2014-10-29", Datatype: "http://www.w3.org/2001/XMLSchema#date"}, facts[0].Tail)
 	})
 	t.Run("neighbors limit", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, giants, Relation{ID: "sports.sports_team.championships", Dir: Out}, 2)
+		facts, err := g.Neighbors(ctx, giants, kgqa.Relation{ID: "sports.sports_team.championships", Dir: kgqa.Out}, 2)
 		require.NoError(t, err)
 		assert.Len(t, facts, 2)
 	})
 	t.Run("neighbors of unknown entity are empty", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, unknownID, Relation{ID: "location.location.contains", Dir: Out}, 0)
+		facts, err := g.Neighbors(ctx, unknownID, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, 0)
 		require.NoError(t, err)
 		assert.Empty(t, facts)
 	})
 	t.Run("count of a neighbour list", func(t *testing.T) {
 		for _, tc := range []struct {
 			id   string
-			rel  Relation
+			rel  kgqa.Relation
 			want int
 		}{
-			{germany, Relation{ID: "location.location.contains", Dir: Out}, 2},
-			{nijmegen, Relation{ID: "aviation.airport.serves", Dir: In}, 1},
-			{france, Relation{ID: "location.location.adjoin_s", Dir: Out}, 3}, // three border nodes
-			{unknownID, Relation{ID: "location.location.contains", Dir: Out}, 0},
+			{germany, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, 2},
+			{nijmegen, kgqa.Relation{ID: "aviation.airport.serves", Dir: kgqa.In}, 1},
+			{france, kgqa.Relation{ID: "location.location.adjoin_s", Dir: kgqa.Out}, 3}, // three border nodes
+			{unknownID, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, 0},
 		} {
 			n, err := g.Count(ctx, tc.id, tc.rel)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, n, "%s %v", tc.id, tc.rel)
 		}
-		_, err := g.Count(ctx, france, Relation{ID: "location.location.contains> ?x", Dir: Out})
+		_, err := g.Count(ctx, france, kgqa.Relation{ID: "location.location.contains> ?x", Dir: kgqa.Out})
 		assert.ErrorIs(t, err, ErrInvalidID)
 	})
 	t.Run("linked candidates", func(t *testing.T) {
@@ -144,19 +145,19 @@ func runContract(t *testing.T, g Graph) {
 		for _, tc := range []struct {
 			name  string
 			id    string
-			rel   Relation
+			rel   kgqa.Relation
 			cands []string
 			want  []string
 		}{
-			{"direct, in the candidates' order", germany, Relation{ID: "location.location.contains", Dir: Out}, []string{weeze, france, berlin}, []string{weeze, berlin}},
-			{"direct in", nijmegen, Relation{ID: "aviation.airport.serves", Dir: In}, []string{berlin, weeze}, []string{weeze}},
-			{"through a mediator", france, Relation{ID: "location.location.adjoin_s", Dir: Out}, []string{nijmegen, spain, germany, belgium}, []string{spain, germany, belgium}},
-			{"through a mediator's incoming edge", france, Relation{ID: "location.adjoining_relationship.adjoins", Dir: In}, []string{germany, berlin}, []string{germany}},
+			{"direct, in the candidates' order", germany, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, []string{weeze, france, berlin}, []string{weeze, berlin}},
+			{"direct in", nijmegen, kgqa.Relation{ID: "aviation.airport.serves", Dir: kgqa.In}, []string{berlin, weeze}, []string{weeze}},
+			{"through a mediator", france, kgqa.Relation{ID: "location.location.adjoin_s", Dir: kgqa.Out}, []string{nijmegen, spain, germany, belgium}, []string{spain, germany, belgium}},
+			{"through a mediator's incoming edge", france, kgqa.Relation{ID: "location.adjoining_relationship.adjoins", Dir: kgqa.In}, []string{germany, berlin}, []string{germany}},
 			// Weeze Airport serves Nijmegen, but the airport has a name: it
 			// is an entity, not a mediator, and Neighbors stops there.
-			{"not through a named entity", germany, Relation{ID: "location.location.contains", Dir: Out}, []string{nijmegen}, []string{}},
-			{"none asked", germany, Relation{ID: "location.location.contains", Dir: Out}, nil, []string{}},
-			{"unknown anchor", unknownID, Relation{ID: "location.location.contains", Dir: Out}, []string{berlin}, []string{}},
+			{"not through a named entity", germany, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, []string{nijmegen}, []string{}},
+			{"none asked", germany, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, nil, []string{}},
+			{"unknown anchor", unknownID, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, []string{berlin}, []string{}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				got, err := g.Linked(ctx, tc.id, tc.rel, tc.cands)
@@ -164,7 +165,7 @@ func runContract(t *testing.T, g Graph) {
 				assert.Equal(t, tc.want, got)
 			})
 		}
-		_, err := g.Linked(ctx, germany, Relation{ID: "location.location.contains", Dir: Out}, []string{"m.0156q> ?p ?o } #"})
+		_, err := g.Linked(ctx, germany, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, []string{"m.0156q> ?p ?o } #"})
 		assert.ErrorIs(t, err, ErrInvalidID)
 	})
 	t.Run("name in configured language", func(t *testing.T) {
@@ -179,7 +180,7 @@ func runContract(t *testing.T, g Graph) {
 		for _, q := range []string{"France", "france", "FRANCE"} {
 			es, err := g.Search(ctx, q, 5)
 			require.NoError(t, err, q)
-			assert.Equal(t, []Entity{{ID: france, Name: "France"}}, es, q)
+			assert.Equal(t, []kgqa.Entity{{ID: france, Name: "France"}}, es, q)
 		}
 		es, err := g.Search(ctx, "Frankreich", 5)
 		require.NoError(t, err)
@@ -203,7 +204,7 @@ ORDER BY DESC(?d) LIMIT 1`)
 		var ide *IDError
 		require.ErrorAs(t, err, &ide)
 		assert.Equal(t, "entity", ide.Kind)
-		_, err = g.Neighbors(ctx, france, Relation{ID: "location.location.contains> ?x", Dir: Out}, 0)
+		_, err = g.Neighbors(ctx, france, kgqa.Relation{ID: "location.location.contains> ?x", Dir: kgqa.Out}, 0)
 		require.ErrorAs(t, err, &ide)
 		assert.Equal(t, "relation", ide.Kind)
 		_, err = g.Name(ctx, "Q142")

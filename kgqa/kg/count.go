@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/parog/parog-go/kgqa"
 )
 
 // linkedPerQuery is the number of candidates one Linked query asks about
@@ -13,7 +15,7 @@ import (
 const linkedPerQuery = 25
 
 // Count implements Graph.
-func (s *store) Count(ctx context.Context, id string, rel Relation) (int, error) {
+func (s *store) Count(ctx context.Context, id string, rel kgqa.Relation) (int, error) {
 	if err := s.d.checkEntity(id); err != nil {
 		return 0, err
 	}
@@ -43,7 +45,7 @@ func (s *store) Count(ctx context.Context, id string, rel Relation) (int, error)
 // mediator that rel reaches, whose relation is not noise (the facts
 // Neighbors would give). Other dialects read rel's neighbours and keep the
 // candidates among them.
-func (s *store) Linked(ctx context.Context, id string, rel Relation, candidates []string) ([]string, error) {
+func (s *store) Linked(ctx context.Context, id string, rel kgqa.Relation, candidates []string) ([]string, error) {
 	if err := s.d.checkEntity(id); err != nil {
 		return nil, err
 	}
@@ -143,7 +145,7 @@ func keepFound(candidates []string, found map[string]bool) []string {
 }
 
 // countQuery counts the distinct terms one hop from id along rel.
-func (d *dialect) countQuery(id string, rel Relation) (string, error) {
+func (d *dialect) countQuery(id string, rel kgqa.Relation) (string, error) {
 	a, err := d.hopArgs(0, id, rel)
 	if err != nil {
 		return "", err
@@ -153,7 +155,7 @@ func (d *dialect) countQuery(id string, rel Relation) (string, error) {
 
 // linkedQuery asks which of the candidates rel reaches from id, directly
 // or through a node (the store checks that the node is a mediator).
-func (d *dialect) linkedQuery(id string, rel Relation, candidates []string) (string, error) {
+func (d *dialect) linkedQuery(id string, rel kgqa.Relation, candidates []string) (string, error) {
 	a, err := d.hopArgs(maxExpansionRows, id, rel)
 	if err != nil {
 		return "", err

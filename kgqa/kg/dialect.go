@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 )
 
@@ -187,11 +188,11 @@ func (d *dialect) checkEntity(id string) error {
 	return nil
 }
 
-func (d *dialect) checkRelation(rel Relation) error {
+func (d *dialect) checkRelation(rel kgqa.Relation) error {
 	if !d.ValidRelation(rel.ID) {
 		return &IDError{Kind: "relation", Value: rel.ID, Dialect: d.v.name}
 	}
-	if rel.Dir != Out && rel.Dir != In {
+	if rel.Dir != kgqa.Out && rel.Dir != kgqa.In {
 		return &IDError{Kind: "direction", Value: string(rel.Dir), Dialect: d.v.name}
 	}
 	return nil

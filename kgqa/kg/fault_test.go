@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/stretchr/testify/assert"
@@ -77,11 +78,11 @@ func TestMalformedIDSendsNoQuery(t *testing.T) {
 			var ide *IDError
 			require.ErrorAs(t, err, &ide)
 			assert.Equal(t, id, ide.Value)
-			_, err = g.Neighbors(ctx, france, Relation{ID: id, Dir: Out}, 0)
+			_, err = g.Neighbors(ctx, france, kgqa.Relation{ID: id, Dir: kgqa.Out}, 0)
 			require.ErrorIs(t, err, ErrInvalidID)
 		})
 	}
-	_, err := g.Neighbors(ctx, france, Relation{ID: "location.location.contains", Dir: "sideways"}, 0)
+	_, err := g.Neighbors(ctx, france, kgqa.Relation{ID: "location.location.contains", Dir: "sideways"}, 0)
 	require.ErrorIs(t, err, ErrInvalidID)
 	assert.Zero(t, ps.requests.Load(), "no request may reach the endpoint")
 }
@@ -228,7 +229,7 @@ func TestCacheAndSingleflight(t *testing.T) {
 	g := openEndpoint(t, ps.URL, func(c *config.KG) { c.CacheSize = 100 })
 	var st Stats
 	ctx := WithStats(context.Background(), &st)
-	rel := Relation{ID: "location.location.contains", Dir: Out}
+	rel := kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {
@@ -246,10 +247,10 @@ func TestCacheAndSingleflight(t *testing.T) {
 
 	facts, err := g.Neighbors(ctx, germany, rel, 0)
 	require.NoError(t, err)
-	facts[0] = Fact{} // a caller's change must not reach the cache
+	facts[0] = kgqa.Fact{} // a caller's change must not reach the cache
 	again, err := g.Neighbors(ctx, germany, rel, 0)
 	require.NoError(t, err)
-	assert.NotEqual(t, Fact{}, again[0])
+	assert.NotEqual(t, kgqa.Fact{}, again[0])
 	assert.EqualValues(t, 2, ps.requests.Load())
 	cs, ok := CacheStatsOf(g)
 	require.True(t, ok)

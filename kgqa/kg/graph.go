@@ -10,27 +10,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg/backend"
 	"github.com/parog/parog-go/kgqa/kg/sparqlgate"
-)
-
-// Node, Table and Backend are the contract between a Graph and the
-// adapter that runs its queries; they live in package backend so that
-// adapters need not import kg.
-type (
-	// Node is an RDF term as a backend returns it.
-	Node = backend.Node
-	// Table is a SELECT result as a backend returns it.
-	Table = backend.Table
-	// Backend runs SELECT text.
-	Backend = backend.Backend
-)
-
-// The kinds of Node.
-const (
-	NodeIRI     = backend.NodeIRI
-	NodeLiteral = backend.NodeLiteral
-	NodeBlank   = backend.NodeBlank
 )
 
 const xsdNS = "http://www.w3.org/2001/XMLSchema#"
@@ -51,7 +33,7 @@ const (
 // queries, and maps results through the dialect.
 type store struct {
 	d             *dialect
-	exec          Backend
+	exec          backend.Backend
 	neighborLimit int
 	// fullText sends searches that miss the exact name to Virtuoso's
 	// free-text index (bif:contains) instead of scanning every name.
@@ -79,7 +61,7 @@ type Options struct {
 // New builds a Graph on b: it validates ids, builds every query with
 // dialect d, and maps the results through it. d must come from Freebase,
 // Wikidata or NewDialect. The Graph owns b and closes it on Close.
-func New(d Dialect, b Backend, o Options) (Graph, error) {
+func New(d Dialect, b backend.Backend, o Options) (Graph, error) {
 	dd, ok := d.(*dialect)
 	if !ok {
 		return nil, fmt.Errorf("kg: new: dialect %T was not made by Freebase or Wikidata", d)
@@ -93,7 +75,7 @@ func New(d Dialect, b Backend, o Options) (Graph, error) {
 	return &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText, scanBudget: o.ScanBudget}, nil
 }
 
-func (s *store) run(ctx context.Context, q string) (*Table, error) {
+func (s *store) run(ctx context.Context, q string) (*backend.Table, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -108,7 +90,7 @@ func (s *store) Dialect() Dialect { return s.d }
 func (s *store) Close() error { return s.exec.Close() }
 
 // Relations implements Graph.
-func (s *store) Relations(ctx context.Context, id string) ([]Relation, error) {
+func (s *store) Relations(ctx context.Context, id string) ([]kgqa.Relation, error) {
 	if err := s.d.checkEntity(id); err != nil {
 		return nil, err
 	}
@@ -120,8 +102,8 @@ func (s *store) Relations(ctx context.Context, id string) ([]Relation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kg: relations of %s: %w", id, err)
 	}
-	seen := make(map[Relation]bool)
-	var out []Relation
+	seen := make(map[kgqa.Relation]bool)
+	var out []kgqa.Relation
 	for _, row := range t.Rows {
 		rel, ok := s.d.relationRow(row["r"].Value, row["dir"].Value)
 		if !ok || s.d.Noise(rel.ID) || seen[rel] {
@@ -130,14 +112,14 @@ func (s *store) Relations(ctx context.Context, id string) ([]Relation, error) {
 		seen[rel] = true
 		out = append(out, rel)
 	}
-	slices.SortFunc(out, func(a, b Relation) int {
+	slices.SortFunc(out, func(a, b kgqa.Relation) int {
 		return cmp.Or(cmp.Compare(dirRank(a.Dir), dirRank(b.Dir)), strings.Compare(a.ID, b.ID))
 	})
 	return out, nil
 }
 
-func dirRank(d Direction) int {
-	if d == Out {
+func dirRank(d kgqa.Direction) int {
+	if d == kgqa.Out {
 		return 0
 	}
 	return 1
@@ -149,7 +131,7 @@ func dirRank(d Direction) int {
 // the tails along rel are read in a window that starts at limit and doubles,
 // up to the store's neighbor limit, until the window's tails give limit
 // facts or there are no more tails.
-func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit int) ([]Fact, error) {
+func (s *store) Neighbors(ctx context.Context, id string, rel kgqa.Relation, limit int) ([]kgqa.Fact, error) {
 	if err := s.d.checkEntity(id); err != nil {
 		return nil, err
 	}
@@ -172,7 +154,7 @@ func (s *store) Neighbors(ctx context.Context, id string, rel Relation, limit in
 // neighborWindow reads the first window tails along rel (in term order, so
 // every backend reads the same ones) and returns their facts, mediators and
 // statements expanded, and the number of tails read.
-func (s *store) neighborWindow(ctx context.Context, id string, rel Relation, window int) ([]Fact, int, error) {
+func (s *store) neighborWindow(ctx context.Context, id string, rel kgqa.Relation, window int) ([]kgqa.Fact, int, error) {
 	q, err := s.d.neighborsQuery(id, rel, window)
 	if err != nil {
 		return nil, 0, err
@@ -181,8 +163,8 @@ func (s *store) neighborWindow(ctx context.Context, id string, rel Relation, win
 	if err != nil {
 		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
 	}
-	head := Term{ID: id}
-	var facts []Fact
+	head := kgqa.Term{ID: id}
+	var facts []kgqa.Fact
 	seen := make(map[string]bool)
 	for _, row := range t.Rows {
 		tail, ok := s.term(row["t"])
@@ -190,12 +172,12 @@ func (s *store) neighborWindow(ctx context.Context, id string, rel Relation, win
 			continue
 		}
 		seen[tail.Key()] = true
-		facts = append(facts, Fact{Head: head, Path: []string{rel.ID}, Dir: rel.Dir, Tail: tail})
+		facts = append(facts, kgqa.Fact{Head: head, Path: []string{rel.ID}, Dir: rel.Dir, Tail: tail})
 	}
 	if err := s.fillNames(ctx, facts); err != nil {
 		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
 	}
-	var more []Fact
+	var more []kgqa.Fact
 	switch s.d.v.expansion {
 	case expandMediator:
 		var mediators []string
@@ -220,7 +202,7 @@ func (s *store) neighborWindow(ctx context.Context, id string, rel Relation, win
 
 // fillNames sets the names of the entity tails of facts, in chunks of
 // mediatorsPerCall subjects per query.
-func (s *store) fillNames(ctx context.Context, facts []Fact) error {
+func (s *store) fillNames(ctx context.Context, facts []kgqa.Fact) error {
 	var ids []string
 	seen := make(map[string]bool)
 	for _, f := range facts {
@@ -255,11 +237,11 @@ func (s *store) fillNames(ctx context.Context, facts []Fact) error {
 }
 
 // expand reads two-hop facts through Freebase mediators.
-func (s *store) expand(ctx context.Context, id string, rel Relation, mediators []string) ([]Fact, error) {
+func (s *store) expand(ctx context.Context, id string, rel kgqa.Relation, mediators []string) ([]kgqa.Fact, error) {
 	if len(mediators) > maxMediators {
 		mediators = mediators[:maxMediators]
 	}
-	var facts []Fact
+	var facts []kgqa.Fact
 	for chunk := range slices.Chunk(mediators, mediatorsPerCall) {
 		q, err := s.d.mediatorQuery(id, chunk)
 		if err != nil {
@@ -282,7 +264,7 @@ func (s *store) expand(ctx context.Context, id string, rel Relation, mediators [
 	return facts, nil
 }
 
-func (s *store) twoHop(id string, rel Relation, row map[string]Node) (Fact, bool) {
+func (s *store) twoHop(id string, rel kgqa.Relation, row map[string]backend.Node) (kgqa.Fact, bool) {
 	var r2 string
 	if s.d.v.expansion == expandQualifier {
 		r, ok := strings.CutPrefix(row["r"].Value, WikidataQualifierNS)
@@ -293,24 +275,24 @@ func (s *store) twoHop(id string, rel Relation, row map[string]Node) (Fact, bool
 			r, ok = strings.CutPrefix(row["r"].Value, WikidataClaimNS)
 		}
 		if !ok || !s.d.ValidRelation(r) {
-			return Fact{}, false
+			return kgqa.Fact{}, false
 		}
 		r2 = r
 	} else {
 		r, ok := s.d.relationID(row["r"].Value)
 		if !ok {
-			return Fact{}, false
+			return kgqa.Fact{}, false
 		}
 		r2 = r
 	}
 	if s.d.Noise(r2) {
-		return Fact{}, false
+		return kgqa.Fact{}, false
 	}
 	tail, ok := s.term(row["t"])
 	if !ok || tail.ID == id {
 		// The way back to the head (the query filters it too, but not
 		// every engine honours a FILTER next to a UNION).
-		return Fact{}, false
+		return kgqa.Fact{}, false
 	}
 	m := row["m"].Value
 	if s.d.v.expansion == expandQualifier {
@@ -318,11 +300,11 @@ func (s *store) twoHop(id string, rel Relation, row map[string]Node) (Fact, bool
 	} else {
 		m = s.d.localID(m)
 	}
-	dir2 := Out
-	if row["d"].Value == string(In) {
-		dir2 = In
+	dir2 := kgqa.Out
+	if row["d"].Value == string(kgqa.In) {
+		dir2 = kgqa.In
 	}
-	return Fact{Head: Term{ID: id}, Path: []string{rel.ID, r2}, Dir: rel.Dir, Dir2: dir2, Mediator: m, Tail: tail}, true
+	return kgqa.Fact{Head: kgqa.Term{ID: id}, Path: []string{rel.ID, r2}, Dir: rel.Dir, Dir2: dir2, Mediator: m, Tail: tail}, true
 }
 
 // dedupeTwoHop keeps one fact per mediator, relation, direction and tail,
@@ -331,17 +313,17 @@ func (s *store) twoHop(id string, rel Relation, row map[string]Node) (Fact, bool
 // twice, as the CVT's property and as its reverse on the participant
 // (film.performance.film and film.film.starring); the CVT's own property
 // is the schema's reading, and the reverse adds only noise.
-func dedupeTwoHop(facts []Fact) []Fact {
+func dedupeTwoHop(facts []kgqa.Fact) []kgqa.Fact {
 	byOut := make(map[string]bool)
 	for _, f := range facts {
-		if f.Dir2 != In {
+		if f.Dir2 != kgqa.In {
 			byOut[f.Mediator+"|"+f.Tail.Key()] = true
 		}
 	}
 	seen := make(map[string]bool)
 	out := facts[:0]
 	for _, f := range facts {
-		if f.Dir2 == In && byOut[f.Mediator+"|"+f.Tail.Key()] {
+		if f.Dir2 == kgqa.In && byOut[f.Mediator+"|"+f.Tail.Key()] {
 			continue
 		}
 		k := f.Mediator + "|" + string(f.Dir2) + "|" + f.Path[1] + "|" + f.Tail.Key()
@@ -355,18 +337,18 @@ func dedupeTwoHop(facts []Fact) []Fact {
 
 // term maps a result term to a Term without its name; blank nodes are
 // dropped (they have no stable id to ask about later).
-func (s *store) term(t Node) (Term, bool) {
+func (s *store) term(t backend.Node) (kgqa.Term, bool) {
 	switch t.Kind {
-	case NodeIRI:
-		return Term{ID: s.d.localID(t.Value)}, true
-	case NodeLiteral:
+	case backend.NodeIRI:
+		return kgqa.Term{ID: s.d.localID(t.Value)}, true
+	case backend.NodeLiteral:
 		return literalTerm(t), true
 	}
-	return Term{}, false
+	return kgqa.Term{}, false
 }
 
-func sortFacts(facts []Fact) {
-	slices.SortStableFunc(facts, func(a, b Fact) int {
+func sortFacts(facts []kgqa.Fact) {
+	slices.SortStableFunc(facts, func(a, b kgqa.Fact) int {
 		// Facts through one mediator stay together, in relation order.
 		return cmp.Or(
 			cmp.Compare(len(a.Path), len(b.Path)),
@@ -409,7 +391,7 @@ func (s *store) Name(ctx context.Context, id string) (string, error) {
 // finds nothing, by full text (Virtuoso's text index, when the store was
 // opened with it) or else by a case-insensitive scan of every name, which
 // is too slow on a full Freebase and so never follows a full-text search.
-func (s *store) Search(ctx context.Context, name string, limit int) ([]Entity, error) {
+func (s *store) Search(ctx context.Context, name string, limit int) ([]kgqa.Entity, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return nil, fmt.Errorf("kg: search: empty name")
@@ -419,7 +401,7 @@ func (s *store) Search(ctx context.Context, name string, limit int) ([]Entity, e
 	if s.fullText {
 		second = s.d.searchTextQuery
 	}
-	var t *Table
+	var t *backend.Table
 	for _, build := range []func(string, int) (string, error){s.d.searchExactQuery, second} {
 		q, err := build(name, limit)
 		if errors.Is(err, errNoTextWords) {
@@ -436,11 +418,11 @@ func (s *store) Search(ctx context.Context, name string, limit int) ([]Entity, e
 		}
 	}
 	seen := make(map[string]bool)
-	var out []Entity
+	var out []kgqa.Entity
 	for _, row := range t.Rows {
 		e := row["e"]
 		id := s.d.localID(e.Value)
-		if e.Kind != NodeIRI || !s.d.ValidEntity(id) || seen[id] {
+		if e.Kind != backend.NodeIRI || !s.d.ValidEntity(id) || seen[id] {
 			continue
 		}
 		seen[id] = true
@@ -448,9 +430,9 @@ func (s *store) Search(ctx context.Context, name string, limit int) ([]Entity, e
 		if v, ok := row["n"]; ok {
 			n = v.Value
 		}
-		out = append(out, Entity{ID: id, Name: n})
+		out = append(out, kgqa.Entity{ID: id, Name: n})
 	}
-	slices.SortStableFunc(out, func(a, b Entity) int {
+	slices.SortStableFunc(out, func(a, b kgqa.Entity) int {
 		return cmp.Or(
 			cmp.Compare(searchRank(a.Name, name), searchRank(b.Name, name)),
 			cmp.Compare(utf8.RuneCountInString(a.Name), utf8.RuneCountInString(b.Name)),
@@ -495,15 +477,15 @@ func (s *store) Select(ctx context.Context, query string) (*Results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kg: select: %w", err)
 	}
-	res := &Results{Vars: t.Vars, Rows: make([]map[string]Term, 0, len(t.Rows))}
+	res := &Results{Vars: t.Vars, Rows: make([]map[string]kgqa.Term, 0, len(t.Rows))}
 	for _, row := range t.Rows {
-		m := make(map[string]Term, len(row))
+		m := make(map[string]kgqa.Term, len(row))
 		for k, v := range row {
 			switch v.Kind {
-			case NodeIRI:
-				m[k] = Term{ID: s.d.localID(v.Value)}
-			case NodeBlank:
-				m[k] = Term{ID: "_:" + v.Value}
+			case backend.NodeIRI:
+				m[k] = kgqa.Term{ID: s.d.localID(v.Value)}
+			case backend.NodeBlank:
+				m[k] = kgqa.Term{ID: "_:" + v.Value}
 			default:
 				m[k] = literalTerm(v)
 			}
@@ -517,7 +499,7 @@ func (s *store) Select(ctx context.Context, query string) (*Results, error) {
 // canonical form: engines differ (Virtuoso answers "2850.0" for a stored
 // "2850"^^xsd:float), and the same fact must read the same from every
 // backend.
-func literalTerm(t Node) Term {
+func literalTerm(t backend.Node) kgqa.Term {
 	v := t.Value
 	switch t.Datatype {
 	case xsdNS + "float", xsdNS + "double":
@@ -529,5 +511,5 @@ func literalTerm(t Node) Term {
 			v = strconv.FormatFloat(f, 'g', -1, bits)
 		}
 	}
-	return Term{Name: v, Datatype: t.Datatype, Lang: t.Lang}
+	return kgqa.Term{Name: v, Datatype: t.Datatype, Lang: t.Lang}
 }

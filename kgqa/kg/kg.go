@@ -14,32 +14,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg/backend"
-	"github.com/parog/parog-go/kgqa/kg/term"
-)
-
-// The values the KG hands out are defined in package term, so that the
-// API's Go client can carry them without linking this package.
-type (
-	// Direction says which way a relation points relative to an entity.
-	Direction = term.Direction
-	// Relation is a relation id with its direction relative to an entity.
-	Relation = term.Relation
-	// Term is a node of the graph: an entity (ID set) or a literal.
-	Term = term.Term
-	// Fact is one piece of evidence: Head and Tail joined by a path of
-	// one relation, or two through a mediator node.
-	Fact = term.Fact
-	// Entity is an entity id with its name.
-	Entity = term.Entity
-)
-
-// The two directions of a relation.
-const (
-	// Out is (e, r, ?): the entity is the subject.
-	Out = term.Out
-	// In is (?, r, e): the entity is the object.
-	In = term.In
 )
 
 // Results is the outcome of a raw SELECT: variable names and rows of terms.
@@ -48,7 +24,7 @@ type Results struct {
 	Vars []string `json:"vars"`
 	// Rows map a variable name to its bound term; unbound variables are
 	// absent.
-	Rows []map[string]Term `json:"rows"`
+	Rows []map[string]kgqa.Term `json:"rows"`
 }
 
 // Graph is the set of primitives every backend implements. Every method
@@ -57,26 +33,26 @@ type Results struct {
 type Graph interface {
 	// Relations lists the relations of entity id, outgoing and incoming,
 	// with the dialect's noise relations removed.
-	Relations(ctx context.Context, id string) ([]Relation, error)
+	Relations(ctx context.Context, id string) ([]kgqa.Relation, error)
 	// Neighbors returns facts along rel from entity id: (id, r, ?) for Out,
 	// (?, r, id) for In. Mediator nodes are expanded one hop. At most limit
 	// facts are returned (limit <= 0 means the backend default).
-	Neighbors(ctx context.Context, id string, rel Relation, limit int) ([]Fact, error)
+	Neighbors(ctx context.Context, id string, rel kgqa.Relation, limit int) ([]kgqa.Fact, error)
 	// Count returns the number of distinct terms one hop from entity id
 	// along rel, a mediator node counting once: the statistic a query
 	// planner estimates the size of a neighbour list from, without
 	// reading it.
-	Count(ctx context.Context, id string, rel Relation) (int, error)
+	Count(ctx context.Context, id string, rel kgqa.Relation) (int, error)
 	// Linked returns those of candidates (entity ids) that a fact along
 	// rel from id reaches, as Neighbors gives facts (directly, or through
 	// a mediator node), in the candidates' order. It verifies candidates
 	// without reading rel's whole neighbour list where the dialect allows.
-	Linked(ctx context.Context, id string, rel Relation, candidates []string) ([]string, error)
+	Linked(ctx context.Context, id string, rel kgqa.Relation, candidates []string) ([]string, error)
 	// Name returns the entity's name, or "" when it has none.
 	Name(ctx context.Context, id string) (string, error)
 	// Search finds entities whose name equals name (case-insensitively, or
 	// by full text where the backend supports it), best first.
-	Search(ctx context.Context, name string, limit int) ([]Entity, error)
+	Search(ctx context.Context, name string, limit int) ([]kgqa.Entity, error)
 	// Select runs a raw read-only SELECT query.
 	Select(ctx context.Context, query string) (*Results, error)
 	// Dialect returns the dialect the graph speaks.

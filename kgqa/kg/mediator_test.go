@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -36,21 +37,21 @@ func TestMediatorRolesStoredBothWays(t *testing.T) {
 	cases := []struct {
 		name string
 		from string
-		rel  Relation
-		want map[string]Direction // second relation -> its direction
+		rel  kgqa.Relation
+		want map[string]kgqa.Direction // second relation -> its direction
 	}{
-		{"from the actor", "m.0actor", Relation{ID: "film.actor.film", Dir: Out}, map[string]Direction{
-			"film.performance.film": Out, "film.performance.character": Out, "award.award_nomination.nominated_for": In,
+		{"from the actor", "m.0actor", kgqa.Relation{ID: "film.actor.film", Dir: kgqa.Out}, map[string]kgqa.Direction{
+			"film.performance.film": kgqa.Out, "film.performance.character": kgqa.Out, "award.award_nomination.nominated_for": kgqa.In,
 		}},
-		{"from the film, against the CVT's property", "m.0film", Relation{ID: "film.performance.film", Dir: In}, map[string]Direction{
-			"film.performance.actor": Out, "film.performance.character": Out, "award.award_nomination.nominated_for": In,
+		{"from the film, against the CVT's property", "m.0film", kgqa.Relation{ID: "film.performance.film", Dir: kgqa.In}, map[string]kgqa.Direction{
+			"film.performance.actor": kgqa.Out, "film.performance.character": kgqa.Out, "award.award_nomination.nominated_for": kgqa.In,
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			facts, err := g.Neighbors(ctx, c.from, c.rel, 0)
 			require.NoError(t, err)
-			got := map[string]Direction{}
+			got := map[string]kgqa.Direction{}
 			for _, f := range facts {
 				require.Len(t, f.Path, 2, "%+v", f)
 				assert.Equal(t, "m.0perf", f.Mediator)

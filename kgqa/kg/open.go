@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg/backend"
 )
 
 // OpenBackend opens the backend cfg selects; adapters.Open is the one that
 // knows every shipped backend. Relative paths in cfg are resolved against
 // baseDir.
-type OpenBackend func(ctx context.Context, cfg config.KG, baseDir string) (Backend, error)
+type OpenBackend func(ctx context.Context, cfg config.KG, baseDir string) (backend.Backend, error)
 
 // Open builds the Graph cfg describes: its dialect, on the backend open
 // returns, wrapped in the cache when cfg.CacheSize > 0. cfg.FullText turns

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/parog/parog-go/kgqa"
 )
 
 // This file and the query bank (bank.go, queries.sparql) are the one place
@@ -149,7 +151,7 @@ func (d *dialect) relationsQuery(id string) (string, error) {
 
 // neighborsQuery lists the first limit terms one hop from id along rel, in
 // term order so that every backend keeps the same ones.
-func (d *dialect) neighborsQuery(id string, rel Relation, limit int) (string, error) {
+func (d *dialect) neighborsQuery(id string, rel kgqa.Relation, limit int) (string, error) {
 	a, err := d.hopArgs(limit, id, rel)
 	if err != nil {
 		return "", err
@@ -159,7 +161,7 @@ func (d *dialect) neighborsQuery(id string, rel Relation, limit int) (string, er
 
 // hopArgs are the bank's arguments for one hop from id along rel: the
 // entity and the relation, each validated for the dialect.
-func (d *dialect) hopArgs(limit int, id string, rel Relation) (queryArgs, error) {
+func (d *dialect) hopArgs(limit int, id string, rel kgqa.Relation) (queryArgs, error) {
 	a := d.args(limit)
 	var err error
 	if a.Entity, err = d.entityRef(id); err != nil {
@@ -173,8 +175,8 @@ func (d *dialect) hopArgs(limit int, id string, rel Relation) (queryArgs, error)
 
 // byDir is out's tag for an outgoing relation and in's for an incoming
 // one.
-func byDir(rel Relation, out, in string) string {
-	if rel.Dir == In {
+func byDir(rel kgqa.Relation, out, in string) string {
+	if rel.Dir == kgqa.In {
 		return in
 	}
 	return out
@@ -207,7 +209,7 @@ func (d *dialect) mediatorQuery(head string, mediators []string) (string, error)
 // qualifierQuery lists the main value and the qualifiers of id's Wikidata
 // statements about rel; with rel.Dir In, the statements whose main value
 // id is, with their subjects (statement.go reads the rows).
-func (d *dialect) qualifierQuery(id string, rel Relation, limit int) (string, error) {
+func (d *dialect) qualifierQuery(id string, rel kgqa.Relation, limit int) (string, error) {
 	a := d.args(limit)
 	var err error
 	if a.Entity, err = d.entityRef(id); err != nil {
@@ -219,7 +221,7 @@ func (d *dialect) qualifierQuery(id string, rel Relation, limit int) (string, er
 	if a.Statement, err = d.relationRef(WikidataStatementNS, rel); err != nil {
 		return "", err
 	}
-	if rel.Dir == In {
+	if rel.Dir == kgqa.In {
 		return render(tagIncomingQualifier, a)
 	}
 	return render(tagQualifiers, a)

@@ -3,6 +3,8 @@ package kg
 import (
 	"fmt"
 	"testing"
+
+	"github.com/parog/parog-go/kgqa"
 )
 
 // BenchmarkQueryRendering renders one query of every template per
@@ -17,7 +19,7 @@ func BenchmarkQueryRendering(b *testing.B) {
 	for i := range ms {
 		ms[i] = fmt.Sprintf("m.0cvt%03d", i)
 	}
-	rel := Relation{ID: "location.location.contains", Dir: Out}
+	rel := kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}
 	builds := []func() (string, error){
 		func() (string, error) { return fb.relationsQuery(france) },
 		func() (string, error) { return wd.relationsQuery("Q142") },
@@ -25,10 +27,10 @@ func BenchmarkQueryRendering(b *testing.B) {
 		func() (string, error) { return fb.namesQuery(ms) },
 		func() (string, error) { return fb.mediatorQuery(france, ms) },
 		func() (string, error) {
-			return wd.qualifierQuery("Q142", Relation{ID: "P39", Dir: Out}, maxExpansionRows)
+			return wd.qualifierQuery("Q142", kgqa.Relation{ID: "P39", Dir: kgqa.Out}, maxExpansionRows)
 		},
 		func() (string, error) {
-			return wd.qualifierQuery("Q142", Relation{ID: "P39", Dir: In}, maxExpansionRows)
+			return wd.qualifierQuery("Q142", kgqa.Relation{ID: "P39", Dir: kgqa.In}, maxExpansionRows)
 		},
 		func() (string, error) { return fb.nameQuery(france) },
 		func() (string, error) { return fb.searchExactQuery(`O'Hare "Intl" Airport`, 10) },

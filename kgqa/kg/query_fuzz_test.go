@@ -13,18 +13,20 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tggo/goRDFlib/sparql"
 
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg/backend"
 	"github.com/parog/parog-go/kgqa/kg/embedded"
 )
 
 // recorder keeps the query text a store sends, passing it on to a real
 // embedded store.
 type recorder struct {
-	Backend
+	backend.Backend
 	mu      sync.Mutex
 	queries []string
 }
 
-func (r *recorder) Query(ctx context.Context, q string) (*Table, error) {
+func (r *recorder) Query(ctx context.Context, q string) (*backend.Table, error) {
 	r.mu.Lock()
 	r.queries = append(r.queries, q)
 	r.mu.Unlock()
@@ -130,15 +132,15 @@ func newFuzzTarget(t testing.TB, d Dialect, fullText bool) *fuzzTarget {
 	_, _ = s.Relations(ctx, ids[0])
 	_, _ = s.Name(ctx, ids[0])
 	_, _ = s.Search(ctx, "no such name", 5) // exact, then case-folded or full text
-	_, _ = s.Neighbors(ctx, ids[0], Relation{ID: ids[1], Dir: Out}, 5)
-	_, _ = s.Neighbors(ctx, ids[0], Relation{ID: ids[1], Dir: In}, 5)
-	for _, dir := range []Direction{Out, In} {
-		_, _ = s.Count(ctx, ids[0], Relation{ID: ids[1], Dir: dir})
-		_, _ = s.Linked(ctx, ids[0], Relation{ID: ids[1], Dir: dir}, []string{ids[0]})
+	_, _ = s.Neighbors(ctx, ids[0], kgqa.Relation{ID: ids[1], Dir: kgqa.Out}, 5)
+	_, _ = s.Neighbors(ctx, ids[0], kgqa.Relation{ID: ids[1], Dir: kgqa.In}, 5)
+	for _, dir := range []kgqa.Direction{kgqa.Out, kgqa.In} {
+		_, _ = s.Count(ctx, ids[0], kgqa.Relation{ID: ids[1], Dir: dir})
+		_, _ = s.Linked(ctx, ids[0], kgqa.Relation{ID: ids[1], Dir: dir}, []string{ids[0]})
 	}
 	if d.Name() == "wikidata" { // a statement-only value, in both directions
-		_, _ = s.Neighbors(ctx, "Q1", Relation{ID: "P69", Dir: Out}, 5)
-		_, _ = s.Neighbors(ctx, "Q30", Relation{ID: "P69", Dir: In}, 5)
+		_, _ = s.Neighbors(ctx, "Q1", kgqa.Relation{ID: "P69", Dir: kgqa.Out}, 5)
+		_, _ = s.Neighbors(ctx, "Q30", kgqa.Relation{ID: "P69", Dir: kgqa.In}, 5)
 	}
 	for _, q := range rec.take() {
 		ft.ok[shapeOf(t, q)] = true
@@ -164,11 +166,11 @@ func (ft *fuzzTarget) check(t *testing.T, id, rel, name string, limit int) {
 	_, _ = ft.s.Relations(ctx, id)
 	_, _ = ft.s.Name(ctx, id)
 	_, _ = ft.s.Search(ctx, name, limit)
-	_, _ = ft.s.Neighbors(ctx, id, Relation{ID: rel, Dir: Out}, limit)
-	_, _ = ft.s.Neighbors(ctx, id, Relation{ID: rel, Dir: In}, limit)
-	for _, dir := range []Direction{Out, In} {
-		_, _ = ft.s.Count(ctx, id, Relation{ID: rel, Dir: dir})
-		_, _ = ft.s.Linked(ctx, id, Relation{ID: rel, Dir: dir}, []string{id})
+	_, _ = ft.s.Neighbors(ctx, id, kgqa.Relation{ID: rel, Dir: kgqa.Out}, limit)
+	_, _ = ft.s.Neighbors(ctx, id, kgqa.Relation{ID: rel, Dir: kgqa.In}, limit)
+	for _, dir := range []kgqa.Direction{kgqa.Out, kgqa.In} {
+		_, _ = ft.s.Count(ctx, id, kgqa.Relation{ID: rel, Dir: dir})
+		_, _ = ft.s.Linked(ctx, id, kgqa.Relation{ID: rel, Dir: dir}, []string{id})
 	}
 	for _, q := range ft.rec.take() {
 		if sh := shapeOf(t, q); !ft.ok[sh] {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kg/embedded"
@@ -77,22 +78,22 @@ func TestSearchFullTextVirtuoso(t *testing.T) {
 	cases := []struct {
 		name, query string
 		limit       int
-		want        []Entity
+		want        []kgqa.Entity
 	}{
-		{"exact name needs no text index", "San Francisco", 5, []Entity{{ID: "m.0d6lp", Name: "San Francisco"}}},
-		{"lower case", "nijmegen", 5, []Entity{{ID: "m.0yql28", Name: "Nijmegen"}}},
-		{"every word", "san francisco giants", 5, []Entity{{ID: "m.0713r", Name: "San Francisco Giants"}}},
-		{"one word of the name, in capitals", "GIANTS", 5, []Entity{{ID: "m.0713r", Name: "San Francisco Giants"}}},
-		{"case-insensitive equal first, then shortest", "SAN FRANCISCO", 5, []Entity{
+		{"exact name needs no text index", "San Francisco", 5, []kgqa.Entity{{ID: "m.0d6lp", Name: "San Francisco"}}},
+		{"lower case", "nijmegen", 5, []kgqa.Entity{{ID: "m.0yql28", Name: "Nijmegen"}}},
+		{"every word", "san francisco giants", 5, []kgqa.Entity{{ID: "m.0713r", Name: "San Francisco Giants"}}},
+		{"one word of the name, in capitals", "GIANTS", 5, []kgqa.Entity{{ID: "m.0713r", Name: "San Francisco Giants"}}},
+		{"case-insensitive equal first, then shortest", "SAN FRANCISCO", 5, []kgqa.Entity{
 			{ID: "m.0d6lp", Name: "San Francisco"}, {ID: "m.0713r", Name: "San Francisco Giants"}, {ID: "m.03kjw_", Name: "San Francisco International Airport"},
 		}},
-		{"shortest first", "düsseldorf", 5, []Entity{{ID: "m.05nnqs", Name: "Düsseldorf"}, {ID: "m.0b3ygb", Name: "Düsseldorf Airport"}}},
-		{"accented capitals", "DÜSSELDORF AIRPORT", 5, []Entity{{ID: "m.0b3ygb", Name: "Düsseldorf Airport"}}},
-		{"apostrophe", "o'hare", 5, []Entity{{ID: "m.0ylmdc", Name: "O'Hare International Airport"}}},
-		{"apostrophe and accent", "côte d'azur", 5, []Entity{{ID: "m.0z8x_y", Name: "Nice Côte d'Azur Airport"}}},
-		{"leading apostrophe", "'S-HERTOGENBOSCH", 5, []Entity{{ID: "m.0g7dlg", Name: "'s-Hertogenbosch"}}},
-		{"non-Latin letters", "chișinău", 5, []Entity{{ID: "m.0xm78y", Name: "Chișinău"}}},
-		{"wildcard, shortest first, limited", "Fran*", 3, []Entity{
+		{"shortest first", "düsseldorf", 5, []kgqa.Entity{{ID: "m.05nnqs", Name: "Düsseldorf"}, {ID: "m.0b3ygb", Name: "Düsseldorf Airport"}}},
+		{"accented capitals", "DÜSSELDORF AIRPORT", 5, []kgqa.Entity{{ID: "m.0b3ygb", Name: "Düsseldorf Airport"}}},
+		{"apostrophe", "o'hare", 5, []kgqa.Entity{{ID: "m.0ylmdc", Name: "O'Hare International Airport"}}},
+		{"apostrophe and accent", "côte d'azur", 5, []kgqa.Entity{{ID: "m.0z8x_y", Name: "Nice Côte d'Azur Airport"}}},
+		{"leading apostrophe", "'S-HERTOGENBOSCH", 5, []kgqa.Entity{{ID: "m.0g7dlg", Name: "'s-Hertogenbosch"}}},
+		{"non-Latin letters", "chișinău", 5, []kgqa.Entity{{ID: "m.0xm78y", Name: "Chișinău"}}},
+		{"wildcard, shortest first, limited", "Fran*", 3, []kgqa.Entity{
 			{ID: "m.0f8l9c", Name: "France"}, {ID: "m.0wz2nd", Name: "Frankfurt"}, {ID: "m.0rzsqt", Name: "Swiss franc"},
 		}},
 		{"short stem: no wildcard, no error", "Fra*", 5, nil},
@@ -100,10 +101,10 @@ func TestSearchFullTextVirtuoso(t *testing.T) {
 		{"words are ANDed", "giants france", 5, nil},
 		{"quote breakout", `giants' } ; DROP ALL #`, 5, nil},
 		{"double-quote breakout", `giants" OR "france`, 5, nil},
-		{"escape sequence", `giants\' . ?s ?p ?o`, 5, []Entity{{ID: "m.0713r", Name: "San Francisco Giants"}}},
+		{"escape sequence", `giants\' . ?s ?p ?o`, 5, []kgqa.Entity{{ID: "m.0713r", Name: "San Francisco Giants"}}},
 		{"free-text operators are words", "giants NEAR francisco", 5, nil},
 		{"nothing searchable", `' " * - ?`, 5, nil},
-		{"too long word dropped, no error", strings.Repeat("x", 80) + " giants", 5, []Entity{{ID: "m.0713r", Name: "San Francisco Giants"}}},
+		{"too long word dropped, no error", strings.Repeat("x", 80) + " giants", 5, []kgqa.Entity{{ID: "m.0713r", Name: "San Francisco Giants"}}},
 		{"other language", "Frankreich", 5, nil},
 	}
 	for _, c := range cases {
@@ -157,7 +158,7 @@ func TestSearchFullTextIgnoredByEmbedded(t *testing.T) {
 	ctx := context.Background()
 	es, err := g.Search(ctx, "nijmegen", 5)
 	require.NoError(t, err)
-	assert.Equal(t, []Entity{{ID: "m.0yql28", Name: "Nijmegen"}}, es)
+	assert.Equal(t, []kgqa.Entity{{ID: "m.0yql28", Name: "Nijmegen"}}, es)
 	es, err = g.Search(ctx, "GIANTS", 5)
 	require.NoError(t, err)
 	assert.Empty(t, es, "a word of a name is not a name without a text index")

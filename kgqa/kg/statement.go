@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg/backend"
 )
 
 // Wikidata statements as facts.
@@ -34,33 +37,33 @@ import (
 // relationRow maps a row of relationsQuery (a
 // predicate IRI and its ?dir) to a relation, or reports false when the row
 // names no relation of the dialect.
-func (d *dialect) relationRow(pred, dir string) (Relation, bool) {
+func (d *dialect) relationRow(pred, dir string) (kgqa.Relation, bool) {
 	var (
 		id string
 		ok bool
-		rd Direction
+		rd kgqa.Direction
 	)
 	switch dir {
-	case string(Out), string(In):
+	case string(kgqa.Out), string(kgqa.In):
 		id, ok = d.relationID(pred)
-		rd = Direction(dir)
+		rd = kgqa.Direction(dir)
 	case statementOut:
 		id, ok = strings.CutPrefix(pred, WikidataClaimNS)
-		rd = Out
+		rd = kgqa.Out
 	case statementIn:
 		id, ok = strings.CutPrefix(pred, WikidataStatementNS)
-		rd = In
+		rd = kgqa.In
 	}
-	if !ok || !d.ValidRelation(id) || (d.v.expansion != expandQualifier && rd != Direction(dir)) {
-		return Relation{}, false
+	if !ok || !d.ValidRelation(id) || (d.v.expansion != expandQualifier && rd != kgqa.Direction(dir)) {
+		return kgqa.Relation{}, false
 	}
-	return Relation{ID: id, Dir: rd}, true
+	return kgqa.Relation{ID: id, Dir: rd}, true
 }
 
 // statements reads id's Wikidata statements about rel as facts through
 // their nodes (see the top of this file); truthy are the one-hop facts
 // along rel already found.
-func (s *store) statements(ctx context.Context, id string, rel Relation, truthy []Fact) ([]Fact, error) {
+func (s *store) statements(ctx context.Context, id string, rel kgqa.Relation, truthy []kgqa.Fact) ([]kgqa.Fact, error) {
 	q, err := s.d.qualifierQuery(id, rel, maxExpansionRows)
 	if err != nil {
 		return nil, err
@@ -69,7 +72,7 @@ func (s *store) statements(ctx context.Context, id string, rel Relation, truthy 
 	if err != nil {
 		return nil, fmt.Errorf("kg: neighbors of %s via %s: statements: %w", id, rel.ID, err)
 	}
-	var facts []Fact
+	var facts []kgqa.Fact
 	qualified := make(map[string]bool)
 	for _, row := range t.Rows {
 		for _, row := range s.statementRows(rel, row) {
@@ -108,15 +111,15 @@ func (s *store) statements(ctx context.Context, id string, rel Relation, truthy 
 // points into the node (?s p:P ?m), and the qualifier, which points out of
 // it (the main value's is the way back to the head, which twoHop drops).
 // Rows of an outgoing qualifierQuery pass unchanged.
-func (s *store) statementRows(rel Relation, row map[string]Node) []map[string]Node {
+func (s *store) statementRows(rel kgqa.Relation, row map[string]backend.Node) []map[string]backend.Node {
 	subj, ok := row["s"]
 	if !ok {
-		return []map[string]Node{row}
+		return []map[string]backend.Node{row}
 	}
-	claim := map[string]Node{
-		"m": row["m"], "t": subj, "d": {Kind: NodeLiteral, Value: string(In)},
-		"r": {Kind: NodeIRI, Value: WikidataClaimNS + rel.ID},
+	claim := map[string]backend.Node{
+		"m": row["m"], "t": subj, "d": {Kind: backend.NodeLiteral, Value: string(kgqa.In)},
+		"r": {Kind: backend.NodeIRI, Value: WikidataClaimNS + rel.ID},
 	}
-	qual := map[string]Node{"m": row["m"], "r": row["r"], "t": row["t"], "d": {Kind: NodeLiteral, Value: string(Out)}}
-	return []map[string]Node{claim, qual}
+	qual := map[string]backend.Node{"m": row["m"], "r": row["r"], "t": row["t"], "d": {Kind: backend.NodeLiteral, Value: string(kgqa.Out)}}
+	return []map[string]backend.Node{claim, qual}
 }

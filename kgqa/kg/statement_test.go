@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -83,17 +84,17 @@ func TestWikidataIncomingStatements(t *testing.T) {
 }
 
 func incomingStatements(t *testing.T, g Graph) {
-	facts, err := g.Neighbors(context.Background(), "Q9", Relation{ID: "P39", Dir: In}, 0)
+	facts, err := g.Neighbors(context.Background(), "Q9", kgqa.Relation{ID: "P39", Dir: kgqa.In}, 0)
 	require.NoError(t, err)
 	type row struct {
 		path     string
-		dir2     Direction
+		dir2     kgqa.Direction
 		mediator string
 		tail     string
 	}
 	var got []row
 	for _, f := range facts {
-		assert.Equal(t, In, f.Dir)
+		assert.Equal(t, kgqa.In, f.Dir)
 		assert.Equal(t, "Q9", f.Head.ID)
 		tail := f.Tail.ID
 		if tail == "" {
@@ -109,11 +110,11 @@ func incomingStatements(t *testing.T, g Graph) {
 	}
 	assert.ElementsMatch(t, []row{
 		{"P39", "", "", "Q1"},
-		{"P39/P39", In, "Q1-a", "Q1"},
-		{"P39/P580", Out, "Q1-a", "2001-01-01T00:00:00Z"},
-		{"P39/P582", Out, "Q1-a", "2005-01-01T00:00:00Z"},
-		{"P39/P39", In, "Q2-a", "Q2"},
-		{"P39/P580", Out, "Q2-a", "2005-01-01T00:00:00Z"},
+		{"P39/P39", kgqa.In, "Q1-a", "Q1"},
+		{"P39/P580", kgqa.Out, "Q1-a", "2001-01-01T00:00:00Z"},
+		{"P39/P582", kgqa.Out, "Q1-a", "2005-01-01T00:00:00Z"},
+		{"P39/P39", kgqa.In, "Q2-a", "Q2"},
+		{"P39/P580", kgqa.Out, "Q2-a", "2005-01-01T00:00:00Z"},
 	}, got)
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -63,7 +64,7 @@ type factRow struct {
 	path, dir2, mediator, tail string
 }
 
-func factRows(t *testing.T, head string, rel Relation, facts []Fact) []factRow {
+func factRows(t *testing.T, head string, rel kgqa.Relation, facts []kgqa.Fact) []factRow {
 	t.Helper()
 	rows := []factRow{}
 	for _, f := range facts {
@@ -99,14 +100,14 @@ func TestWikidataStatementContract(t *testing.T) {
 func runWikidataContract(t *testing.T, g Graph) {
 	ctx := context.Background()
 	t.Run("relations through statements, deduplicated, deprecated left out", func(t *testing.T) {
-		cases := map[string][]Relation{
+		cases := map[string][]kgqa.Relation{
 			// P27 has a deprecated statement only, P646 is noise.
-			"Q1": {{ID: "P19", Dir: Out}, {ID: "P39", Dir: Out}, {ID: "P69", Dir: Out}},
+			"Q1": {{ID: "P19", Dir: kgqa.Out}, {ID: "P39", Dir: kgqa.Out}, {ID: "P69", Dir: kgqa.Out}},
 			// wdt: from Alice, ps: from Alice's and Bob's statements: once.
-			"Q9":  {{ID: "P39", Dir: In}},
-			"Q10": {{ID: "P1082", Dir: Out}, {ID: "P19", Dir: In}},
+			"Q9":  {{ID: "P39", Dir: kgqa.In}},
+			"Q10": {{ID: "P1082", Dir: kgqa.Out}, {ID: "P19", Dir: kgqa.In}},
 			// Statement-only, no truthy edge points at the college.
-			"Q30": {{ID: "P69", Dir: In}},
+			"Q30": {{ID: "P69", Dir: kgqa.In}},
 			// Only deprecated statements point at these.
 			"Q11": {}, "Q12": {}, "Q13": {},
 		}
@@ -123,47 +124,47 @@ func runWikidataContract(t *testing.T, g Graph) {
 	cases := []struct {
 		name string
 		id   string
-		rel  Relation
+		rel  kgqa.Relation
 		want []factRow
 	}{
-		{"statement-only value reads through its statement", "Q1", Relation{ID: "P69", Dir: Out}, []factRow{
+		{"statement-only value reads through its statement", "Q1", kgqa.Relation{ID: "P69", Dir: kgqa.Out}, []factRow{
 			{"P69/P69", "out", "Q1-6", "Q30 Hill College"},
 		}},
-		{"incoming statement without qualifiers gives its subject", "Q30", Relation{ID: "P69", Dir: In}, []factRow{
+		{"incoming statement without qualifiers gives its subject", "Q30", kgqa.Relation{ID: "P69", Dir: kgqa.In}, []factRow{
 			{"P69/P69", "in", "Q1-6", "Q1 Alice"},
 		}},
-		{"unqualified statement of a truthy value is the one-hop fact; deprecated dropped", "Q1", Relation{ID: "P19", Dir: Out}, []factRow{
+		{"unqualified statement of a truthy value is the one-hop fact; deprecated dropped", "Q1", kgqa.Relation{ID: "P19", Dir: kgqa.Out}, []factRow{
 			{"P19", "", "", "Q10 Springfield"},
 		}},
-		{"incoming unqualified statements of truthy edges add nothing", "Q10", Relation{ID: "P19", Dir: In}, []factRow{
+		{"incoming unqualified statements of truthy edges add nothing", "Q10", kgqa.Relation{ID: "P19", Dir: kgqa.In}, []factRow{
 			{"P19", "", "", "Q1 Alice"},
 			{"P19", "", "", "Q3 Carol"},
 		}},
-		{"incoming: unqualified statement beside its truthy edge", "Q8", Relation{ID: "P39", Dir: In}, []factRow{
+		{"incoming: unqualified statement beside its truthy edge", "Q8", kgqa.Relation{ID: "P39", Dir: kgqa.In}, []factRow{
 			{"P39", "", "", "Q2 Bob"},
 		}},
-		{"qualified statement repeats its value; deprecated one dropped", "Q1", Relation{ID: "P39", Dir: Out}, []factRow{
+		{"qualified statement repeats its value; deprecated one dropped", "Q1", kgqa.Relation{ID: "P39", Dir: kgqa.Out}, []factRow{
 			{"P39", "", "", "Q9 Mayor"},
 			{"P39/P39", "out", "Q1-1", "Q9 Mayor"},
 			{"P39/P580", "out", "Q1-1", date2001},
 		}},
-		{"incoming qualified statements, with and without truthy edge", "Q9", Relation{ID: "P39", Dir: In}, []factRow{
+		{"incoming qualified statements, with and without truthy edge", "Q9", kgqa.Relation{ID: "P39", Dir: kgqa.In}, []factRow{
 			{"P39", "", "", "Q1 Alice"},
 			{"P39/P39", "in", "Q1-1", "Q1 Alice"},
 			{"P39/P580", "out", "Q1-1", date2001},
 			{"P39/P39", "in", "Q2-2", "Q2 Bob"},
 			{"P39/P580", "out", "Q2-2", date2005},
 		}},
-		{"dated literal values", "Q10", Relation{ID: "P1082", Dir: Out}, []factRow{
+		{"dated literal values", "Q10", kgqa.Relation{ID: "P1082", Dir: kgqa.Out}, []factRow{
 			{"P1082", "", "", "30000"},
 			{"P1082/P1082", "out", "Q10-1", "30000"},
 			{"P1082/P585", "out", "Q10-1", "2020-01-01T00:00:00Z"},
 			{"P1082/P1082", "out", "Q10-2", "25000"},
 			{"P1082/P585", "out", "Q10-2", "2010-01-01T00:00:00Z"},
 		}},
-		{"deprecated-only property has no facts", "Q1", Relation{ID: "P27", Dir: Out}, []factRow{}},
-		{"nothing points at a deprecated value", "Q11", Relation{ID: "P19", Dir: In}, []factRow{}},
-		{"nor at a deprecated qualified value", "Q13", Relation{ID: "P39", Dir: In}, []factRow{}},
+		{"deprecated-only property has no facts", "Q1", kgqa.Relation{ID: "P27", Dir: kgqa.Out}, []factRow{}},
+		{"nothing points at a deprecated value", "Q11", kgqa.Relation{ID: "P19", Dir: kgqa.In}, []factRow{}},
+		{"nor at a deprecated qualified value", "Q13", kgqa.Relation{ID: "P39", Dir: kgqa.In}, []factRow{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -175,10 +176,10 @@ func runWikidataContract(t *testing.T, g Graph) {
 		})
 	}
 	t.Run("limit keeps the first facts", func(t *testing.T) {
-		facts, err := g.Neighbors(ctx, "Q9", Relation{ID: "P39", Dir: In}, 2)
+		facts, err := g.Neighbors(ctx, "Q9", kgqa.Relation{ID: "P39", Dir: kgqa.In}, 2)
 		require.NoError(t, err)
 		assert.Equal(t, []factRow{{"P39", "", "", "Q1 Alice"}, {"P39/P39", "in", "Q1-1", "Q1 Alice"}},
-			factRows(t, "Q9", Relation{ID: "P39", Dir: In}, facts))
+			factRows(t, "Q9", kgqa.Relation{ID: "P39", Dir: kgqa.In}, facts))
 	})
 }
 
@@ -195,7 +196,7 @@ func TestWikidataStatementBackendsAgree(t *testing.T) {
 		vr, err := virt.Relations(ctx, id)
 		require.NoError(t, err)
 		require.Equal(t, er, vr, "relations of %s", id)
-		for _, rel := range append(er, Relation{ID: "P27", Dir: Out}, Relation{ID: "P19", Dir: In}) {
+		for _, rel := range append(er, kgqa.Relation{ID: "P27", Dir: kgqa.Out}, kgqa.Relation{ID: "P19", Dir: kgqa.In}) {
 			ef, err := emb.Neighbors(ctx, id, rel, 0)
 			require.NoError(t, err)
 			vf, err := virt.Neighbors(ctx, id, rel, 0)

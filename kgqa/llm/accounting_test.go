@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -60,9 +61,9 @@ func TestSlotWaitIsKeptApartFromLatency(t *testing.T) {
 		return llmtest.Text("ok")
 	}))
 	var mu sync.Mutex
-	observed := map[Stage]Call{}
+	observed := map[kgqa.Stage]kgqa.Call{}
 	c := newClient(t, srv, func(e *config.Endpoint) { e.Concurrency = 1 },
-		WithObserver(func(call Call) { mu.Lock(); observed[call.Stage] = call; mu.Unlock() }))
+		WithObserver(func(call kgqa.Call) { mu.Lock(); observed[call.Stage] = call; mu.Unlock() }))
 	clock := newManualClock()
 	c.now = clock.now
 
@@ -93,9 +94,9 @@ func TestSlotWaitIsKeptApartFromLatency(t *testing.T) {
 func TestRequestsCountWhatTheEndpointReceived(t *testing.T) {
 	srv := llmtest.New(t)
 	var mu sync.Mutex
-	var observed []Call
+	var observed []kgqa.Call
 	c := newClient(t, srv, func(e *config.Endpoint) { e.Concurrency = 1; e.Retries = 2; e.JSONSchema = true },
-		WithObserver(func(call Call) { mu.Lock(); observed = append(observed, call); mu.Unlock() }))
+		WithObserver(func(call kgqa.Call) { mu.Lock(); observed = append(observed, call); mu.Unlock() }))
 	ledger := NewLedger()
 	ctx := WithLedger(context.Background(), ledger)
 
@@ -109,7 +110,7 @@ func TestRequestsCountWhatTheEndpointReceived(t *testing.T) {
 	var out struct {
 		Answer any `json:"answer"`
 	}
-	_, err = c.JSON(ctx, Request{Role: Reasoner, Stage: "repaired", Messages: []Message{{Role: "user", Content: "q"}}, Schema: []byte(`{"type":"object"}`)},
+	_, err = c.JSON(ctx, Request{Role: kgqa.Reasoner, Stage: "repaired", Messages: []Message{{Role: "user", Content: "q"}}, Schema: []byte(`{"type":"object"}`)},
 		&out, func() error {
 			if _, ok := out.Answer.(string); !ok {
 				return assert.AnError
@@ -147,8 +148,8 @@ func TestRequestsCountWhatTheEndpointReceived(t *testing.T) {
 // it tried.
 func TestUnreachableEndpointCountsNoRequest(t *testing.T) {
 	srv := llmtest.New(t)
-	var observed []Call
-	c := newClient(t, srv, func(e *config.Endpoint) { e.Retries = 2 }, WithObserver(func(call Call) { observed = append(observed, call) }))
+	var observed []kgqa.Call
+	c := newClient(t, srv, func(e *config.Endpoint) { e.Retries = 2 }, WithObserver(func(call kgqa.Call) { observed = append(observed, call) }))
 	srv.Close()
 	_, err := c.Chat(context.Background(), ask("plan", "q"))
 	require.ErrorIs(t, err, ErrUnavailable)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -97,7 +98,7 @@ func TestFallbackWhenResponseFormatIsRejected(t *testing.T) {
 			last := srv.Requests()[len(got)-1]
 			assert.Contains(t, llmtest.LastUser(last.Chat), string(answerSchema), "the schema moves into the prompt")
 			assert.Contains(t, strings.ToLower(llmtest.LastUser(last.Chat)), "json")
-			capa, ok := c.Capabilities(Reasoner)
+			capa, ok := c.Capabilities(kgqa.Reasoner)
 			require.True(t, ok)
 			assert.Equal(t, tt.want, capa.Format)
 			assert.NotEmpty(t, capa.Learned)
@@ -146,7 +147,7 @@ func TestFallbackForOtherParameters(t *testing.T) {
 				assert.Equal(t, "Germany", resp.Content)
 			}
 			require.Len(t, srv.Requests(), 3, "one rejected request, then two that fit")
-			capa, _ := c.Capabilities(Reasoner)
+			capa, _ := c.Capabilities(kgqa.Reasoner)
 			tt.check(t, capa, srv.Requests()[2])
 		})
 	}
@@ -168,7 +169,7 @@ func TestRejectionsThatAreNotAboutParameters(t *testing.T) {
 			_, err := c.JSON(context.Background(), jsonReq("final"), &out, nil)
 			require.ErrorIs(t, err, ErrRejected)
 			assert.Equal(t, 1, srv.Count())
-			capa, _ := c.Capabilities(Reasoner)
+			capa, _ := c.Capabilities(kgqa.Reasoner)
 			assert.Equal(t, FormatJSONSchema, capa.Format)
 			assert.Empty(t, capa.Learned)
 		})

@@ -14,6 +14,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/backoff"
 	"github.com/parog/parog-go/kgqa/config"
 )
@@ -25,8 +26,8 @@ const StageHeader = "X-Parog-Stage"
 // Client is the OpenAI-compatible chat client of all roles. It is safe for
 // concurrent use.
 type Client struct {
-	roles    map[Role]*endpoint
-	observer func(Call)
+	roles    map[kgqa.Role]*endpoint
+	observer func(kgqa.Call)
 	getenv   func(string) (string, bool)
 	http     *http.Client
 	ownHTTP  bool
@@ -39,7 +40,7 @@ type Client struct {
 var _ Chatter = (*Client)(nil)
 
 type endpoint struct {
-	role Role
+	role kgqa.Role
 	cfg  config.Endpoint
 	api  *openai.Client
 	sem  chan struct{} // nil: no limit
@@ -71,7 +72,7 @@ func WithGetenv(getenv func(string) (string, bool)) Option {
 
 // WithObserver calls fn after every call (for metrics). fn runs on the
 // calling goroutine and must be safe for concurrent use.
-func WithObserver(fn func(Call)) Option { return func(c *Client) { c.observer = fn } }
+func WithObserver(fn func(kgqa.Call)) Option { return func(c *Client) { c.observer = fn } }
 
 // WithHTTPClient sends requests with hc instead of a client of our own; its
 // Timeout should be zero (deadlines come from the role's timeout).
@@ -108,7 +109,7 @@ func New(cfg config.LLM, opts ...Option) (*Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
 	c := &Client{
-		roles:    map[Role]*endpoint{},
+		roles:    map[kgqa.Role]*endpoint{},
 		getenv:   os.LookupEnv,
 		http:     &http.Client{Transport: tr},
 		ownHTTP:  true,
@@ -125,8 +126,8 @@ func New(cfg config.LLM, opts ...Option) (*Client, error) {
 	}
 	doer := &stageDoer{hc: c.http, maxBody: c.maxReply}
 	noted := map[string]bool{}
-	for _, role := range []Role{Planner, Reasoner, Teacher} {
-		ep := map[Role]config.Endpoint{Planner: cfg.Planner, Reasoner: cfg.Reasoner, Teacher: cfg.Teacher}[role]
+	for _, role := range []kgqa.Role{kgqa.Planner, kgqa.Reasoner, kgqa.Teacher} {
+		ep := map[kgqa.Role]config.Endpoint{kgqa.Planner: cfg.Planner, kgqa.Reasoner: cfg.Reasoner, kgqa.Teacher: cfg.Teacher}[role]
 		if ep.BaseURL == "" {
 			continue
 		}
@@ -144,7 +145,7 @@ func New(cfg config.LLM, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-func (c *Client) endpoint(role Role, ep config.Endpoint, doer openai.HTTPDoer) (*endpoint, error) {
+func (c *Client) endpoint(role kgqa.Role, ep config.Endpoint, doer openai.HTTPDoer) (*endpoint, error) {
 	u, err := url.Parse(ep.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("llm.%s.base_url %q: want an http(s) URL", role, ep.BaseURL)
@@ -178,7 +179,7 @@ func (c *Client) endpoint(role Role, ep config.Endpoint, doer openai.HTTPDoer) (
 
 // Capabilities reports what the endpoint of role has been found to accept,
 // and false when the role is not configured.
-func (c *Client) Capabilities(role Role) (Capabilities, bool) {
+func (c *Client) Capabilities(role kgqa.Role) (Capabilities, bool) {
 	e := c.roles[role]
 	if e == nil {
 		return Capabilities{}, false
@@ -187,7 +188,7 @@ func (c *Client) Capabilities(role Role) (Capabilities, bool) {
 }
 
 // Has reports whether role has a configured endpoint.
-func (c *Client) Has(role Role) bool { return c.roles[role] != nil }
+func (c *Client) Has(role kgqa.Role) bool { return c.roles[role] != nil }
 
 // Close releases idle connections of the client's own HTTP transport.
 func (c *Client) Close() error {
@@ -222,10 +223,10 @@ func (c *Client) lookup(req Request) (*endpoint, error) {
 // not read as a slow endpoint. A call that never got a slot (cancelled
 // while waiting) is not recorded in the ledger; the observer still sees
 // it, with no requests, so that metrics can count it apart from calls made.
-func (c *Client) call(ctx context.Context, e *endpoint, req Request, msgs []Message, schema bool) (string, Call, error) {
+func (c *Client) call(ctx context.Context, e *endpoint, req Request, msgs []Message, schema bool) (string, kgqa.Call, error) {
 	queued := c.now()
-	rec := Call{Role: e.role, Stage: req.Stage, Model: e.cfg.Model}
-	unsent := func(err error) (string, Call, error) {
+	rec := kgqa.Call{Role: e.role, Stage: req.Stage, Model: e.cfg.Model}
+	unsent := func(err error) (string, kgqa.Call, error) {
 		rec.Wait = c.now().Sub(queued)
 		err = fmt.Errorf("llm: %s/%s: not sent: %w", e.role, req.Stage, err)
 		rec.Err = err.Error()
@@ -278,7 +279,7 @@ const maxFallbacks = 4
 // send makes the attempts of one call. When the endpoint rejects a request
 // parameter, the endpoint's capabilities narrow (logged once) and the call
 // is sent again without it, counted in rec.Fallbacks.
-func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req Request, msgs []Message, schema bool, rec *Call) (openai.ChatCompletionResponse, int, error) {
+func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req Request, msgs []Message, schema bool, rec *kgqa.Call) (openai.ChatCompletionResponse, int, error) {
 	total := 0
 	for {
 		capa := e.caps.get()
@@ -309,7 +310,7 @@ func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req Request, ms
 	}
 }
 
-func (c *Client) record(ctx context.Context, rec Call) {
+func (c *Client) record(ctx context.Context, rec kgqa.Call) {
 	LedgerFrom(ctx).Add(rec)
 	if c.observer != nil {
 		c.observer(rec)
@@ -320,7 +321,7 @@ func (c *Client) record(ctx context.Context, rec Call) {
 // caller's own cancellation is returned as is; the role's timeout,
 // exhausted retries and a reply over the cap (ErrReplyTooLarge as well)
 // are ErrUnavailable; other 4xx are ErrRejected.
-func (c *Client) finalError(parent, callCtx context.Context, e *endpoint, stage Stage, err error) error {
+func (c *Client) finalError(parent, callCtx context.Context, e *endpoint, stage kgqa.Stage, err error) error {
 	op := fmt.Sprintf("llm: %s/%s", e.role, stage)
 	if perr := parent.Err(); perr != nil {
 		return fmt.Errorf("%s: %w", op, perr)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -35,8 +36,8 @@ func newClient(t *testing.T, srv *llmtest.Server, edit func(*config.Endpoint), o
 	return c
 }
 
-func ask(stage Stage, text string) Request {
-	return Request{Role: Reasoner, Stage: stage, Messages: []Message{{Role: "user", Content: text}}}
+func ask(stage kgqa.Stage, text string) Request {
+	return Request{Role: kgqa.Reasoner, Stage: stage, Messages: []Message{{Role: "user", Content: text}}}
 }
 
 func TestChatSuccessIsAccounted(t *testing.T) {
@@ -45,8 +46,8 @@ func TestChatSuccessIsAccounted(t *testing.T) {
 		llmtest.Reply{Content: "yes", Usage: &openai.Usage{PromptTokens: 30, CompletionTokens: 1}},
 	))
 	var mu sync.Mutex
-	var observed []Call
-	c := newClient(t, srv, nil, WithObserver(func(call Call) { mu.Lock(); observed = append(observed, call); mu.Unlock() }))
+	var observed []kgqa.Call
+	c := newClient(t, srv, nil, WithObserver(func(call kgqa.Call) { mu.Lock(); observed = append(observed, call); mu.Unlock() }))
 	ledger := NewLedger()
 	ctx := WithLedger(context.Background(), ledger)
 
@@ -63,8 +64,8 @@ func TestChatSuccessIsAccounted(t *testing.T) {
 	assert.Equal(t, 47, sum.PromptTokens)
 	assert.Equal(t, 6, sum.CompletionTokens)
 	assert.Equal(t, 53, sum.TotalTokens)
-	assert.Equal(t, 2, sum.ByRole[Reasoner].Calls)
-	assert.Equal(t, Tally{Calls: 1, PromptTokens: 17, CompletionTokens: 5, TotalTokens: 22, Latency: sum.ByStage["answer"].Latency}, sum.ByStage["answer"])
+	assert.Equal(t, 2, sum.ByRole[kgqa.Reasoner].Calls)
+	assert.Equal(t, kgqa.Tally{Calls: 1, PromptTokens: 17, CompletionTokens: 5, TotalTokens: 22, Latency: sum.ByStage["answer"].Latency}, sum.ByStage["answer"])
 	assert.Positive(t, sum.ByStage["answer"].Latency)
 	assert.Len(t, observed, 2)
 	assert.Equal(t, "test-model", ledger.Calls()[0].Model)
@@ -279,13 +280,13 @@ func TestCancelStopsEverything(t *testing.T) {
 func TestNotConfigured(t *testing.T) {
 	srv := llmtest.New(t)
 	c := newClient(t, srv, nil)
-	assert.True(t, c.Has(Reasoner))
-	assert.False(t, c.Has(Planner))
-	assert.False(t, c.Has(Teacher))
-	_, err := c.Chat(context.Background(), Request{Role: Planner, Stage: "plan"})
+	assert.True(t, c.Has(kgqa.Reasoner))
+	assert.False(t, c.Has(kgqa.Planner))
+	assert.False(t, c.Has(kgqa.Teacher))
+	_, err := c.Chat(context.Background(), Request{Role: kgqa.Planner, Stage: "plan"})
 	require.ErrorIs(t, err, ErrNotConfigured)
 	var out map[string]any
-	_, err = c.JSON(context.Background(), Request{Role: Teacher, Stage: "render"}, &out, nil)
+	_, err = c.JSON(context.Background(), Request{Role: kgqa.Teacher, Stage: "render"}, &out, nil)
 	require.ErrorIs(t, err, ErrNotConfigured)
 	assert.Zero(t, srv.Count())
 }

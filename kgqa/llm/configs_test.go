@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
@@ -40,7 +41,7 @@ func TestShippedEndpointConfigsNeedOnlyKeyAndURL(t *testing.T) {
 				Answer string `json:"answer"`
 			}
 			_, err = c.JSON(context.Background(), llm.Request{
-				Role: llm.Reasoner, Stage: "final", Messages: []llm.Message{{Role: "user", Content: "Capital of France?"}},
+				Role: kgqa.Reasoner, Stage: "final", Messages: []llm.Message{{Role: "user", Content: "Capital of France?"}},
 				Schema: []byte(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}`),
 			}, &out, nil)
 			require.NoError(t, err)

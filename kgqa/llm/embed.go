@@ -10,16 +10,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	openai "github.com/sashabaranov/go-openai"
 )
 
 // Embeddings is the role of calls to the embeddings endpoint in the
 // accounting.
-const Embeddings Role = "embeddings"
+const Embeddings kgqa.Role = "embeddings"
 
 // StageEmbed is the stage of an embeddings call in the accounting.
-const StageEmbed Stage = "embed"
+const StageEmbed kgqa.Stage = "embed"
 
 // Embedder turns texts into vectors, one per text in order, for ranking
 // by similarity. *EmbeddingsClient implements it.
@@ -95,7 +96,7 @@ func (e *EmbeddingsClient) Embed(ctx context.Context, texts []string) ([][]float
 	}
 	start := time.Now()
 	resp, err := e.api.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: missing, Model: openai.EmbeddingModel(e.model)})
-	rec := Call{Role: Embeddings, Stage: StageEmbed, Model: e.model, Latency: time.Since(start), Start: start}
+	rec := kgqa.Call{Role: Embeddings, Stage: StageEmbed, Model: e.model, Latency: time.Since(start), Start: start}
 	if err != nil {
 		rec.Err = err.Error()
 		LedgerFrom(ctx).Add(rec)

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/parog/parog-go/kgqa"
 )
 
 // maxReplyShown caps the reply text kept in a SchemaError.
@@ -66,7 +68,7 @@ func repairPrompt(bad error, schema json.RawMessage) string {
 }
 
 // sumCalls merges the records of a call and its repair turn into one.
-func sumCalls(a, b Call) Call {
+func sumCalls(a, b kgqa.Call) kgqa.Call {
 	a.PromptTokens += b.PromptTokens
 	a.CompletionTokens += b.CompletionTokens
 	a.Estimated = a.Estimated || b.Estimated

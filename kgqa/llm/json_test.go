@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -20,7 +21,7 @@ type answer struct {
 
 var answerSchema = json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}`)
 
-func jsonReq(stage Stage) Request {
+func jsonReq(stage kgqa.Stage) Request {
 	r := ask(stage, "Which country?")
 	r.Schema, r.SchemaName = answerSchema, "final answer"
 	return r
@@ -97,7 +98,7 @@ func TestJSONBrokenTwiceIsSchemaError(t *testing.T) {
 			require.ErrorIs(t, err, ErrSchema)
 			var se *SchemaError
 			require.ErrorAs(t, err, &se)
-			assert.Equal(t, Stage("final"), se.Stage)
+			assert.Equal(t, kgqa.Stage("final"), se.Stage)
 			assert.Contains(t, se.Reason, tt.reason)
 			assert.Equal(t, tt.second, se.Reply)
 			assert.Equal(t, 2, srv.Count())

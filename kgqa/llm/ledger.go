@@ -4,14 +4,14 @@ import (
 	"context"
 	"sync"
 
-	"github.com/parog/parog-go/kgqa/llm/usage"
+	"github.com/parog/parog-go/kgqa"
 )
 
 // Ledger collects the accounting records of the calls made for one question.
 // It is safe for concurrent use; a nil *Ledger ignores records.
 type Ledger struct {
 	mu    sync.Mutex
-	calls []Call
+	calls []kgqa.Call
 }
 
 // NewLedger returns an empty ledger.
@@ -32,7 +32,7 @@ func LedgerFrom(ctx context.Context) *Ledger {
 }
 
 // Add records c.
-func (l *Ledger) Add(c Call) {
+func (l *Ledger) Add(c kgqa.Call) {
 	if l == nil {
 		return
 	}
@@ -42,17 +42,17 @@ func (l *Ledger) Add(c Call) {
 }
 
 // Calls returns a copy of the records, in the order they were added.
-func (l *Ledger) Calls() []Call {
+func (l *Ledger) Calls() []kgqa.Call {
 	if l == nil {
 		return nil
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Call(nil), l.calls...)
+	return append([]kgqa.Call(nil), l.calls...)
 }
 
 // Summary returns the totals of the recorded calls.
-func (l *Ledger) Summary() Usage { return usage.Sum(l.Calls()) }
+func (l *Ledger) Summary() kgqa.LLMUsage { return kgqa.SumCalls(l.Calls()) }
 
 type seedKey struct{}
 

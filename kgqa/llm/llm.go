@@ -8,35 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/parog/parog-go/kgqa/llm/usage"
-)
-
-// The accounting types (Role, Stage, Call and their sums) are defined in
-// package usage, so that the cost of a question can be read without
-// linking this client.
-type (
-	// Role names which configured endpoint serves a call.
-	Role = usage.Role
-	// Stage names the step of the pipeline a call belongs to, for
-	// accounting.
-	Stage = usage.Stage
-	// Call is the accounting record of one chat completion.
-	Call = usage.Call
-	// Tally sums a set of calls.
-	Tally = usage.Tally
-	// Usage summarises a ledger: totals, and the same per role and per
-	// stage.
-	Usage = usage.Usage
-)
-
-// The roles a call can be made in.
-const (
-	// Planner is the (fine-tuned) model that turns a question into a Plan.
-	Planner = usage.Planner
-	// Reasoner answers, filters relations, refines and judges sufficiency.
-	Reasoner = usage.Reasoner
-	// Teacher renders subgoals for sparql2plan.
-	Teacher = usage.Teacher
+	"github.com/parog/parog-go/kgqa"
 )
 
 // Message is one chat message.
@@ -50,9 +22,9 @@ type Message struct {
 // Request is one chat completion to make.
 type Request struct {
 	// Role selects the endpoint.
-	Role Role
+	Role kgqa.Role
 	// Stage is recorded in the accounting.
-	Stage Stage
+	Stage kgqa.Stage
 	// Messages is the conversation so far.
 	Messages []Message
 	// Schema, when set, is a JSON schema the reply must satisfy; it is
@@ -69,7 +41,7 @@ type Response struct {
 	// Content is the assistant message text.
 	Content string
 	// Usage is the accounting record of the call (repair turns included).
-	Usage Call
+	Usage kgqa.Call
 }
 
 // Chatter is what the engine needs from an LLM client. *Client implements
@@ -82,7 +54,7 @@ type Chatter interface {
 	// fails with *SchemaError.
 	JSON(ctx context.Context, req Request, out any, check func() error) (Response, error)
 	// Has reports whether role has a configured endpoint.
-	Has(role Role) bool
+	Has(role kgqa.Role) bool
 }
 
 // Errors returned by the client; test with errors.Is / errors.As.
@@ -109,7 +81,7 @@ var (
 // the repair turn.
 type SchemaError struct {
 	// Stage of the failing call.
-	Stage Stage
+	Stage kgqa.Stage
 	// Reply is the last reply text (truncated).
 	Reply string
 	// Reason says what was wrong.

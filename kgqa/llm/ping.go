@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/parog/parog-go/kgqa"
 )
 
 // pingTimeout bounds a Ping when the context has no earlier deadline.
@@ -17,7 +19,7 @@ const pingTimeout = 5 * time.Second
 // readiness check of a model endpoint: a refused connection or an error
 // status wraps ErrUnavailable and names the endpoint's host; an
 // unconfigured role gives ErrNotConfigured.
-func (c *Client) Ping(ctx context.Context, role Role) error {
+func (c *Client) Ping(ctx context.Context, role kgqa.Role) error {
 	e := c.roles[role]
 	if e == nil {
 		return fmt.Errorf("llm: ping %s: %w", role, ErrNotConfigured)
@@ -47,7 +49,7 @@ func (c *Client) Ping(ctx context.Context, role Role) error {
 // PingError is a failed Ping. It matches ErrUnavailable.
 type PingError struct {
 	// Role is the role whose endpoint failed.
-	Role Role
+	Role kgqa.Role
 	// Detail says what the endpoint did, naming only its host.
 	Detail string
 	// Err is the transport error, if any (it may hold the full URL).

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -67,7 +68,7 @@ func TestPing(t *testing.T) {
 			c, err := New(config.LLM{Reasoner: ep})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = c.Close() })
-			err = c.Ping(context.Background(), Reasoner)
+			err = c.Ping(context.Background(), kgqa.Reasoner)
 			if tt.want == "" {
 				require.NoError(t, err)
 				return
@@ -80,6 +81,6 @@ func TestPing(t *testing.T) {
 	t.Run("unconfigured role", func(t *testing.T) {
 		c, err := New(config.LLM{})
 		require.NoError(t, err)
-		require.ErrorIs(t, c.Ping(context.Background(), Planner), ErrNotConfigured)
+		require.ErrorIs(t, c.Ping(context.Background(), kgqa.Planner), ErrNotConfigured)
 	})
 }

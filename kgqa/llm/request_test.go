@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -125,13 +126,13 @@ func TestNewRejectsBadSettings(t *testing.T) {
 	t.Run("all roles empty is fine", func(t *testing.T) {
 		c, err := New(config.Default().LLM)
 		require.NoError(t, err)
-		assert.False(t, c.Has(Planner) || c.Has(Reasoner) || c.Has(Teacher))
+		assert.False(t, c.Has(kgqa.Planner) || c.Has(kgqa.Reasoner) || c.Has(kgqa.Teacher))
 	})
 }
 
 func TestLedger(t *testing.T) {
 	var nilLedger *Ledger
-	nilLedger.Add(Call{Role: Planner})
+	nilLedger.Add(kgqa.Call{Role: kgqa.Planner})
 	assert.Nil(t, nilLedger.Calls())
 	assert.Zero(t, nilLedger.Summary().Calls)
 	assert.Nil(t, LedgerFrom(context.Background()))
@@ -140,9 +141,9 @@ func TestLedger(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 50 {
 		wg.Go(func() {
-			c := Call{Role: Reasoner, Stage: "refine", PromptTokens: 10, CompletionTokens: 2, Latency: time.Millisecond}
+			c := kgqa.Call{Role: kgqa.Reasoner, Stage: "refine", PromptTokens: 10, CompletionTokens: 2, Latency: time.Millisecond}
 			if i%5 == 0 {
-				c = Call{Role: Planner, Stage: "plan", PromptTokens: 100, CompletionTokens: 20, Retries: 1, Err: "boom"}
+				c = kgqa.Call{Role: kgqa.Planner, Stage: "plan", PromptTokens: 100, CompletionTokens: 20, Retries: 1, Err: "boom"}
 			}
 			l.Add(c)
 		})
@@ -154,13 +155,13 @@ func TestLedger(t *testing.T) {
 	assert.Equal(t, 40*2+10*20, u.CompletionTokens)
 	assert.Equal(t, 10, u.Failed)
 	assert.Equal(t, 10, u.Retries)
-	assert.Equal(t, Tally{Calls: 10, Failed: 10, PromptTokens: 1000, CompletionTokens: 200, TotalTokens: 1200, Retries: 10}, u.ByStage["plan"])
-	assert.Equal(t, 40, u.ByRole[Reasoner].Calls)
-	assert.Equal(t, 40*time.Millisecond, u.ByRole[Reasoner].Latency)
+	assert.Equal(t, kgqa.Tally{Calls: 10, Failed: 10, PromptTokens: 1000, CompletionTokens: 200, TotalTokens: 1200, Retries: 10}, u.ByStage["plan"])
+	assert.Equal(t, 40, u.ByRole[kgqa.Reasoner].Calls)
+	assert.Equal(t, 40*time.Millisecond, u.ByRole[kgqa.Reasoner].Latency)
 
 	b, err := json.Marshal(u)
 	require.NoError(t, err)
-	var back Usage
+	var back kgqa.LLMUsage
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, u, back)
 	assert.Contains(t, string(b), `"total_tokens":1680`)
@@ -172,9 +173,9 @@ func TestSeedFromContextOverridesConfig(t *testing.T) {
 	c, err := New(config.LLM{Reasoner: config.Endpoint{BaseURL: srv.URL(), Model: "m", Seed: &seven, MaxTokens: 10, Concurrency: 1}})
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = c.Chat(WithSeed(context.Background(), 3), Request{Role: Reasoner, Stage: "s", Messages: []Message{{Role: "user", Content: "q"}}})
+	_, err = c.Chat(WithSeed(context.Background(), 3), Request{Role: kgqa.Reasoner, Stage: "s", Messages: []Message{{Role: "user", Content: "q"}}})
 	require.NoError(t, err)
-	_, err = c.Chat(context.Background(), Request{Role: Reasoner, Stage: "s", Messages: []Message{{Role: "user", Content: "q"}}})
+	_, err = c.Chat(context.Background(), Request{Role: kgqa.Reasoner, Stage: "s", Messages: []Message{{Role: "user", Content: "q"}}})
 	require.NoError(t, err)
 	reqs := srv.Requests()
 	require.Len(t, reqs, 2)

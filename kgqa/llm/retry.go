@@ -13,6 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/backoff"
 )
 
@@ -48,7 +49,7 @@ type stageDoer struct {
 
 func (d *stageDoer) Do(r *http.Request) (*http.Response, error) {
 	ctx := r.Context()
-	if s, ok := ctx.Value(stageKey{}).(Stage); ok && s != "" {
+	if s, ok := ctx.Value(stageKey{}).(kgqa.Stage); ok && s != "" {
 		r.Header.Set(StageHeader, headerSafe(string(s)))
 	}
 	a, _ := ctx.Value(attemptKey{}).(*attempt)
@@ -163,7 +164,7 @@ func classify(err error, a *attempt, now time.Time) *failure {
 // attempts runs the request until it succeeds, fails for good, or the
 // retries or ctx run out. It returns the number of attempts made, and adds
 // to *reached the requests that reached the endpoint.
-func (c *Client) attempts(ctx context.Context, e *endpoint, stage Stage, oreq openai.ChatCompletionRequest, reached *int) (openai.ChatCompletionResponse, int, error) {
+func (c *Client) attempts(ctx context.Context, e *endpoint, stage kgqa.Stage, oreq openai.ChatCompletionRequest, reached *int) (openai.ChatCompletionResponse, int, error) {
 	ctx = context.WithValue(ctx, stageKey{}, stage)
 	for n := 0; ; n++ {
 		a := &attempt{}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
@@ -36,7 +37,7 @@ type Planner struct {
 	cache *PairCache
 }
 
-var _ kgqa.Planner = (*Planner)(nil)
+var _ engine.Planner = (*Planner)(nil)
 
 // Option configures a Planner.
 type Option func(*Planner)
@@ -75,28 +76,28 @@ func New(chat llm.Chatter, cfg config.LQT, opts ...Option) *Planner {
 // planner for mode lqt, taking Sim from embedder's vectors when it is not
 // nil (the client of llm.embeddings) and from lexical cosine otherwise,
 // and an option that changes nothing for mode parog.
-func FromConfig(cfg config.Planner, chat llm.Chatter, embedder llm.Embedder) kgqa.Option {
+func FromConfig(cfg config.Planner, chat llm.Chatter, embedder llm.Embedder) engine.Option {
 	if cfg.Mode != "lqt" {
-		return func(*kgqa.Engine) {}
+		return func(*engine.Engine) {}
 	}
 	var opts []Option
 	if embedder != nil {
 		opts = append(opts, WithSimilarity(NewEmbeddings(embedder)))
 	}
-	return kgqa.WithPlanner(New(chat, cfg.LQT, opts...))
+	return engine.WithPlanner(New(chat, cfg.LQT, opts...))
 }
 
-func (p *Planner) role() llm.Role {
-	if p.chat.Has(llm.Planner) {
-		return llm.Planner
+func (p *Planner) role() kgqa.Role {
+	if p.chat.Has(kgqa.Planner) {
+		return kgqa.Planner
 	}
-	return llm.Reasoner
+	return kgqa.Reasoner
 }
 
 // Plan lists the question's atomic queries, relates every pair not known
 // unrelated, chooses the tree and returns it as the engine's plan.
 func (p *Planner) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.PlanInfo, error) {
-	info := kgqa.PlanInfo{Source: kgqa.PlanSourceLQT}
+	info := kgqa.PlanInfo{Source: engine.PlanSourceLQT}
 	atoms, err := p.atoms(ctx, question)
 	if err != nil {
 		return nil, info, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/parog/parog-go/kgqa/prompts"
@@ -118,7 +119,7 @@ func TestPlanBuildsTheTreeAsTheEnginesPlan(t *testing.T) {
 	p := New(c, config.LQT{})
 	plan, info, err := p.Plan(context.Background(), airport)
 	require.NoError(t, err)
-	assert.Equal(t, kgqa.PlanSourceLQT, info.Source)
+	assert.Equal(t, engine.PlanSourceLQT, info.Source)
 	require.NotNil(t, info.Tree)
 	ti := info.Tree
 	assert.Equal(t, 4, ti.Atoms)

@@ -14,8 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/parog/parog-go/kgqa/answer"
-	"github.com/parog/parog-go/kgqa/llm/usage"
+	"github.com/parog/parog-go/kgqa"
 )
 
 // Metrics are the Prometheus metrics of the program, in a registry of
@@ -99,7 +98,7 @@ func New() *Metrics {
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // ObserveLLM records one LLM call; pass it to llm.WithObserver.
-func (m *Metrics) ObserveLLM(c usage.Call) {
+func (m *Metrics) ObserveLLM(c kgqa.Call) {
 	role, stage := string(c.Role), string(c.Stage)
 	outcome := "ok"
 	switch {
@@ -128,7 +127,7 @@ func (m *Metrics) ObserveKG(queries, hits, misses int64) {
 
 // ObserveAnswer records a question's stop reason and the KG work the
 // engine counted for it (the engine keeps its own per-question counts).
-func (m *Metrics) ObserveAnswer(a *answer.Answer) {
+func (m *Metrics) ObserveAnswer(a *kgqa.Answer) {
 	if a == nil {
 		return
 	}

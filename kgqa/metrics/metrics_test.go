@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/kgqa/llm/usage"
+	"github.com/parog/parog-go/kgqa"
 )
 
 // A call's duration and its wait for a slot are separate series; a call
@@ -15,9 +15,9 @@ import (
 // no duration.
 func TestObserveLLM(t *testing.T) {
 	m := New()
-	m.ObserveLLM(usage.Call{Role: usage.Reasoner, Stage: "refine", Requests: 2, Latency: 2 * time.Second, Wait: 10 * time.Second,
+	m.ObserveLLM(kgqa.Call{Role: kgqa.Reasoner, Stage: "refine", Requests: 2, Latency: 2 * time.Second, Wait: 10 * time.Second,
 		PromptTokens: 100, CompletionTokens: 7})
-	m.ObserveLLM(usage.Call{Role: usage.Reasoner, Stage: "refine", Wait: 30 * time.Second, Err: "cancelled"})
+	m.ObserveLLM(kgqa.Call{Role: kgqa.Reasoner, Stage: "refine", Wait: 30 * time.Second, Err: "cancelled"})
 
 	mfs, err := m.Registry().Gather()
 	require.NoError(t, err)

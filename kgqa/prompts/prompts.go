@@ -16,6 +16,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 )
@@ -103,17 +104,17 @@ var schemas = func() map[string][]byte {
 
 // Request builds the llm.Request of stage: rendered messages, the stage's
 // schema and its name.
-func Request(role llm.Role, stage string, data any) (llm.Request, error) {
+func Request(role kgqa.Role, stage string, data any) (llm.Request, error) {
 	msgs, err := Render(stage, data)
 	if err != nil {
 		return llm.Request{}, err
 	}
-	return llm.Request{Role: role, Stage: llm.Stage(stage), Messages: msgs, Schema: Schema(stage), SchemaName: "parog_" + stage}, nil
+	return llm.Request{Role: role, Stage: kgqa.Stage(stage), Messages: msgs, Schema: Schema(stage), SchemaName: "parog_" + stage}, nil
 }
 
 // Term renders a term for a prompt: "Germany [m.0345h]", "[m.0abc]" for a
 // nameless node, or "\"2014-10-29\" (date)" for a literal.
-func Term(t kg.Term) string {
+func Term(t kgqa.Term) string {
 	if t.IsEntity() {
 		if t.Name == "" {
 			return "[" + t.ID + "]"
@@ -141,7 +142,7 @@ func shortType(dt string) string {
 // adjoining relationship: adjoins]-> Germany" for Germany's incoming
 // border node), and otherwise names the reversed relation: "A -[r1 /
 // reverse of r2]-> B".
-func Fact(d kg.Dialect, f kg.Fact) string {
+func Fact(d kg.Dialect, f kgqa.Fact) string {
 	names := make([]string, len(f.Path))
 	for i, r := range f.Path {
 		names[i] = r
@@ -149,14 +150,14 @@ func Fact(d kg.Dialect, f kg.Fact) string {
 			names[i] = d.Readable(r)
 		}
 	}
-	if f.SecondDir() == kg.In {
-		if f.Dir == kg.In {
+	if f.SecondDir() == kgqa.In {
+		if f.Dir == kgqa.In {
 			return Term(f.Tail) + " -[" + names[1] + " / " + names[0] + "]-> " + Term(f.Head)
 		}
 		return Term(f.Head) + " -[" + names[0] + " / reverse of " + names[1] + "]-> " + Term(f.Tail)
 	}
 	rel := strings.Join(names, " / ")
-	if f.Dir == kg.In {
+	if f.Dir == kgqa.In {
 		return Term(f.Tail) + " -[" + rel + "]-> " + Term(f.Head)
 	}
 	return Term(f.Head) + " -[" + rel + "]-> " + Term(f.Tail)

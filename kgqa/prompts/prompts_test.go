@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
@@ -95,22 +96,22 @@ func TestRenderUnknownStage(t *testing.T) {
 
 func TestFactReadsMediatorAsOneFact(t *testing.T) {
 	d := kg.Freebase(kg.DialectOptions{Language: "en"})
-	f := kg.Fact{
-		Head:     kg.Term{ID: "m.0f8l9c", Name: "France"},
+	f := kgqa.Fact{
+		Head:     kgqa.Term{ID: "m.0f8l9c", Name: "France"},
 		Path:     []string{"location.location.adjoin_s", "location.adjoining_relationship.adjoins"},
-		Dir:      kg.Out,
+		Dir:      kgqa.Out,
 		Mediator: "m.0cvt",
-		Tail:     kg.Term{ID: "m.0345h", Name: "Germany"},
+		Tail:     kgqa.Term{ID: "m.0345h", Name: "Germany"},
 	}
 	line := Fact(d, f)
 	assert.True(t, strings.HasPrefix(line, "France [m.0f8l9c] -["), line)
 	assert.True(t, strings.HasSuffix(line, "]-> Germany [m.0345h]"), line)
 	assert.NotContains(t, line, "m.0cvt", "the mediator node is not shown")
 
-	in := kg.Fact{Head: kg.Term{ID: "m.0yql28", Name: "Nijmegen"}, Path: []string{"aviation.airport.serves"}, Dir: kg.In,
-		Tail: kg.Term{ID: "m.01", Name: "Weeze Airport"}}
+	in := kgqa.Fact{Head: kgqa.Term{ID: "m.0yql28", Name: "Nijmegen"}, Path: []string{"aviation.airport.serves"}, Dir: kgqa.In,
+		Tail: kgqa.Term{ID: "m.01", Name: "Weeze Airport"}}
 	assert.Equal(t, "Weeze Airport [m.01] -["+d.Readable("aviation.airport.serves")+"]-> Nijmegen [m.0yql28]", Fact(d, in))
-	assert.Equal(t, `"2014-10-29" (date)`, Term(kg.Term{Name: "2014-10-29", Datatype: "http://www.w3.org/2001/XMLSchema#date"}))
+	assert.Equal(t, `"2014-10-29" (date)`, Term(kgqa.Term{Name: "2014-10-29", Datatype: "http://www.w3.org/2001/XMLSchema#date"}))
 }
 
 // A mediator reached against its incoming edge reads in the direction the
@@ -118,25 +119,25 @@ func TestFactReadsMediatorAsOneFact(t *testing.T) {
 // reads from France to Germany, with the relations in that order.
 func TestFactReadsSecondHopDirection(t *testing.T) {
 	d := kg.Freebase(kg.DialectOptions{Language: "en"})
-	germany := kg.Term{ID: "m.0345h", Name: "Germany"}
-	france := kg.Term{ID: "m.0f8l9c", Name: "France"}
+	germany := kgqa.Term{ID: "m.0345h", Name: "Germany"}
+	france := kgqa.Term{ID: "m.0f8l9c", Name: "France"}
 	adjoins, adjoinS := "location.adjoining_relationship.adjoins", "location.location.adjoin_s"
 	cases := []struct {
 		name string
-		f    kg.Fact
+		f    kgqa.Fact
 		want string
 	}{
 		{"in then in is a chain from the tail",
-			kg.Fact{Head: germany, Path: []string{adjoins, adjoinS}, Dir: kg.In, Dir2: kg.In, Mediator: "m.0cvt", Tail: france},
+			kgqa.Fact{Head: germany, Path: []string{adjoins, adjoinS}, Dir: kgqa.In, Dir2: kgqa.In, Mediator: "m.0cvt", Tail: france},
 			"France [m.0f8l9c] -[location: adjoin s / adjoining relationship: adjoins]-> Germany [m.0345h]"},
 		{"out then in names the reversed relation",
-			kg.Fact{Head: france, Path: []string{adjoinS, adjoinS}, Dir: kg.Out, Dir2: kg.In, Mediator: "m.0cvt", Tail: germany},
+			kgqa.Fact{Head: france, Path: []string{adjoinS, adjoinS}, Dir: kgqa.Out, Dir2: kgqa.In, Mediator: "m.0cvt", Tail: germany},
 			"France [m.0f8l9c] -[location: adjoin s / reverse of location: adjoin s]-> Germany [m.0345h]"},
 		{"out then out is unchanged",
-			kg.Fact{Head: france, Path: []string{adjoinS, adjoins}, Dir: kg.Out, Dir2: kg.Out, Mediator: "m.0cvt", Tail: germany},
+			kgqa.Fact{Head: france, Path: []string{adjoinS, adjoins}, Dir: kgqa.Out, Dir2: kgqa.Out, Mediator: "m.0cvt", Tail: germany},
 			"France [m.0f8l9c] -[location: adjoin s / adjoining relationship: adjoins]-> Germany [m.0345h]"},
 		{"an unset second direction reads as out",
-			kg.Fact{Head: france, Path: []string{adjoinS, adjoins}, Dir: kg.Out, Mediator: "m.0cvt", Tail: germany},
+			kgqa.Fact{Head: france, Path: []string{adjoinS, adjoins}, Dir: kgqa.Out, Mediator: "m.0cvt", Tail: germany},
 			"France [m.0f8l9c] -[location: adjoin s / adjoining relationship: adjoins]-> Germany [m.0345h]"},
 	}
 	for _, c := range cases {

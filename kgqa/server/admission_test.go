@@ -13,6 +13,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/server"
 )
 
@@ -24,7 +25,7 @@ type heldEngine struct {
 }
 
 func (e heldEngine) engine() funcEngine {
-	return funcEngine{ask: func(ctx context.Context, req kgqa.Request) (*kgqa.Answer, error) {
+	return funcEngine{ask: func(ctx context.Context, req engine.Request) (*kgqa.Answer, error) {
 		e.started <- req.Question
 		select {
 		case <-e.finish:

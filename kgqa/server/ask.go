@@ -12,6 +12,7 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/llm"
 )
 
@@ -49,7 +50,7 @@ func (s *Server) ask(c *gin.Context) {
 
 // runAsk asks the engine under the request's deadline and records the
 // outcome in the metrics.
-func (s *Server) runAsk(ctx context.Context, req kgqa.Request, timeout time.Duration) (*kgqa.Answer, error) {
+func (s *Server) runAsk(ctx context.Context, req engine.Request, timeout time.Duration) (*kgqa.Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ans, err := s.engine.Ask(ctx, req)
@@ -77,27 +78,27 @@ func (s *Server) askError(c *gin.Context, ans *kgqa.Answer, err error) error {
 
 // engineRequest validates req once and turns it into the engine's request
 // and the question's deadline.
-func (s *Server) engineRequest(req api.AskRequest) (kgqa.Request, time.Duration, error) {
+func (s *Server) engineRequest(req api.AskRequest) (engine.Request, time.Duration, error) {
 	if err := s.checkQuestion(req.Question); err != nil {
-		return kgqa.Request{}, 0, err
+		return engine.Request{}, 0, err
 	}
 	if err := s.checkEngine(); err != nil {
-		return kgqa.Request{}, 0, err
+		return engine.Request{}, 0, err
 	}
 	if len(req.TopicEntities) > api.MaxTopicEntities {
-		return kgqa.Request{}, 0, errorf(http.StatusBadRequest, "topic_entities: at most %d allowed, got %d", api.MaxTopicEntities, len(req.TopicEntities))
+		return engine.Request{}, 0, errorf(http.StatusBadRequest, "topic_entities: at most %d allowed, got %d", api.MaxTopicEntities, len(req.TopicEntities))
 	}
 	d := s.graph.Dialect()
 	for i, id := range req.TopicEntities {
 		if !d.ValidEntity(id) {
-			return kgqa.Request{}, 0, errorf(http.StatusBadRequest, "topic_entities[%d]: %q is not a %s entity id", i, truncate(id, 64), d.Name())
+			return engine.Request{}, 0, errorf(http.StatusBadRequest, "topic_entities[%d]: %q is not a %s entity id", i, truncate(id, 64), d.Name())
 		}
 	}
 	budgets, timeout, err := s.applyOptions(req.Options)
 	if err != nil {
-		return kgqa.Request{}, 0, err
+		return engine.Request{}, 0, err
 	}
-	return kgqa.Request{
+	return engine.Request{
 		Question: strings.TrimSpace(req.Question), TopicEntities: req.TopicEntities,
 		Budgets: &budgets, Seed: req.Seed,
 	}, timeout, nil

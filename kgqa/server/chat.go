@@ -12,6 +12,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/engine"
 )
 
 // chatRequest is the part of an OpenAI chat completion request the server
@@ -153,9 +154,9 @@ func (s *Server) chatCompletions(c *gin.Context) {
 
 // chatQuestion validates the model and takes the question from the last
 // user message.
-func (s *Server) chatQuestion(req chatRequest) (kgqa.Request, time.Duration, error) {
+func (s *Server) chatQuestion(req chatRequest) (engine.Request, time.Duration, error) {
 	if req.Model != api.ChatModel {
-		return kgqa.Request{}, 0, errorf(http.StatusNotFound, "model %q does not exist; the only model is %q", req.Model, api.ChatModel)
+		return engine.Request{}, 0, errorf(http.StatusNotFound, "model %q does not exist; the only model is %q", req.Model, api.ChatModel)
 	}
 	question := ""
 	for i := len(req.Messages) - 1; i >= 0 && question == ""; i-- {
@@ -164,12 +165,12 @@ func (s *Server) chatQuestion(req chatRequest) (kgqa.Request, time.Duration, err
 		}
 		t, err := req.Messages[i].text()
 		if err != nil {
-			return kgqa.Request{}, 0, err
+			return engine.Request{}, 0, err
 		}
 		question = t
 	}
 	if question == "" {
-		return kgqa.Request{}, 0, errorf(http.StatusBadRequest, "messages must contain a user message with the question")
+		return engine.Request{}, 0, errorf(http.StatusBadRequest, "messages must contain a user message with the question")
 	}
 	return s.engineRequest(api.AskRequest{Question: question, Seed: req.Seed})
 }
@@ -177,7 +178,7 @@ func (s *Server) chatQuestion(req chatRequest) (kgqa.Request, time.Duration, err
 // chatError rewords the errors whose generic message does not fit a chat
 // client.
 func chatError(err error) error {
-	if errors.Is(err, kgqa.ErrNoTopicEntities) {
+	if errors.Is(err, engine.ErrNoTopicEntities) {
 		// The generic message points at topic_entities, which a chat
 		// request cannot carry.
 		return &httpError{status: http.StatusUnprocessableEntity, cause: err,

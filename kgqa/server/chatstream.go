@@ -9,6 +9,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/engine"
 )
 
 // streamChat answers a chat completion with stream:true as OpenAI-style
@@ -19,7 +20,7 @@ import (
 // first step, so a failure before it (no model, nothing linked) gets its
 // real status; a failure after it ends the stream with an OpenAI error
 // event and no [DONE].
-func (s *Server) streamChat(c *gin.Context, req kgqa.Request, timeout time.Duration) {
+func (s *Server) streamChat(c *gin.Context, req engine.Request, timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
 	defer cancel()
 	var n narrator

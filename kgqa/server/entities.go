@@ -11,8 +11,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
-	"github.com/parog/parog-go/kgqa/kg"
 )
 
 // entity serves GET /v1/entities/{id}: the entity's name and relations,
@@ -44,7 +44,7 @@ func (s *Server) entity(c *gin.Context) {
 	}
 	resp := api.EntityResponse{ID: id, Name: name, Relations: rels}
 	if resp.Relations == nil {
-		resp.Relations = []kg.Relation{}
+		resp.Relations = []kgqa.Relation{}
 	}
 	if len(resp.Relations) > api.MaxEntityRelationsListed {
 		resp.Relations, resp.Truncated = resp.Relations[:api.MaxEntityRelationsListed], true
@@ -85,7 +85,7 @@ func (s *Server) searchEntities(c *gin.Context) {
 		return
 	}
 	if ents == nil {
-		ents = []kg.Entity{}
+		ents = []kgqa.Entity{}
 	}
 	c.JSON(http.StatusOK, api.SearchResponse{Name: name, Entities: ents})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 )
@@ -51,7 +52,7 @@ func classify(err error) *httpError {
 		return he
 	}
 	var mbe *http.MaxBytesError
-	var se *kgqa.StepError
+	var se *engine.StepError
 	step := ""
 	if errors.As(err, &se) {
 		step = " (step " + se.Stage
@@ -66,11 +67,11 @@ func classify(err error) *httpError {
 	switch {
 	case errors.As(err, &mbe):
 		return wrap(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit))
-	case errors.Is(err, kgqa.ErrEmptyQuestion):
+	case errors.Is(err, engine.ErrEmptyQuestion):
 		return wrap(http.StatusBadRequest, "question is empty")
-	case errors.Is(err, kgqa.ErrBadTopic):
+	case errors.Is(err, engine.ErrBadTopic):
 		return wrap(http.StatusBadRequest, err.Error())
-	case errors.Is(err, kgqa.ErrNoTopicEntities):
+	case errors.Is(err, engine.ErrNoTopicEntities):
 		return wrap(http.StatusUnprocessableEntity, "no topic entity was given or could be linked from the question; pass topic_entities")
 	case errors.Is(err, kg.ErrQuery):
 		// A query the server built (a lookup, an engine step) was refused

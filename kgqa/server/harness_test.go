@@ -21,6 +21,7 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kgqatest"
@@ -96,7 +97,7 @@ func newHarness(tb testing.TB, s setup) *harness {
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = client.Close() })
 	h.model = client
-	opts = append(opts, server.WithEngine(kgqa.New(g, client, h.cfg.Engine)), server.WithLLMConfig(h.cfg.LLM),
+	opts = append(opts, server.WithEngine(engine.New(g, client, h.cfg.Engine)), server.WithLLMConfig(h.cfg.LLM),
 		server.WithCapabilities(client.Capabilities), server.WithBudgets(h.cfg.Engine), server.WithMetrics(m), server.WithLogger(discardLogger()))
 	h.srv, err = server.New(h.cfg.Server, g, append(opts, s.opts...)...)
 	require.NoError(tb, err)
@@ -107,7 +108,7 @@ func newHarness(tb testing.TB, s setup) *harness {
 	return h
 }
 
-func kgRel(id, dir string) kg.Relation { return kg.Relation{ID: id, Dir: kg.Direction(dir)} }
+func kgRel(id, dir string) kgqa.Relation { return kgqa.Relation{ID: id, Dir: kgqa.Direction(dir)} }
 
 type openaiRequest = openai.ChatCompletionRequest
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
@@ -67,7 +68,7 @@ func (s *Server) readiness(ctx context.Context) api.HealthResponse {
 	defer cancel()
 	checks := []api.Check{{Name: "kg"}, {Name: "llm.planner"}, {Name: "llm.reasoner"}}
 	eps := []config.Endpoint{{}, s.llmCfg.Planner, s.llmCfg.Reasoner}
-	roles := []llm.Role{"", llm.Planner, llm.Reasoner}
+	roles := []kgqa.Role{"", kgqa.Planner, kgqa.Reasoner}
 	var wg sync.WaitGroup
 	for i := range checks {
 		wg.Add(1)
@@ -101,7 +102,7 @@ func (s *Server) readiness(ctx context.Context) api.HealthResponse {
 	return resp
 }
 
-func (s *Server) capabilities(role llm.Role) (llm.Capabilities, bool) {
+func (s *Server) capabilities(role kgqa.Role) (llm.Capabilities, bool) {
 	if s.caps == nil || role == "" {
 		return llm.Capabilities{}, false
 	}
@@ -123,7 +124,7 @@ func (s *Server) checkKG(ctx context.Context) (string, string) {
 // checkLLM pings a role's endpoint (llm.Client.Ping: GET /models with the
 // key calls use). Only configured URLs are probed; the detail names the
 // endpoint's host, not the URL's secrets.
-func (s *Server) checkLLM(ctx context.Context, role llm.Role, ep config.Endpoint) (string, string) {
+func (s *Server) checkLLM(ctx context.Context, role kgqa.Role, ep config.Endpoint) (string, string) {
 	if ep.BaseURL == "" {
 		return "not_configured", ""
 	}

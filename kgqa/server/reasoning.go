@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/kg"
 )
 
 // Bounds that keep a reasoning line short: a chat client shows it as it
@@ -35,9 +34,9 @@ func (n *narrator) line(ev kgqa.Event) string {
 	case kgqa.EventSubgoalStarted:
 		s = ev.Subgoal + ": " + clip(n.subgoals[ev.Subgoal])
 		if len(ev.Anchors) > 0 {
-			terms := make([]kg.Term, len(ev.Anchors))
+			terms := make([]kgqa.Term, len(ev.Anchors))
 			for i, a := range ev.Anchors {
-				terms[i] = kg.Term{ID: a.ID, Name: a.Name}
+				terms[i] = kgqa.Term{ID: a.ID, Name: a.Name}
 			}
 			s += " Starting from " + names(terms) + "."
 		}
@@ -122,7 +121,7 @@ func exploration(r *kgqa.Round) string {
 	rels := make([]string, len(r.Chosen))
 	for i, rel := range r.Chosen {
 		rels[i] = rel.ID
-		if rel.Dir == kg.In {
+		if rel.Dir == kgqa.In {
 			rels[i] = "inverse of " + rel.ID
 		}
 	}
@@ -155,7 +154,7 @@ func result(r *kgqa.Result) string {
 }
 
 // names lists terms by name (the id when unnamed), at most maxReasonNames.
-func names(ts []kg.Term) string {
+func names(ts []kgqa.Term) string {
 	out := make([]string, 0, len(ts))
 	for _, t := range ts {
 		n := clip(t.Name)

@@ -7,16 +7,14 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/refine"
 )
 
 // The lines of steps the demo questions of the HTTP tests do not reach,
 // and the bounds that keep a line one short line whatever the model said.
 func TestNarratorLines(t *testing.T) {
-	many := make([]kg.Term, 8)
+	many := make([]kgqa.Term, 8)
 	for i := range many {
-		many[i] = kg.Term{ID: "m.0" + string(rune('a'+i)), Name: "City " + string(rune('A'+i))}
+		many[i] = kgqa.Term{ID: "m.0" + string(rune('a'+i)), Name: "City " + string(rune('A'+i))}
 	}
 	plan := &kgqa.Plan{Subgoals: []kgqa.Subgoal{
 		{ID: "s1", Text: "Which countries border France?"},
@@ -31,7 +29,7 @@ func TestNarratorLines(t *testing.T) {
 			"After s1: enough to answer: \"Germany\"\n"},
 		{"not sufficient", kgqa.Event{Type: kgqa.EventSufficiency, Subgoal: "s1", Sufficiency: &kgqa.Sufficiency{}},
 			"After s1: not enough to answer yet.\n"},
-		{"kept tentative", kgqa.Event{Type: kgqa.EventRefinement, Subgoal: "s2", Verdict: &refine.Verdict{KeptTentative: true, Answer: "Berlin", Rejected: []string{"x"}}},
+		{"kept tentative", kgqa.Event{Type: kgqa.EventRefinement, Subgoal: "s2", Verdict: &kgqa.Verdict{KeptTentative: true, Answer: "Berlin", Rejected: []string{"x"}}},
 			"s2: the facts do not settle it; keeping the tentative answer \"Berlin\"; dropped 1 not in the facts\n"},
 		{"model text on one line", kgqa.Event{Type: kgqa.EventTentative, Subgoal: "s1", Tentative: &kgqa.Tentative{Answer: "Paris\n\nand\tLyon"}},
 			"s1: tentative answer from the model: \"Paris and Lyon\"\n"},

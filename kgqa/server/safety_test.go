@@ -19,19 +19,20 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/parog/parog-go/kgqa/server"
 )
 
 // funcEngine is an engine whose behaviour a test supplies.
 type funcEngine struct {
-	ask  func(ctx context.Context, req kgqa.Request) (*kgqa.Answer, error)
+	ask  func(ctx context.Context, req engine.Request) (*kgqa.Answer, error)
 	plan func(ctx context.Context, q string) (*kgqa.Plan, kgqa.PlanInfo, error)
 }
 
 var _ server.Engine = funcEngine{}
 
-func (f funcEngine) Ask(ctx context.Context, req kgqa.Request) (*kgqa.Answer, error) {
+func (f funcEngine) Ask(ctx context.Context, req engine.Request) (*kgqa.Answer, error) {
 	return f.ask(ctx, req)
 }
 
@@ -135,7 +136,7 @@ func TestPanicIsRecovered(t *testing.T) {
 	var mu sync.Mutex
 	cfg := config.Default()
 	cfg.LLM.Reasoner.BaseURL = "http://127.0.0.1:1/v1"
-	eng := funcEngine{ask: func(context.Context, kgqa.Request) (*kgqa.Answer, error) { panic("engine bug") }}
+	eng := funcEngine{ask: func(context.Context, engine.Request) (*kgqa.Answer, error) { panic("engine bug") }}
 	srv, err := server.New(cfg.Server, g, server.WithEngine(eng), server.WithLLMConfig(cfg.LLM),
 		server.WithLogger(slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))))
 	require.NoError(t, err)
@@ -169,7 +170,7 @@ func TestGracefulShutdown(t *testing.T) {
 	cfg.LLM.Reasoner.BaseURL = "http://127.0.0.1:1/v1"
 	cfg.Server.ShutdownGrace = 5 * time.Second
 	started := make(chan struct{})
-	eng := funcEngine{ask: func(ctx context.Context, req kgqa.Request) (*kgqa.Answer, error) {
+	eng := funcEngine{ask: func(ctx context.Context, req engine.Request) (*kgqa.Answer, error) {
 		close(started)
 		time.Sleep(300 * time.Millisecond)
 		return &kgqa.Answer{Question: req.Question, Text: "done", Stop: kgqa.StopPlanComplete}, nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/metrics"
@@ -38,7 +39,7 @@ func init() {
 type Engine interface {
 	// Ask answers a question; on failure it returns the partial answer
 	// together with the error.
-	Ask(ctx context.Context, req kgqa.Request) (*kgqa.Answer, error)
+	Ask(ctx context.Context, req engine.Request) (*kgqa.Answer, error)
 	// Plan returns the validated plan of a question.
 	Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.PlanInfo, error)
 	// RetrievalPlan returns the route, category tags and subgoal packs
@@ -46,7 +47,7 @@ type Engine interface {
 	RetrievalPlan(question string, plan *kgqa.Plan) (*retrieval.Plan, map[string]retrieval.Pack, error)
 }
 
-var _ Engine = (*kgqa.Engine)(nil)
+var _ Engine = (*engine.Engine)(nil)
 
 // Server is the HTTP API. Build it with New; serve Handler with any
 // http.Server, or call Serve.
@@ -55,7 +56,7 @@ type Server struct {
 	graph   kg.Graph
 	engine  Engine
 	llmCfg  config.LLM
-	caps    func(llm.Role) (llm.Capabilities, bool)
+	caps    func(kgqa.Role) (llm.Capabilities, bool)
 	budgets config.Engine
 	log     *slog.Logger
 	metrics *metrics.Metrics
@@ -90,14 +91,14 @@ func WithLLMConfig(cfg config.LLM) Option { return func(s *Server) { s.llmCfg = 
 
 // WithCapabilities tells /readyz what each model endpoint has been found
 // to accept (pass the LLM client's Capabilities method).
-func WithCapabilities(fn func(llm.Role) (llm.Capabilities, bool)) Option {
+func WithCapabilities(fn func(kgqa.Role) (llm.Capabilities, bool)) Option {
 	return func(s *Server) { s.caps = fn }
 }
 
 // Pinger checks that a role's model endpoint answers; *llm.Client is one.
 type Pinger interface {
 	// Ping reports whether role's endpoint answers GET /models.
-	Ping(ctx context.Context, role llm.Role) error
+	Ping(ctx context.Context, role kgqa.Role) error
 }
 
 // WithPinger sets what /readyz asks about the model endpoints; pass the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/sparqlgate"
@@ -139,7 +140,7 @@ func (s *Server) entityNS() string {
 
 // writeResults writes SPARQL 1.1 Query Results JSON. Graph.Select gives
 // entity ids without their namespace; they are made IRIs again here.
-func writeResults(w io.Writer, ns string, vars []string, rows []map[string]kg.Term) {
+func writeResults(w io.Writer, ns string, vars []string, rows []map[string]kgqa.Term) {
 	var b strings.Builder
 	b.WriteString(`{"head":{"vars":[`)
 	for i, v := range vars {
@@ -178,7 +179,7 @@ func writeResults(w io.Writer, ns string, vars []string, rows []map[string]kg.Te
 	_, _ = io.WriteString(w, b.String())
 }
 
-func writeTerm(b *strings.Builder, ns string, t kg.Term) {
+func writeTerm(b *strings.Builder, ns string, t kgqa.Term) {
 	field := func(k, v string) {
 		b.WriteString(`,"` + k + `":`)
 		b.WriteString(jsonString(v))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/engine"
 )
 
 // outcome is what the producer goroutine ends with.
@@ -24,7 +25,7 @@ type outcome struct {
 // the engine is done; the outcome follows on done. A consumer must drain
 // the channel; when it stops writing it cancels ctx, which unblocks the
 // producer.
-func (s *Server) produce(ctx context.Context, req kgqa.Request, conv func(kgqa.Event) []byte) (<-chan []byte, <-chan outcome) {
+func (s *Server) produce(ctx context.Context, req engine.Request, conv func(kgqa.Event) []byte) (<-chan []byte, <-chan outcome) {
 	lines := make(chan []byte, 64)
 	done := make(chan outcome, 1)
 	req.OnEvent = func(ev kgqa.Event) {
@@ -49,7 +50,7 @@ func (s *Server) produce(ctx context.Context, req kgqa.Request, conv func(kgqa.E
 // streamAsk writes one NDJSON line per engine event, in order. A failure
 // before the first line gets its real status; after it, an error line
 // ends the stream.
-func (s *Server) streamAsk(c *gin.Context, req kgqa.Request, timeout time.Duration) {
+func (s *Server) streamAsk(c *gin.Context, req engine.Request, timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
 	defer cancel()
 	rid := requestIDOf(c)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
@@ -118,11 +119,11 @@ func TestGraphsShareResults(t *testing.T) {
 		t.Cleanup(func() { _ = g.Close() })
 		return g.(*kg.Cached), r
 	}
-	ask := func(g kg.Graph) []kg.Fact {
+	ask := func(g kg.Graph) []kgqa.Fact {
 		rels, err := g.Relations(ctx, "m.0f8l9c")
 		require.NoError(t, err)
 		require.NotEmpty(t, rels)
-		var facts []kg.Fact
+		var facts []kgqa.Fact
 		for _, rel := range rels {
 			fs, err := g.Neighbors(ctx, "m.0f8l9c", rel, 0)
 			require.NoError(t, err)

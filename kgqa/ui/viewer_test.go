@@ -19,9 +19,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kgqatest"
@@ -55,7 +55,7 @@ func newServer(t *testing.T, dir string) string {
 	client, err := llm.New(cfg.LLM)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
-	srv, err := server.New(cfg.Server, g, server.WithEngine(kgqa.New(g, client, cfg.Engine)),
+	srv, err := server.New(cfg.Server, g, server.WithEngine(engine.New(g, client, cfg.Engine)),
 		server.WithLLMConfig(cfg.LLM), server.WithBudgets(cfg.Engine), server.WithFiles(dir),
 		server.WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)

@@ -11,12 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 )
 
 func planSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(kgqa.PlanSchema))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(engine.PlanSchema))
 	require.NoError(t, err)
 	c := jsonschema.NewCompiler()
 	require.NoError(t, c.AddResource("plan.schema.json", doc))

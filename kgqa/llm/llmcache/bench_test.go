@@ -8,6 +8,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmcache"
@@ -24,7 +25,7 @@ func BenchmarkCall(b *testing.B) {
 	prompt := "Plan the question: What country bordering France contains an airport that serves Nijmegen? " +
 		"Answer with JSON. Known entities: Nijmegen (m.05bqp), France (m.0f8l9c)."
 	chat := func(b *testing.B, cl *llm.Client, i int) {
-		_, err := cl.Chat(b.Context(), llm.Request{Role: llm.Reasoner, Stage: "plan",
+		_, err := cl.Chat(b.Context(), llm.Request{Role: kgqa.Reasoner, Stage: "plan",
 			Messages: []llm.Message{{Role: "system", Content: prompt}, {Role: "user", Content: fmt.Sprint(i)}}})
 		require.NoError(b, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmcache"
@@ -58,7 +59,7 @@ func client(t *testing.T, c *llmcache.Cache, url string) *llm.Client {
 
 func ask(t *testing.T, cl *llm.Client, q string) (string, error) {
 	t.Helper()
-	resp, err := cl.Chat(t.Context(), llm.Request{Role: llm.Reasoner, Stage: "answer", Messages: []llm.Message{{Role: "user", Content: q}}})
+	resp, err := cl.Chat(t.Context(), llm.Request{Role: kgqa.Reasoner, Stage: "answer", Messages: []llm.Message{{Role: "user", Content: q}}})
 	return resp.Content, err
 }
 
@@ -94,7 +95,7 @@ func TestRecordThenReplay(t *testing.T) {
 	require.NoError(t, err)
 	defer rep.Close()
 	cl = client(t, rep, srv.URL())
-	require.NoError(t, cl.Ping(t.Context(), llm.Reasoner), "the recording answers the readiness check")
+	require.NoError(t, cl.Ping(t.Context(), kgqa.Reasoner), "the recording answers the readiness check")
 	got, err := ask(t, cl, "two")
 	require.NoError(t, err)
 	assert.Equal(t, b, got)

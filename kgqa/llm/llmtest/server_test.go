@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
@@ -184,8 +185,8 @@ func TestStageFromClient(t *testing.T) {
 	c, err := llm.New(config.LLM{Reasoner: ep})
 	require.NoError(t, err)
 	defer c.Close()
-	for stage, want := range map[llm.Stage]string{"plan": "a plan", "refine": "a verdict"} {
-		resp, err := c.Chat(context.Background(), llm.Request{Role: llm.Reasoner, Stage: stage,
+	for stage, want := range map[kgqa.Stage]string{"plan": "a plan", "refine": "a verdict"} {
+		resp, err := c.Chat(context.Background(), llm.Request{Role: kgqa.Reasoner, Stage: stage,
 			Messages: []llm.Message{{Role: "user", Content: "q"}}})
 		require.NoError(t, err)
 		assert.Equal(t, want, resp.Content)

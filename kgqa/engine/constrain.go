@@ -1,0 +1,469 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/kgqa/retrieval"
+	"github.com/parog/parog-go/refine"
+	"golang.org/x/sync/errgroup"
+)
+
+// constrain runs compare, superlative and filter subgoals on the needed
+// set. Like every subgoal it first gets a tentative answer from the
+// model's own knowledge, asked while the attribute is explored. Values
+// are compared exactly when they parse as numbers or dates (through a
+// dated mediator, the value of the date the subgoal names; see qualify),
+// which refines the tentative answer; for filters stated only in words,
+// or values that do not parse, the model selects the members from the
+// facts about them. Where the KG holds no value of the attribute for any
+// member (or the needed set is empty), there is nothing to refine with:
+// the tentative answer stands, as for a find without aligned evidence,
+// and the set operation's method says so.
+//
+// A compare whose value is a reference "#k" compares with the values of
+// subgoal sk's result (a date or number reached from another entity, such
+// as the start of a presidency) instead of a literal; its members are those
+// of its other needs. A member is kept when one of its values compares as
+// stated with one of the bound's values, as a SPARQL FILTER between two
+// variables keeps every binding that satisfies it.
+func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
+	members, capped := sg.neededEntities(), sg.neededCapped()
+	var bounds []value
+	boundID, bounded := sg.s.Args.BoundRef()
+	if bounded && sg.s.Op == kgqa.OpCompare {
+		members, bounds = sg.neededExcept(boundID), sg.boundValues(boundID)
+	} else {
+		bounded = false
+	}
+	rec := &kgqa.SetOpRecord{Inputs: []int{len(members)}}
+	sg.rec.SetOp = rec
+	// Each member costs KG queries: as many as one neighbour query may
+	// return, the same bound as every other set.
+	if len(members) > sg.e.kgLimit {
+		members, capped = members[:sg.e.kgLimit], true
+		rec.Note = fmt.Sprintf("only the first %d of %d members were examined (the KG's neighbour limit)", sg.e.kgLimit, rec.Inputs[0])
+	}
+	sg.rec.Anchors = members
+	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(members)})
+	args := sg.args()
+	text := sg.text()
+	x := newExplorer(sg, text)
+	x.attrHint = args.Attribute
+	end := sg.d0
+	var facts []kgqa.Fact
+	var tent *kgqa.Tentative
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		var err error
+		tent, err = sg.tentative(gctx, text)
+		return err
+	})
+	if len(members) > 0 && members[0].IsEntity() {
+		g.Go(func() error {
+			var err error
+			facts, end, err = sg.attributeFacts(gctx, x, members, args, end)
+			return err
+		})
+	}
+	err := g.Wait()
+	sg.rec.Tentative = tent
+	if err != nil {
+		return kgqa.Result{}, end, err
+	}
+	end = max(end, sg.d0+1) // the tentative answer is one call deep
+	sg.addFacts(facts)
+	capped = capped || cappedFrom(sg.rec.Rounds, members)
+	if len(members) == 0 {
+		res, end, _, err := sg.tentativeStands(ctx, tent, members, "the needed set is empty", capped, end)
+		return res, end, err
+	}
+	// Dated mediators: only the value of the date the subgoal names (its
+	// own text, not the member names #1 expands to) is compared.
+	// Compared with a bound of dates, the dates are the values themselves.
+	values, note := facts, ""
+	if !bounded || len(bounds) == 0 || !bounds[0].isTime {
+		values, note = qualify(facts, statedTimes(args, sg.s.Text), args)
+	}
+	var out []kgqa.Term
+	var ok bool
+	if bounded {
+		out, ok = boundedConstraint(members, values, args, bounds, rec)
+	} else {
+		out, ok = exactConstraint(members, values, args, rec)
+	}
+	if ok {
+		rec.Method, rec.Note = "exact", joinNotes(rec.Note, note)
+		out = nonNil(out)
+		res := kgqa.Result{Text: names(out), Entities: out, Source: "exact", Capped: capped}
+		sg.rec.Corrected = corrected(tent, res)
+		return res, end, nil
+	}
+	if len(facts) == 0 && members[0].IsEntity() {
+		why := "the KG holds no value of the attribute for any member"
+		if sg.rec.Boundary != "" {
+			why = sg.rec.Boundary + ": the KG holds no value of the attribute for any member (no relation of theirs carries it)"
+		}
+		if res, e, ok, err := sg.tentativeStands(ctx, tent, members, why, capped, end); ok || err != nil {
+			return res, e, err
+		}
+	}
+	rec.Method = "llm"
+	out, err = sg.selectMembers(ctx, text, members, facts)
+	if err != nil {
+		return kgqa.Result{}, end, err
+	}
+	res := kgqa.Result{Text: names(out), Entities: nonNil(out), Source: "llm", Capped: capped}
+	sg.rec.Corrected = corrected(tent, res)
+	return res, end + 1, nil
+}
+
+// tentativeStands makes the tentative answer the result of a constraint
+// the KG gave nothing to check against, its names resolved to the members
+// first and to the KG by exact name otherwise. ok is false when the
+// tentative answer names nothing and the needed set is not empty: the
+// model then selects from the members.
+func (sg *subgoalRun) tentativeStands(ctx context.Context, t *kgqa.Tentative, members []kgqa.Term, why string, capped bool, end int) (kgqa.Result, int, bool, error) {
+	rec := sg.rec.SetOp
+	if t == nil || len(t.Names) == 0 {
+		if len(members) == 0 {
+			rec.Method, rec.Note = "exact", joinNotes(rec.Note, why)
+			return kgqa.Result{Entities: []kgqa.Term{}, Source: "exact", Capped: capped}, end, true, nil
+		}
+		return kgqa.Result{}, end, false, nil
+	}
+	pseudo := make([]kgqa.Fact, len(members))
+	for i, m := range members {
+		pseudo[i] = kgqa.Fact{Head: m, Tail: m}
+	}
+	ents, rest := refine.Resolve(pseudo, t.Names)
+	res, err := sg.fromTentative(ctx, &kgqa.Tentative{Answer: t.Answer, Names: rest})
+	if err != nil {
+		return kgqa.Result{}, end, false, err
+	}
+	res.Entities = append(nonNil(ents), res.Entities...)
+	res.Text, res.Capped = names(res.Entities), capped
+	rec.Method, rec.Note = "tentative", joinNotes(rec.Note, why+": the tentative answer stands")
+	return res, end, true, nil
+}
+
+// args returns the subgoal's structured constraint, completed from its
+// text where the plan left it out.
+func (sg *subgoalRun) args() kgqa.Args {
+	var a kgqa.Args
+	if sg.s.Args != nil {
+		a = *sg.s.Args
+	}
+	if sg.s.Op == kgqa.OpFilter && a.Value != "" && a.Cmp == "" {
+		a.Cmp = "="
+	}
+	if sg.s.Op == kgqa.OpSuperlative && a.Order == "" {
+		a.Order = inferOrder(sg.s.Text)
+	}
+	return a
+}
+
+func inferOrder(text string) string {
+	words := tokens(text)
+	for _, w := range []string{"last", "latest", "recent", "newest", "largest", "biggest", "highest", "longest", "tallest", "maximum", "greatest", "most"} {
+		if words[stem(w)] {
+			return "max"
+		}
+	}
+	for _, w := range []string{"first", "earliest", "smallest", "lowest", "shortest", "least", "minimum", "fewest"} {
+		if words[stem(w)] {
+			return "min"
+		}
+	}
+	return ""
+}
+
+// attributeFacts finds the relation that carries the compared attribute and
+// fetches its values for every member. The relation is chosen lexically
+// when one name clearly matches the attribute, else by the model.
+func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members []kgqa.Term, args kgqa.Args, d int) ([]kgqa.Fact, int, error) {
+	rd := &kgqa.Round{Anchors: members, Chosen: []kgqa.Relation{}, Facts: []kgqa.Fact{}}
+	defer func() {
+		sg.rec.Rounds = append(sg.rec.Rounds, rd)
+		rc := *rd
+		sg.emit.send(kgqa.Event{Type: kgqa.EventExploration, Subgoal: sg.s.ID, Round: &rc})
+	}()
+	rels, err := x.relations(ctx, members)
+	if err != nil {
+		return nil, d, err
+	}
+	offered, has, cut, err := x.offer(ctx, members, rels)
+	if err != nil {
+		return nil, d, err
+	}
+	rd.Offered, rd.OfferedRelations, rd.Cut = len(offered), offered, cut
+	if len(offered) == 0 {
+		sg.rec.Boundary = retrieval.ReasonPropertyNotInKG
+		return nil, d, nil
+	}
+	max := 1
+	if args.Cmp == "" && args.Order == "" {
+		max = sg.b.MaxRelationsPerEntity // a filter stated in words
+	}
+	if r, ok := lexicalAttribute(sg.e.g.Dialect(), args.Attribute, offered); ok && max == 1 {
+		rd.Chosen, rd.ChosenBy = []kgqa.Relation{r}, "lexical"
+	} else if len(offered) == 1 {
+		rd.Chosen, rd.ChosenBy = offered, "only_offered"
+	} else {
+		if err := x.choose(ctx, rd, offered, max); err != nil {
+			return nil, d, err
+		}
+		d++
+		if len(rd.Chosen) == 0 && cut == nil {
+			// Every relation of the members was offered and none
+			// carries the attribute.
+			sg.rec.Boundary = retrieval.ReasonPropertyNotInKG
+		}
+	}
+	if len(rd.Chosen) == 1 {
+		a := rd.Chosen[0]
+		sg.rec.SetOp.Attribute = &a
+	}
+	rd.Facts, err = x.neighbors(ctx, rd, rd.Chosen, has)
+	return rd.Facts, d, err
+}
+
+// lexicalAttribute picks the offered relation whose readable name best
+// matches the attribute, when exactly one scores best.
+func lexicalAttribute(d kg.Dialect, attribute string, offered []kgqa.Relation) (kgqa.Relation, bool) {
+	want := tokens(attribute)
+	if len(want) == 0 {
+		return kgqa.Relation{}, false
+	}
+	best, n := 0.0, 0
+	var pick kgqa.Relation
+	for _, r := range offered {
+		s := overlap(tokens(d.Readable(r.ID)), want)
+		switch {
+		case s > best:
+			best, n, pick = s, 1, r
+		case s == best && s > 0:
+			n++
+		}
+	}
+	return pick, best > 0 && n == 1
+}
+
+// exactConstraint applies a comparison or an argmax/argmin to the members'
+// parsed values. ok is false when the constraint or the values do not
+// parse, so that the model must decide.
+func exactConstraint(members []kgqa.Term, facts []kgqa.Fact, a kgqa.Args, rec *kgqa.SetOpRecord) ([]kgqa.Term, bool) {
+	if a.Cmp == "" && a.Order == "" {
+		return nil, false
+	}
+	vals := memberValues(members, facts, rec)
+	if len(vals) == 0 {
+		return nil, false
+	}
+	if a.Order != "" {
+		return argBest(members, vals, a.Order == "max")
+	}
+	ref, ok := parseRef(a.Value, vals)
+	if !ok {
+		return nil, false
+	}
+	return compareWith(members, vals, a.Cmp, []value{ref})
+}
+
+// memberValues parses each member's values: a literal member is its own
+// value, an entity's are the tails of its facts. It records the first
+// value of each member and counts those without one.
+func memberValues(members []kgqa.Term, facts []kgqa.Fact, rec *kgqa.SetOpRecord) map[string][]value {
+	vals := map[string][]value{}
+	rec.Values = map[string]string{}
+	for _, m := range members {
+		if !m.IsEntity() {
+			if v, ok := parseValue(m); ok {
+				vals[m.Key()] = append(vals[m.Key()], v)
+			}
+			continue
+		}
+		for _, f := range facts {
+			if f.Head.ID == m.ID {
+				if v, ok := parseValue(f.Tail); ok {
+					vals[m.Key()] = append(vals[m.Key()], v)
+				}
+			}
+		}
+	}
+	for _, m := range members {
+		if vs := vals[m.Key()]; len(vs) > 0 {
+			rec.Values[m.Key()] = vs[0].String()
+		} else {
+			rec.Unparsed++
+		}
+	}
+	return vals
+}
+
+// compareWith keeps the members with a value that compares as op says
+// with one of refs. ok is false when no value was of a reference's kind:
+// exact logic cannot decide.
+func compareWith(members []kgqa.Term, vals map[string][]value, op string, refs []value) ([]kgqa.Term, bool) {
+	var out []kgqa.Term
+	compared := false
+	for _, m := range members {
+		kept := false
+		for _, v := range vals[m.Key()] {
+			for _, ref := range refs {
+				c, ok := v.cmp(ref)
+				compared = compared || ok
+				if ok && holds(c, op) {
+					kept = true
+					break
+				}
+			}
+			if kept {
+				break
+			}
+		}
+		if kept {
+			out = append(out, m)
+		}
+	}
+	return out, compared
+}
+
+// boundedConstraint applies a comparison with another subgoal's values
+// (bounds). ok is false when the operator, the bounds or the members'
+// values do not parse, so that the model must decide.
+func boundedConstraint(members []kgqa.Term, facts []kgqa.Fact, a kgqa.Args, bounds []value, rec *kgqa.SetOpRecord) ([]kgqa.Term, bool) {
+	if a.Cmp == "" {
+		return nil, false
+	}
+	vals := memberValues(members, facts, rec)
+	if len(vals) == 0 || len(bounds) == 0 {
+		return nil, false
+	}
+	return compareWith(members, vals, a.Cmp, bounds)
+}
+
+// parseRef reads a comparison's reference value in the kind of the
+// members' values: "4600" is a year against dates but a number against
+// elevations (parseText alone reads a bare four-digit number as a year).
+func parseRef(s string, vals map[string][]value) (value, bool) {
+	times, nums := 0, 0
+	for _, vs := range vals {
+		for _, v := range vs {
+			if v.isTime {
+				times++
+			} else {
+				nums++
+			}
+		}
+	}
+	if nums > times {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(strings.ReplaceAll(s, ",", "")), 64); err == nil {
+			return value{num: f}, true
+		}
+	}
+	return parseText(s)
+}
+
+// argBest keeps the member(s) with the largest (or smallest) value; a
+// member with several values counts by its best one.
+func argBest(members []kgqa.Term, vals map[string][]value, isMax bool) ([]kgqa.Term, bool) {
+	sign := 1
+	if !isMax {
+		sign = -1
+	}
+	var best *value
+	var out []kgqa.Term
+	for _, m := range members {
+		for _, v := range vals[m.Key()] {
+			if best == nil {
+				b := v
+				best, out = &b, []kgqa.Term{m}
+				continue
+			}
+			c, ok := v.cmp(*best)
+			if !ok {
+				return nil, false // mixed kinds: let the model decide
+			}
+			switch c * sign {
+			case 1:
+				b := v
+				best, out = &b, []kgqa.Term{m}
+			case 0:
+				if !contains(out, m) {
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out, best != nil
+}
+
+func holds(c int, op string) bool {
+	switch op {
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	case ">=":
+		return c >= 0
+	case "=":
+		return c == 0
+	}
+	return false
+}
+
+type selectReply struct {
+	Entities  []string `json:"entities"`
+	UsedFacts []int    `json:"used_facts"`
+	Reason    string   `json:"reason"`
+}
+
+// selectMembers asks the model which members satisfy the subgoal; it may
+// only name members.
+func (sg *subgoalRun) selectMembers(ctx context.Context, text string, members []kgqa.Term, facts []kgqa.Fact) ([]kgqa.Term, error) {
+	d := sg.e.g.Dialect()
+	facts = promptFacts(d, text, facts, sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
+	data := prompts.SelectData{Plan: sg.view(), Subgoal: text}
+	for _, m := range members {
+		data.Members = append(data.Members, prompts.Term(m))
+	}
+	for _, f := range facts {
+		data.Facts = append(data.Facts, prompts.Fact(d, f))
+	}
+	req, err := prompts.Request(kgqa.Reasoner, prompts.Select, data)
+	if err != nil {
+		return nil, stepErr("set_op", sg.s.ID, err)
+	}
+	pseudo := make([]kgqa.Fact, len(members)) // members as resolvable terms
+	for i, m := range members {
+		pseudo[i] = kgqa.Fact{Head: m, Tail: m}
+	}
+	var rep selectReply
+	var out []kgqa.Term
+	check := func() error {
+		var rej []string
+		out, rej = refine.Resolve(pseudo, rep.Entities)
+		if len(rej) > 0 {
+			return fmt.Errorf("%q is not one of the candidates", rej[0])
+		}
+		for _, n := range rep.UsedFacts {
+			if n < 1 || n > len(facts) {
+				return fmt.Errorf("used_facts: %d is not a fact number (1..%d)", n, len(facts))
+			}
+		}
+		return nil
+	}
+	if _, err := sg.e.chat.JSON(ctx, req, &rep, check); err != nil {
+		return nil, stepErr("set_op", sg.s.ID, err)
+	}
+	sg.rec.SetOp.Note = joinNotes(sg.rec.SetOp.Note, strings.TrimSpace(rep.Reason))
+	return out, nil
+}

@@ -1,0 +1,264 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parog/parog-go/kgqa"
+	"golang.org/x/sync/errgroup"
+)
+
+// Subgoal statuses recorded in SubgoalRecord.Status.
+const (
+	statusPending = "pending"
+	statusRunning = "running"
+	statusDone    = "done"
+	statusFailed  = "failed"
+	statusSkipped = "skipped"
+)
+
+// execute runs the subgoals the answer depends on, each as soon as the
+// subgoals it needs are done, at most Parallelism at once. An early stop
+// (the question judged answerable) cancels the rest without error.
+func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
+	r.results = map[string]*kgqa.Result{}
+	r.depth = map[string]int{}
+	r.records = map[string]*kgqa.SubgoalRecord{}
+	for _, rec := range r.ans.Subgoals {
+		r.records[rec.ID] = rec
+	}
+	needed := plan.Ancestors(plan.AnswerID())
+	for _, rec := range r.ans.Subgoals {
+		if !needed[rec.ID] {
+			rec.Status, rec.Error = statusSkipped, "not needed by the answer subgoal"
+		}
+	}
+	if err := r.orderBranches(ctx, plan); err != nil {
+		return err
+	}
+	if r.b.Parallelism <= 1 {
+		return r.executeInOrder(ctx, plan, needed)
+	}
+	stopCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(map[string]chan struct{}, len(plan.Subgoals))
+	for _, s := range plan.Subgoals {
+		done[s.ID] = make(chan struct{})
+	}
+	sem := make(chan struct{}, r.b.Parallelism)
+	g, gctx := errgroup.WithContext(stopCtx)
+	for _, s := range plan.Subgoals {
+		if !needed[s.ID] {
+			continue
+		}
+		g.Go(func() error {
+			for _, n := range r.waitsFor(s) {
+				select {
+				case <-done[n]:
+				case <-gctx.Done():
+					return r.quiet(gctx.Err())
+				}
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-gctx.Done():
+				return r.quiet(gctx.Err())
+			}
+			defer func() { <-sem }()
+			if gctx.Err() != nil {
+				return r.quiet(gctx.Err())
+			}
+			sufficient, err := r.runSubgoal(gctx, plan, s)
+			if err != nil {
+				return r.quiet(err)
+			}
+			// Stop before releasing the dependants: a dependant woken by
+			// done must already see the stop, or it runs after the
+			// question was answered.
+			if sufficient {
+				stop()
+			}
+			close(done[s.ID])
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if r.isStopped() {
+		r.skipAfterStop()
+		return nil
+	}
+	// Every needed subgoal finished: concluding from their results is
+	// computation, and the final-answer call, when one is needed, fails on
+	// its own if the deadline has passed.
+	return r.conclude(ctx, plan)
+}
+
+// executeInOrder runs the needed subgoals one at a time in a fixed order,
+// Plan.Order's: each subgoal after those it needs (and a verified branch
+// after the branch it checks), ties in plan order. With
+// one subgoal at a time the order is then the same on every run, so the
+// prompts are too (a prompt shows the whole plan with what has been found
+// so far), which a replayed or sharded eval relies on.
+func (r *run) executeInOrder(ctx context.Context, plan *kgqa.Plan, needed map[string]bool) error {
+	order, err := r.executionOrder(plan)
+	if err != nil {
+		return err
+	}
+	for _, i := range order {
+		s := plan.Subgoals[i]
+		if !needed[s.ID] {
+			continue
+		}
+		sufficient, err := r.runSubgoal(ctx, plan, s)
+		if err != nil {
+			return err
+		}
+		if sufficient {
+			r.skipAfterStop()
+			return nil
+		}
+	}
+	return r.conclude(ctx, plan)
+}
+
+// skipAfterStop marks the subgoals an early stop left undone.
+func (r *run) skipAfterStop() {
+	for _, rec := range r.ans.Subgoals {
+		if rec.Status == statusPending || rec.Status == statusRunning {
+			rec.Status, rec.Error = statusSkipped, "question answered early"
+		}
+	}
+}
+
+// waitsFor lists the subgoals s starts after: those it needs and those
+// the cost-based ordering makes it wait for (r.after).
+func (r *run) waitsFor(s kgqa.Subgoal) []string {
+	return append(slices.Clone(s.Needs), r.after[s.ID]...)
+}
+
+// quiet turns the cancellation caused by an early stop into success.
+func (r *run) quiet(err error) error {
+	if r.isStopped() && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func (r *run) isStopped() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped
+}
+
+// runSubgoal runs one subgoal, records its result and reports whether the
+// question was judged answerable after it.
+func (r *run) runSubgoal(ctx context.Context, plan *kgqa.Plan, s kgqa.Subgoal) (bool, error) {
+	start := time.Now()
+	rec := r.records[s.ID]
+	r.mu.Lock()
+	rec.Status = statusRunning
+	d0 := r.base
+	for _, n := range r.waitsFor(s) {
+		d0 = max(d0, r.depth[n])
+	}
+	r.mu.Unlock()
+	sg := &subgoalRun{run: r, plan: plan, s: s, rec: rec, d0: d0, b: withPack(r.b, rec.Retrieval)}
+	res, end, err := sg.execute(ctx)
+	r.mu.Lock()
+	rec.ElapsedMS = time.Since(start).Milliseconds()
+	if err != nil {
+		rec.Status, rec.Error = statusFailed, err.Error()
+		if r.stopped && errors.Is(err, context.Canceled) {
+			rec.Status, rec.Error = statusSkipped, "question answered early"
+		}
+		r.mu.Unlock()
+		return false, err
+	}
+	rec.Status, rec.Result = statusDone, res
+	r.results[s.ID] = &res
+	r.depth[s.ID] = end
+	r.mu.Unlock()
+	r.recordActual(s.ID, res)
+	r.reach(end)
+	resCopy := res
+	r.emit.send(kgqa.Event{Type: kgqa.EventSubgoalDone, Subgoal: s.ID, Result: &resCopy, SetOp: rec.SetOp})
+	if s.ID == plan.AnswerID() || !r.pendingNeedsLLM(plan, s.ID) {
+		return false, nil
+	}
+	return sg.sufficiency(ctx)
+}
+
+// pendingNeedsLLM reports whether a needed subgoal other than the one just
+// finished has not finished and will ask the model: only then is it worth
+// asking whether the question can be answered early.
+func (r *run) pendingNeedsLLM(plan *kgqa.Plan, finished string) bool {
+	needed := plan.Ancestors(plan.AnswerID())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range plan.Subgoals {
+		if !needed[s.ID] || s.ID == finished || r.results[s.ID] != nil {
+			continue
+		}
+		switch s.Op {
+		case kgqa.OpFind, kgqa.OpFilter, kgqa.OpCompare, kgqa.OpSuperlative:
+			return true
+		}
+	}
+	return false
+}
+
+// conclude sets the answer from the answer subgoal's result, or from a
+// final-answer call when that result is empty. When exploration found no
+// fact for any subgoal the answer rests on the model's own knowledge (its
+// tentative answers, composed by the plan), as when no topic entity
+// links: it is flagged AnsweredWithoutKG so that evaluations count it
+// apart.
+func (r *run) conclude(ctx context.Context, plan *kgqa.Plan) error {
+	r.mu.Lock()
+	res := r.results[plan.AnswerID()]
+	noFacts := len(r.facts) == 0
+	r.mu.Unlock()
+	if res != nil && (len(res.Entities) > 0 || strings.TrimSpace(res.Text) != "") {
+		r.ans.Text, r.ans.Entities = res.Text, nonNil(res.Entities)
+		if r.ans.Text == "" {
+			r.ans.Text = names(res.Entities)
+		}
+		r.ans.Stop = kgqa.StopPlanComplete
+		if noFacts {
+			r.ans.AnsweredWithoutKG = true
+			r.ans.Final = &kgqa.FinalRecord{Source: "model_knowledge", Reason: noFactsReason}
+		}
+		return nil
+	}
+	return r.finalAnswer(ctx, plan)
+}
+
+// noFactsReason is the trace's note on a question whose topic entities
+// linked but whose exploration found no fact.
+const noFactsReason = "exploration found no fact in the KG for any subgoal: the answer is the model's own knowledge"
+
+func nonNil(ts []kgqa.Term) []kgqa.Term {
+	if ts == nil {
+		return []kgqa.Term{}
+	}
+	return ts
+}
+
+// names joins the names (or ids) of terms for an answer text.
+func names(ts []kgqa.Term) string {
+	parts := make([]string, 0, len(ts))
+	for _, t := range ts {
+		switch {
+		case t.Name != "":
+			parts = append(parts, t.Name)
+		default:
+			parts = append(parts, t.ID)
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/refine"
+	"golang.org/x/sync/errgroup"
+)
+
+// find runs the Answer-Explore-Refine loop of one subgoal: a tentative
+// answer (in parallel with the first exploration round), then rounds of
+// exploration each checked by refinement, until the evidence is aligned or
+// the budgets run out, when the tentative answer is kept.
+func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
+	if against, ok := sg.verifyAgainst[sg.s.ID]; ok {
+		res, end, settled, err := sg.verify(ctx, against)
+		if err != nil || settled {
+			return res, end, err
+		}
+		sg.d0 = end // the check settled nothing: explore in full
+	}
+	text := sg.text()
+	anchors := sg.anchors()
+	sg.rec.Anchors = anchors
+	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(anchors)})
+	x := newExplorer(sg, text)
+
+	var tent *kgqa.Tentative
+	var rd *kgqa.Round
+	end := sg.d0
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if !sg.pack().Tentative {
+			tent = &kgqa.Tentative{} // the pack asks for none: the evidence decides
+			return nil
+		}
+		var err error
+		tent, err = sg.tentative(gctx, text)
+		return err
+	})
+	g.Go(func() error {
+		var err error
+		rd, end, err = x.round(gctx, anchors, 0, sg.d0)
+		return err
+	})
+	err := g.Wait()
+	if tent != nil {
+		sg.rec.Tentative = tent
+	}
+	if err != nil {
+		if rd != nil {
+			sg.rec.Rounds = append(sg.rec.Rounds, rd)
+		}
+		return kgqa.Result{}, end, err
+	}
+	end = max(end, sg.d0+1) // the tentative answer is one call deep
+
+	var all []kgqa.Fact
+	depth := 0
+	for round := 1; ; round++ {
+		sg.rec.Rounds = append(sg.rec.Rounds, rd)
+		rc := *rd
+		sg.emit.send(kgqa.Event{Type: kgqa.EventExploration, Subgoal: sg.s.ID, Round: &rc})
+		all = append(all, rd.Facts...)
+		sg.addFacts(rd.Facts)
+
+		facts := promptFacts(sg.e.g.Dialect(), text, all, sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
+		v, err := sg.e.refiner.Refine(ctx, refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts, Fuse: sg.fuse()})
+		if err != nil {
+			return kgqa.Result{}, end, stepErr("refine", sg.s.ID, err)
+		}
+		if len(facts) > 0 {
+			end++
+		}
+		sg.rec.Verdict = &v
+		vc := v
+		sg.emit.send(kgqa.Event{Type: kgqa.EventRefinement, Subgoal: sg.s.ID, Verdict: &vc})
+		if v.Sufficient != nil {
+			// The final answer may name entities of earlier subgoals:
+			// resolve against all evidence, as the separate check does.
+			ents := v.FinalEntities
+			if *v.Sufficient {
+				ents = sg.resolveAll(v.FinalRefs)
+			}
+			sg.rec.Sufficiency = &kgqa.Sufficiency{Sufficient: *v.Sufficient, Answer: v.FinalAnswer, Entities: ents, Fused: true, Reason: v.Reason}
+		}
+		if v.Aligned && (len(v.Entities) > 0 || v.Answer != "") {
+			res := kgqa.Result{Text: v.Answer, Entities: nonNil(v.Entities), Source: "evidence"}
+			if res.Text == "" {
+				res.Text = names(res.Entities)
+			}
+			sg.rec.Corrected = corrected(tent, res)
+			if !sg.truncates() {
+				res, sg.rec.Expansion = expand(res, all, facts)
+			}
+			res.Capped = cappedFrom(sg.rec.Rounds, res.Entities)
+			return sg.truncate(ctx, x, res, facts, end)
+		}
+		if round >= sg.b.MaxRounds {
+			break
+		}
+		var next []kgqa.Term
+		var ok bool
+		next, depth, end, ok, err = x.next(ctx, rd, depth, end)
+		if err != nil {
+			return kgqa.Result{}, end, err
+		}
+		if !ok {
+			break
+		}
+		if rd, end, err = x.round(ctx, next, depth, end); err != nil {
+			sg.rec.Rounds = append(sg.rec.Rounds, rd)
+			return kgqa.Result{}, end, err
+		}
+	}
+	// Asymmetric trust: no aligned evidence, so the tentative answer stands.
+	res, err := sg.fromTentative(ctx, tent)
+	return res, end, err
+}
+
+// truncate applies WithResultTruncation: the result keeps at most Width
+// entities, pruned like a frontier and recorded in Truncation.
+func (sg *subgoalRun) truncate(ctx context.Context, x *explorer, res kgqa.Result, facts []kgqa.Fact, end int) (kgqa.Result, int, error) {
+	if !sg.truncates() || len(res.Entities) <= sg.b.Width {
+		return res, end, nil
+	}
+	var cands []candidate
+	for _, t := range res.Entities {
+		c := candidate{term: t, fact: kgqa.Fact{Head: t, Tail: t}}
+		for _, f := range facts {
+			if f.Tail.Key() == t.Key() || f.Head.Key() == t.Key() {
+				c.fact = f
+				break
+			}
+		}
+		cands = append(cands, c)
+	}
+	rd := &kgqa.Round{}
+	kept, end, err := x.prune(ctx, rd, cands, end)
+	if err != nil {
+		return kgqa.Result{}, end, err
+	}
+	sg.rec.Truncation = rd.Pruning
+	res.Entities = kept
+	res.Text = names(kept)
+	return res, end, nil
+}

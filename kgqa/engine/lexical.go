@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/lexicon"
+	"github.com/parog/parog-go/kgqa/naming"
+)
+
+// wordSeparators turn relation ids ("people.person.place_of_birth") into
+// words.
+var wordSeparators = strings.NewReplacer("_", " ", ".", " ", ":", " ")
+
+// tokens splits s into lower-case content words with a light stemming, so
+// that "bordering" meets "borders" and "airports" meets "airport".
+func tokens(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(naming.Fold(wordSeparators.Replace(s))) {
+		if lexicon.Stopword(w) || strings.HasPrefix(w, "#") {
+			continue
+		}
+		out[stem(w)] = true
+	}
+	return out
+}
+
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+// overlap scores how many of b's words are in a, normalised by b's size
+// so that short, exact relation names are not beaten by long ones.
+func overlap(a, b map[string]bool) float64 {
+	if len(b) == 0 {
+		return 0
+	}
+	n := 0
+	for w := range b {
+		if a[w] {
+			n++
+		}
+	}
+	return float64(n) + float64(n)/float64(len(b))
+}
+
+// factWords are the words a fact offers to a lexical match; a date also
+// offers its year, which is how questions name dates ("in 1980").
+func factWords(d kg.Dialect, f kgqa.Fact) map[string]bool {
+	s := f.Tail.Name
+	if y, ok := yearOf(s); ok {
+		s += " " + y
+	}
+	for _, r := range f.Path {
+		s += " " + d.Readable(r)
+	}
+	return tokens(s)
+}
+
+// yearOf returns the year of a date literal such as "1980-01-20" or
+// "1980-01-20T00:00:00Z".
+func yearOf(s string) (string, bool) {
+	if len(s) < 7 || s[4] != '-' {
+		return "", false
+	}
+	for i := 0; i < 4; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return "", false
+		}
+	}
+	return s[:4], true
+}
+
+// rankFacts keeps the n facts most lexically relevant to text, in their
+// original order among equals.
+func rankFacts(d kg.Dialect, text string, facts []kgqa.Fact, n int) []kgqa.Fact {
+	if len(facts) <= n {
+		return facts
+	}
+	q := tokens(text)
+	idx := make([]int, len(facts))
+	score := make([]float64, len(facts))
+	for i, f := range facts {
+		idx[i] = i
+		score[i] = overlap(q, factWords(d, f))
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
+	out := make([]kgqa.Fact, 0, n)
+	for _, i := range idx[:n] {
+		out = append(out, facts[i])
+	}
+	return out
+}

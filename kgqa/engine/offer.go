@@ -1,0 +1,199 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/prompts"
+)
+
+// maxDroppedShown bounds the dropped relations a RelationCut lists.
+const maxDroppedShown = 20
+
+// offer collects the untried relations of the anchors, in the order the KG
+// lists them, with the anchors that have each. Every one is offered while
+// they number at most MaxOfferedRelations: a lexical cut drops relations
+// whose names share no word with the subgoal ("border" against
+// location.location.adjoin_s), which is the truncation the method argues
+// against. Above the bound they are ranked against the subgoal, by the
+// embeddings endpoint when one is configured, else by word overlap, and
+// the cut is returned for the trace.
+func (x *explorer) offer(ctx context.Context, anchors []kgqa.Term, rels map[string][]kgqa.Relation) ([]kgqa.Relation, map[kgqa.Relation][]kgqa.Term, *kgqa.RelationCut, error) {
+	has := map[kgqa.Relation][]kgqa.Term{}
+	var order []kgqa.Relation
+	for _, a := range anchors {
+		for _, r := range rels[a.ID] {
+			if x.tried[r] {
+				continue
+			}
+			if _, ok := has[r]; !ok {
+				order = append(order, r)
+			}
+			has[r] = append(has[r], a)
+		}
+	}
+	limit := x.sg.b.MaxOfferedRelations
+	if len(order) <= limit {
+		return order, has, nil, nil
+	}
+	ranked, cut, err := x.rank(ctx, anchors, order)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cut.Available, cut.Shown = len(order), limit
+	dropped := ranked[limit:]
+	cut.DroppedCount = len(dropped)
+	cut.Dropped = append([]kgqa.Relation{}, dropped[:min(len(dropped), maxDroppedShown)]...)
+	return ranked[:limit], has, cut, nil
+}
+
+// rank orders rels by relevance to the subgoal, most relevant first, ties
+// in the KG's order: by cosine similarity of embeddings when an embeddings
+// endpoint is configured, else (or when it fails) by word overlap.
+func (x *explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation) ([]kgqa.Relation, *kgqa.RelationCut, error) {
+	d := x.sg.e.g.Dialect()
+	query := x.relationQuery(anchors)
+	score := make(map[kgqa.Relation]float64, len(rels))
+	cut := &kgqa.RelationCut{Method: "lexical"}
+	if em := x.sg.e.embedder; em != nil {
+		texts := make([]string, 0, len(rels)+1)
+		texts = append(texts, query)
+		for _, r := range rels {
+			texts = append(texts, d.Readable(r.ID))
+		}
+		vecs, err := em.Embed(ctx, texts)
+		switch {
+		case err == nil && len(vecs) == len(texts):
+			for i, r := range rels {
+				score[r] = llm.Cosine(vecs[0], vecs[i+1])
+			}
+			cut.Method = "embeddings"
+		case ctx.Err() != nil:
+			return nil, nil, stepErr("explore", x.sg.s.ID, ctx.Err())
+		case err == nil:
+			cut.Note = fmt.Sprintf("the embeddings endpoint returned %d vectors for %d texts; ranked by word overlap", len(vecs), len(texts))
+		default:
+			cut.Note = "the embeddings endpoint failed (" + err.Error() + "); ranked by word overlap"
+		}
+	}
+	if cut.Method == "lexical" {
+		q := tokens(query)
+		for _, r := range rels {
+			score[r] = overlap(q, tokens(d.Readable(r.ID)))
+		}
+	}
+	out := append([]kgqa.Relation{}, rels...)
+	sort.SliceStable(out, func(i, j int) bool { return score[out[i]] > score[out[j]] })
+	return out, cut, nil
+}
+
+// relationQuery is what a relation is matched against: the subgoal and
+// the attribute it compares by, without the anchors' names, since that
+// the anchor is an airport says nothing of which relation answers the
+// subgoal.
+func (x *explorer) relationQuery(anchors []kgqa.Term) string {
+	q := x.text
+	for _, a := range anchors {
+		if a.Name != "" {
+			q = strings.ReplaceAll(q, a.Name, " ")
+		}
+	}
+	return strings.Join(strings.Fields(q+" "+x.attrHint), " ")
+}
+
+// relationType splits a relation id into its type and name at the last
+// dot ("location.location.adjoin_s" -> "location.location", "adjoin_s");
+// an id without a dot (a Wikidata property) has no type.
+func relationType(id string) (typ, name string) {
+	i := strings.LastIndexByte(id, '.')
+	if i <= 0 || i == len(id)-1 {
+		return "", id
+	}
+	return id[:i], id[i+1:]
+}
+
+// groupRelations renders the offered relations compactly for the
+// relations prompt: one line per type and direction, types and names in
+// alphabetical order, so that the prompt does not depend on the order
+// the KG lists them in. Ids without a type are shown by their readable
+// name, which carries the id.
+func groupRelations(d kg.Dialect, offered []kgqa.Relation) (out, in []prompts.RelationGroup) {
+	type key struct {
+		dir kgqa.Direction
+		typ string
+	}
+	names := map[key][]string{}
+	for _, r := range offered {
+		typ, name := relationType(r.ID)
+		if typ == "" {
+			name = d.Readable(r.ID)
+		}
+		k := key{r.Dir, typ}
+		names[k] = append(names[k], name)
+	}
+	keys := make([]key, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].typ < keys[j].typ })
+	for _, k := range keys {
+		ns := names[k]
+		sort.Strings(ns)
+		g := prompts.RelationGroup{Type: k.typ, Names: ns}
+		if k.dir == kgqa.In {
+			in = append(in, g)
+		} else {
+			out = append(out, g)
+		}
+	}
+	return out, in
+}
+
+// errAmbiguousName is a short relation name that more than one offered
+// relation of the direction has.
+var errAmbiguousName = errors.New("ambiguous")
+
+// offeredIndex resolves a model's relation reply against the relations
+// offered, and only those: the full id or, for an id with a type, its
+// name alone, each compared without regard to case.
+type offeredIndex struct {
+	full  map[string]kgqa.Relation   // lower-case "id dir"
+	short map[string][]kgqa.Relation // lower-case "name dir"
+}
+
+func newOfferedIndex(offered []kgqa.Relation) *offeredIndex {
+	ix := &offeredIndex{full: map[string]kgqa.Relation{}, short: map[string][]kgqa.Relation{}}
+	for _, r := range offered {
+		ix.full[strings.ToLower(r.ID)+" "+string(r.Dir)] = r
+		if typ, name := relationType(r.ID); typ != "" {
+			k := strings.ToLower(name) + " " + string(r.Dir)
+			ix.short[k] = append(ix.short[k], r)
+		}
+	}
+	return ix
+}
+
+// resolve returns the offered relation the reply (id, dir) names.
+func (ix *offeredIndex) resolve(id, dir string) (kgqa.Relation, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	dir = strings.ToLower(strings.TrimSpace(dir))
+	if r, ok := ix.full[id+" "+dir]; ok {
+		return r, nil
+	}
+	switch rs := ix.short[id+" "+dir]; len(rs) {
+	case 0:
+		return kgqa.Relation{}, errNotOffered
+	case 1:
+		return rs[0], nil
+	default:
+		return kgqa.Relation{}, fmt.Errorf("%w: %d offered relations are named %q (%s and %s): give the full id", errAmbiguousName, len(rs), id, rs[0].ID, rs[1].ID)
+	}
+}
+
+var errNotOffered = errors.New("not offered")

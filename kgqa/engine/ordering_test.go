@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kgqatest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Cost-based ordering keeps the answers of the demo graph's conjunction
+// questions identical to exploring every branch, and where it applies
+// (two branches from topic entities) it verifies the larger branch
+// against the smaller one's candidates with fewer model calls.
+func TestCostOrderingKeepsConjunctionAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		id       string
+		ordered  bool   // the intersect's branches are both finds from topic entities
+		explored string // the branch the counts make the smaller
+	}{
+		{"demo-01", false, ""}, // s3 starts from s2's airports
+		// The countries bordering Spain (2 along the relation the words
+		// pick) before those bordering Germany (8).
+		{"demo-03", true, "s2"},
+		// 3 and 3 rivers: a tie keeps the plan's order.
+		{"demo-04", true, "s1"},
+		// Italy's 1 against the Swiss franc's 2: the words pick a river
+		// relation for "bordering Italy", so the estimate is off (6
+		// countries border Italy) and the larger branch runs first.
+		{"demo-05", true, "s1"},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			q := demoQuestion(t, tc.id)
+			var gold []string
+			for _, a := range q.Answers {
+				gold = append(gold, a.ID)
+			}
+			run := func(ordering string) (*kgqa.Answer, *kgqatest.Model) {
+				cfg := config.Default().Engine
+				cfg.Ordering = ordering
+				m := kgqatest.NewDemoModel()
+				h := newHarness(t, m, cfg)
+				return ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)}), m
+			}
+			full, fm := run(OrderingPlan)
+			cost, cm := run(OrderingCost)
+			require.Equal(t, gold, entityIDs(full.Entities), brief(full))
+			assert.Equal(t, entityIDs(full.Entities), entityIDs(cost.Entities), brief(cost))
+			var inter *kgqa.SubgoalRecord
+			for _, s := range cost.Subgoals {
+				if s.Op == kgqa.OpIntersect {
+					inter = s
+				}
+			}
+			require.NotNil(t, inter)
+			if !tc.ordered {
+				assert.Nil(t, inter.Ordering)
+				assert.Equal(t, fm.Total(), cm.Total())
+				return
+			}
+			require.NotNil(t, inter.Ordering, brief(cost))
+			o := inter.Ordering
+			for _, b := range o.Branches {
+				t.Logf("%s: %v estimated %d actual %d (%s)", b.Subgoal, b.Relation, b.Estimated, b.Actual, b.Role)
+			}
+			assert.Equal(t, OrderingCost, o.Method)
+			require.Len(t, o.Branches, 2)
+			assert.Equal(t, tc.explored, o.Branches[0].Subgoal)
+			assert.Equal(t, roleExplored, o.Branches[0].Role)
+			assert.Equal(t, roleVerified, o.Branches[1].Role)
+			assert.LessOrEqual(t, o.Branches[0].Estimated, o.Branches[1].Estimated)
+			for _, b := range o.Branches {
+				assert.Equal(t, len(record(t, cost, b.Subgoal).Result.Entities), b.Actual, b.Subgoal)
+				require.NotNil(t, b.Relation)
+			}
+			checked := record(t, cost, o.Branches[1].Subgoal)
+			require.NotNil(t, checked.Verification)
+			assert.Equal(t, tc.explored, checked.Verification.Against)
+			assert.False(t, checked.Verification.Fallback)
+			assert.Equal(t, "verified", checked.Result.Source)
+			assert.Nil(t, checked.Tentative, "a check asks for no tentative answer")
+			assert.Nil(t, checked.Verdict, "nor for a refinement")
+			assert.Equal(t, "most_selective_branch_first", cost.RetrievalPlan.Reasons["ordering"])
+			assert.Less(t, cm.Total(), fm.Total(), "model calls: cost %d, plan %d", cm.Total(), fm.Total())
+			assert.Less(t, cost.Usage.LLM.TotalTokens, full.Usage.LLM.TotalTokens)
+		})
+	}
+}
+
+// One subgoal at a time, a verified branch runs after the branch it
+// checks, whatever the plan's order, and the rest keeps Plan.Order's.
+func TestExecutionOrderPutsCheckAfterItsBranch(t *testing.T) {
+	plan := &kgqa.Plan{Version: 1, Subgoals: []kgqa.Subgoal{
+		{ID: "s1", Text: "Find the countries bordering Germany", Op: kgqa.OpFind},
+		{ID: "s2", Text: "Find the countries bordering Spain", Op: kgqa.OpFind},
+		{ID: "s3", Text: "Keep what #1 and #2 share", Op: kgqa.OpIntersect, Needs: []string{"s1", "s2"}},
+	}}
+	r := &run{after: map[string][]string{}}
+	order, err := r.executionOrder(plan)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2}, order)
+	r.after["s1"] = []string{"s2"}
+	order, err = r.executionOrder(plan)
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 0, 2}, order)
+}
+
+// With the branches run one at a time (parallelism 1), the ordering and
+// the answers are those of the parallel executor.
+func TestCostOrderingOneAtATime(t *testing.T) {
+	q := demoQuestion(t, "demo-03")
+	cfg := config.Default().Engine
+	cfg.Parallelism = 1
+	h := newHarness(t, kgqatest.NewDemoModel(), cfg)
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, []string{q.Answers[0].ID}, entityIDs(ans.Entities), brief(ans))
+	require.NotNil(t, record(t, ans, "s3").Ordering)
+	assert.NotNil(t, record(t, ans, "s1").Verification)
+}

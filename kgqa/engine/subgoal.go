@@ -1,0 +1,262 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/naming"
+	"github.com/parog/parog-go/kgqa/prompts"
+)
+
+// subgoalRun is the state of one subgoal's execution.
+type subgoalRun struct {
+	*run
+	plan *kgqa.Plan
+	s    kgqa.Subgoal
+	rec  *kgqa.SubgoalRecord
+	d0   int // LLM depth when the subgoal could start
+	// b is the run's budgets with the subgoal's retrieval pack applied;
+	// it shadows the run's.
+	b config.Engine
+}
+
+// execute dispatches on the subgoal's op and returns its result and the
+// LLM depth at which it ended.
+func (sg *subgoalRun) execute(ctx context.Context) (kgqa.Result, int, error) {
+	switch sg.s.Op {
+	case kgqa.OpFind:
+		return sg.find(ctx)
+	case kgqa.OpIntersect, kgqa.OpUnion, kgqa.OpCount:
+		return sg.exactSet()
+	case kgqa.OpCompare, kgqa.OpSuperlative, kgqa.OpFilter:
+		return sg.constrain(ctx)
+	}
+	return kgqa.Result{}, sg.d0, stepErr("plan", sg.s.ID, fmt.Errorf("unknown op %q", sg.s.Op))
+}
+
+var refPattern = regexp.MustCompile(`#(\d+)`)
+
+// text returns the subgoal's text with "#k" references followed by the
+// names of the result they refer to.
+func (sg *subgoalRun) text() string {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	return refPattern.ReplaceAllStringFunc(sg.s.Text, func(m string) string {
+		id := "s" + m[1:]
+		res := sg.results[id]
+		if res == nil {
+			return m
+		}
+		return m + " (" + clip(summary(*res), 200) + ")"
+	})
+}
+
+func summary(res kgqa.Result) string {
+	if len(res.Entities) > 0 {
+		return names(res.Entities)
+	}
+	return res.Text
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// view renders the plan for a prompt, marking the current subgoal and
+// listing the results known so far.
+func (sg *subgoalRun) view() prompts.PlanView {
+	return sg.run.view(sg.plan, sg.s.ID)
+}
+
+func (r *run) view(plan *kgqa.Plan, current string) prompts.PlanView {
+	v := prompts.PlanView{Question: r.ans.Question, Current: current}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range plan.Subgoals {
+		v.Subgoals = append(v.Subgoals, prompts.SubgoalLine{ID: s.ID, Text: s.Text, Op: string(s.Op), Needs: strings.Join(s.Needs, ", ")})
+		if res := r.results[s.ID]; res != nil {
+			v.Known = append(v.Known, s.ID+": "+clip(summary(*res), 300))
+		}
+	}
+	return v
+}
+
+// neededEntities returns the union of the results of the subgoals s needs.
+func (sg *subgoalRun) neededEntities() []kgqa.Term {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	var out []kgqa.Term
+	seen := map[string]bool{}
+	for _, n := range sg.s.Needs {
+		if res := sg.results[n]; res != nil {
+			for _, t := range res.Entities {
+				if !seen[t.Key()] {
+					seen[t.Key()] = true
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// neededExcept returns the union of the results of the subgoals s needs
+// other than id (the bound a compare's value refers to).
+func (sg *subgoalRun) neededExcept(id string) []kgqa.Term {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	var out []kgqa.Term
+	seen := map[string]bool{}
+	for _, n := range sg.s.Needs {
+		if n == id {
+			continue
+		}
+		if res := sg.results[n]; res != nil {
+			for _, t := range res.Entities {
+				if !seen[t.Key()] {
+					seen[t.Key()] = true
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// boundValues parses the values of subgoal id's result: its literal
+// members (dates, numbers), or its text when it has none.
+func (sg *subgoalRun) boundValues(id string) []value {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	res := sg.results[id]
+	if res == nil {
+		return nil
+	}
+	var out []value
+	for _, t := range res.Entities {
+		if v, ok := parseValue(t); ok {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 && len(res.Entities) == 0 {
+		if v, ok := parseText(res.Text); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (sg *subgoalRun) anchors() []kgqa.Term {
+	if len(sg.s.Needs) == 0 {
+		return rootAnchors(sg.s.Text, sg.topicList)
+	}
+	var out []kgqa.Term
+	for _, t := range sg.neededEntities() {
+		if t.IsEntity() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func topicsOf(ts []kgqa.Term) []kgqa.Topic {
+	out := make([]kgqa.Topic, len(ts))
+	for i, t := range ts {
+		out[i] = kgqa.Topic{ID: t.ID, Name: t.Name}
+	}
+	return out
+}
+
+type tentativeReply struct {
+	Answer   string   `json:"answer"`
+	Entities []string `json:"entities"`
+}
+
+// tentative asks for a parametric answer to the subgoal. A guess the
+// model could not put in shape, repair included, is no guess: it returns
+// an empty one, the question goes on, and the evidence decides.
+func (sg *subgoalRun) tentative(ctx context.Context, text string) (*kgqa.Tentative, error) {
+	req, err := prompts.Request(kgqa.Reasoner, prompts.Tentative, prompts.SubgoalData{Plan: sg.view(), Subgoal: text})
+	if err != nil {
+		return nil, stepErr("tentative", sg.s.ID, err)
+	}
+	var rep tentativeReply
+	_, err = sg.e.chat.JSON(ctx, req, &rep, nil)
+	switch {
+	case errors.Is(err, llm.ErrSchema):
+		return &kgqa.Tentative{}, nil
+	case err != nil:
+		return nil, stepErr("tentative", sg.s.ID, err)
+	}
+	t := &kgqa.Tentative{Answer: rep.Answer, Names: rep.Entities}
+	sg.emit.send(kgqa.Event{Type: kgqa.EventTentative, Subgoal: sg.s.ID, Tentative: t})
+	return t, nil
+}
+
+// fromTentative turns a kept tentative answer into a result, resolving its
+// entity names in the KG by exact name.
+func (sg *subgoalRun) fromTentative(ctx context.Context, t *kgqa.Tentative) (kgqa.Result, error) {
+	res := kgqa.Result{Text: t.Answer, Source: "tentative", Entities: []kgqa.Term{}}
+	for _, name := range t.Names {
+		ents, err := sg.e.g.Search(ctx, name, 1)
+		if err != nil {
+			return kgqa.Result{}, stepErr("refine", sg.s.ID, err)
+		}
+		if len(ents) == 1 {
+			res.Entities = append(res.Entities, kgqa.Term{ID: ents[0].ID, Name: ents[0].Name})
+		} else {
+			res.Entities = append(res.Entities, kgqa.Term{Name: name})
+		}
+	}
+	if res.Text == "" {
+		res.Text = names(res.Entities)
+	}
+	return res, nil
+}
+
+// corrected reports whether the result differs from the tentative answer.
+func corrected(t *kgqa.Tentative, res kgqa.Result) bool {
+	if t == nil {
+		return false
+	}
+	want := map[string]bool{}
+	for _, n := range t.Names {
+		want[naming.Fold(n)] = true
+	}
+	got := map[string]bool{}
+	for _, e := range res.Entities {
+		got[naming.Fold(e.Name)] = true
+	}
+	if len(want) != len(got) {
+		return true
+	}
+	for n := range want {
+		if !got[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// fuse reports whether this subgoal's refine call also judges sufficiency.
+func (sg *subgoalRun) fuse() bool {
+	return sg.b.FuseSufficiency && sg.s.ID != sg.plan.AnswerID() && sg.pendingNeedsLLM(sg.plan, sg.s.ID)
+}
+
+// addFacts records evidence for the sufficiency and final prompts.
+func (sg *subgoalRun) addFacts(facts []kgqa.Fact) {
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	for _, f := range facts {
+		sg.facts = append(sg.facts, factRef{subgoal: sg.s.ID, fact: f})
+	}
+}

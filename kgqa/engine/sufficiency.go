@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/refine"
+)
+
+type sufficiencyReply struct {
+	Sufficient bool     `json:"sufficient"`
+	Answer     string   `json:"answer"`
+	Entities   []string `json:"entities"`
+	Reason     string   `json:"reason"`
+}
+
+type finalReply struct {
+	Answer   string   `json:"answer"`
+	Entities []string `json:"entities"`
+	Reason   string   `json:"reason"`
+}
+
+// evidence returns the facts gathered so far, most relevant to the question
+// first, and their prompt lines.
+func (r *run) evidence() ([]kgqa.Fact, []string) {
+	d := r.e.g.Dialect()
+	facts := promptFacts(d, r.ans.Question, r.allFacts(), r.b.MaxEntitiesPerRelation, r.e.maxFacts)
+	lines := make([]string, len(facts))
+	for i, f := range facts {
+		lines[i] = prompts.Fact(d, f)
+	}
+	return facts, lines
+}
+
+// resolveAll maps a model's entity references to terms of every fact the
+// run has gathered, not only those of one prompt: an answer that stops the
+// run early may name the entities of any subgoal.
+func (r *run) resolveAll(refs []string) []kgqa.Term {
+	if len(refs) == 0 {
+		return nil
+	}
+	ents, _ := refine.Resolve(r.allFacts(), refs)
+	return ents
+}
+
+// allFacts copies the facts the run has gathered.
+func (r *run) allFacts() []kgqa.Fact {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := make([]kgqa.Fact, len(r.facts))
+	for i, f := range r.facts {
+		all[i] = f.fact
+	}
+	return all
+}
+
+// sufficiency judges, after a find subgoal that is not the answer, whether
+// the question can be answered already; the judgement comes from the fused
+// refine call or from a call of its own. When it can, the run stops early
+// with that answer.
+func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
+	if sg.s.Op != kgqa.OpFind || sg.rec.Verdict == nil || sg.rec.Verdict.FactsShown == 0 {
+		return false, nil
+	}
+	suf := sg.rec.Sufficiency
+	if suf == nil {
+		if sg.b.FuseSufficiency {
+			return false, nil
+		}
+		_, lines := sg.evidence()
+		req, err := prompts.Request(kgqa.Reasoner, prompts.Sufficiency, prompts.SufficiencyData{Plan: sg.run.view(sg.plan, ""), Facts: lines})
+		if err != nil {
+			return false, stepErr("sufficiency", sg.s.ID, err)
+		}
+		var rep sufficiencyReply
+		if _, err := sg.e.chat.JSON(ctx, req, &rep, nil); err != nil {
+			return false, stepErr("sufficiency", sg.s.ID, err)
+		}
+		ents := sg.resolveAll(rep.Entities)
+		suf = &kgqa.Sufficiency{Sufficient: rep.Sufficient, Answer: rep.Answer, Entities: ents, Reason: rep.Reason}
+		sg.rec.Sufficiency = suf
+		sg.mu.Lock()
+		sg.depth[sg.s.ID]++
+		d := sg.depth[sg.s.ID]
+		sg.mu.Unlock()
+		sg.reach(d)
+	}
+	sc := *suf
+	sg.emit.send(kgqa.Event{Type: kgqa.EventSufficiency, Subgoal: sg.s.ID, Sufficiency: &sc})
+	if !suf.Sufficient || (suf.Answer == "" && len(suf.Entities) == 0) {
+		return false, nil
+	}
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	if sg.stopped {
+		return false, nil
+	}
+	sg.stopped = true
+	sg.ans.Stop = kgqa.StopSufficient
+	sg.ans.Text, sg.ans.Entities = suf.Answer, nonNil(suf.Entities)
+	if sg.ans.Text == "" {
+		sg.ans.Text = names(suf.Entities)
+	}
+	sg.ans.Final = &kgqa.FinalRecord{Source: "sufficiency", After: sg.s.ID, Reason: suf.Reason}
+	return true, nil
+}
+
+// finalAnswer asks the model to answer from everything gathered when the
+// answer subgoal produced nothing.
+func (r *run) finalAnswer(ctx context.Context, plan *kgqa.Plan) error {
+	facts, lines := r.evidence()
+	req, err := prompts.Request(kgqa.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, ""), Facts: lines})
+	if err != nil {
+		return stepErr("final", "", err)
+	}
+	var rep finalReply
+	if _, err := r.e.chat.JSON(ctx, req, &rep, nil); err != nil {
+		return stepErr("final", "", err)
+	}
+	r.reach(r.criticalPath() + 1)
+	ents, _ := refine.Resolve(facts, rep.Entities)
+	r.ans.Text, r.ans.Entities = rep.Answer, nonNil(ents)
+	r.ans.Final = &kgqa.FinalRecord{Source: "final", Reason: rep.Reason}
+	if len(facts) == 0 {
+		r.ans.AnsweredWithoutKG = true
+		r.ans.Final = &kgqa.FinalRecord{Source: "model_knowledge", Reason: noFactsReason + "; " + rep.Reason}
+	}
+	r.ans.Stop = kgqa.StopPlanComplete
+	return nil
+}
+
+// answerWithoutKG answers a question with no topic entity from the model's
+// own knowledge, as PoG does, rather than failing it: the final-answer
+// prompt with the plan and no facts. The answer is flagged
+// AnsweredWithoutKG and its subgoals are skipped.
+func (r *run) answerWithoutKG(ctx context.Context, plan *kgqa.Plan) error {
+	for _, s := range r.ans.Subgoals {
+		s.Status = statusSkipped
+	}
+	req, err := prompts.Request(kgqa.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, "")})
+	if err != nil {
+		return stepErr("final", "", err)
+	}
+	var rep finalReply
+	if _, err := r.e.chat.JSON(ctx, req, &rep, nil); err != nil {
+		return stepErr("final", "", err)
+	}
+	r.reach(r.base + 1)
+	r.ans.Text = rep.Answer
+	r.ans.Final = &kgqa.FinalRecord{Source: "model_knowledge", Reason: "no topic entity was found in the KG; " + rep.Reason}
+	r.ans.AnsweredWithoutKG = true
+	r.ans.Stop = kgqa.StopPlanComplete
+	return nil
+}

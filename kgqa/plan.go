@@ -1,0 +1,367 @@
+package kgqa
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// PlanVersion is the version of the Plan JSON shape written by this code.
+const PlanVersion = 1
+
+// Op is the kind of operation a subgoal performs.
+type Op string
+
+// The operation kinds a subgoal may have.
+const (
+	// OpFind follows relations from topic entities or earlier results
+	// (a hop, possibly through a mediator node).
+	OpFind Op = "find"
+	// OpFilter keeps the members of a needed set that satisfy a constraint
+	// stated in the text (a type, a fixed value, a time).
+	OpFilter Op = "filter"
+	// OpIntersect keeps what all needed sets share (conjunction).
+	OpIntersect Op = "intersect"
+	// OpUnion merges the needed sets.
+	OpUnion Op = "union"
+	// OpCompare keeps members whose attribute compares with a value
+	// (comparative: <, <=, >, >=, =).
+	OpCompare Op = "compare"
+	// OpSuperlative keeps the member with the largest or smallest attribute
+	// (argmax/argmin).
+	OpSuperlative Op = "superlative"
+	// OpCount counts the members of the needed set.
+	OpCount Op = "count"
+)
+
+// Ops lists every known Op, in documentation order.
+var Ops = []Op{OpFind, OpFilter, OpIntersect, OpUnion, OpCompare, OpSuperlative, OpCount}
+
+// Known reports whether o is one of Ops.
+func (o Op) Known() bool {
+	for _, k := range Ops {
+		if k == o {
+			return true
+		}
+	}
+	return false
+}
+
+// Args carries the structured part of a compare or superlative subgoal, so
+// that set logic can run exactly instead of through the LLM.
+type Args struct {
+	// Attribute names the property compared or ordered by, in readable form
+	// ("date won", "population"); a relation id is allowed too.
+	Attribute string `json:"attribute,omitempty"`
+	// Order is "max" or "min" for a superlative.
+	Order string `json:"order,omitempty"`
+	// Cmp is one of "<", "<=", ">", ">=", "=" for a comparative.
+	Cmp string `json:"cmp,omitempty"`
+	// Value is the literal compared against ("1990", "2000-01-01"), or,
+	// for a compare, a reference "#k" to the result of subgoal sk (a date
+	// or number reached from another entity, such as the start of a
+	// presidency), which must then be one of the subgoal's needs.
+	Value string `json:"value,omitempty"`
+}
+
+var valueRef = regexp.MustCompile(`^#(\d+)$`)
+
+// BoundRef returns the id of the subgoal whose result a compare's value
+// refers to ("#3" -> "s3"), and whether the value is such a reference.
+func (a *Args) BoundRef() (string, bool) {
+	if a == nil {
+		return "", false
+	}
+	m := valueRef.FindStringSubmatch(strings.TrimSpace(a.Value))
+	if m == nil {
+		return "", false
+	}
+	return "s" + m[1], true
+}
+
+// Subgoal is one step of a Plan.
+type Subgoal struct {
+	// ID is unique within the plan, conventionally "s1", "s2", ...
+	ID string `json:"id"`
+	// Text is the fluent natural-language subgoal; "#1"-style references
+	// name the results of earlier subgoals.
+	Text string `json:"text"`
+	// Needs lists the ids of subgoals whose results this one uses.
+	Needs []string `json:"needs,omitempty"`
+	// Op is the operation kind.
+	Op Op `json:"op"`
+	// Args holds the structured constraint of compare/superlative subgoals.
+	Args *Args `json:"args,omitempty"`
+}
+
+// Plan is a non-linear decomposition of a question into subgoals.
+type Plan struct {
+	// Version is PlanVersion for plans written by this code.
+	Version int `json:"version"`
+	// Subgoals in an order where every subgoal follows those it needs.
+	Subgoals []Subgoal `json:"subgoals"`
+	// Answer is the id of the subgoal whose result answers the question;
+	// empty means the last subgoal.
+	Answer string `json:"answer,omitempty"`
+}
+
+// ErrInvalidPlan is wrapped by every error Validate returns.
+var ErrInvalidPlan = errors.New("kgqa: invalid plan")
+
+var subgoalID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,15}$`)
+
+// MaxSubgoals bounds the size of a plan accepted from a model.
+const MaxSubgoals = 16
+
+// Validate checks that ids are unique and well formed, every needed id
+// exists, dependencies are acyclic, every op is known, and op arguments are
+// consistent. It does not reorder subgoals.
+func (p *Plan) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalidPlan, fmt.Sprintf(format, a...))
+	}
+	if len(p.Subgoals) == 0 {
+		return bad("no subgoals")
+	}
+	if len(p.Subgoals) > MaxSubgoals {
+		return bad("%d subgoals, at most %d allowed", len(p.Subgoals), MaxSubgoals)
+	}
+	seen := make(map[string]int, len(p.Subgoals))
+	for i, s := range p.Subgoals {
+		if !subgoalID.MatchString(s.ID) {
+			return bad("subgoal %d: malformed id %q", i+1, s.ID)
+		}
+		if _, dup := seen[s.ID]; dup {
+			return bad("duplicate subgoal id %q", s.ID)
+		}
+		seen[s.ID] = i
+		if strings.TrimSpace(s.Text) == "" {
+			return bad("subgoal %s: empty text", s.ID)
+		}
+		if !s.Op.Known() {
+			return bad("subgoal %s: unknown op %q", s.ID, s.Op)
+		}
+		if err := s.checkArgs(); err != nil {
+			return bad("subgoal %s: %v", s.ID, err)
+		}
+	}
+	for _, s := range p.Subgoals {
+		for _, n := range s.Needs {
+			if _, ok := seen[n]; !ok {
+				return bad("subgoal %s needs unknown id %q", s.ID, n)
+			}
+			if n == s.ID {
+				return bad("subgoal %s needs itself", s.ID)
+			}
+		}
+	}
+	if _, err := p.Order(); err != nil {
+		return err
+	}
+	if p.Answer != "" {
+		if _, ok := seen[p.Answer]; !ok {
+			return bad("answer names unknown id %q", p.Answer)
+		}
+	}
+	return nil
+}
+
+func (s Subgoal) checkArgs() error {
+	switch s.Op {
+	case OpIntersect, OpUnion:
+		if len(s.Needs) < 2 {
+			return fmt.Errorf("%s needs at least two subgoals", s.Op)
+		}
+	case OpCount, OpFilter:
+		if len(s.Needs) < 1 {
+			return fmt.Errorf("%s needs a subgoal to apply to", s.Op)
+		}
+	case OpSuperlative:
+		if len(s.Needs) < 1 {
+			return fmt.Errorf("superlative needs a subgoal to apply to")
+		}
+		if s.Args != nil && s.Args.Order != "" && s.Args.Order != "max" && s.Args.Order != "min" {
+			return fmt.Errorf("superlative order %q is not max or min", s.Args.Order)
+		}
+	case OpCompare:
+		if len(s.Needs) < 1 {
+			return fmt.Errorf("compare needs a subgoal to apply to")
+		}
+		if s.Args != nil && s.Args.Cmp != "" {
+			switch s.Args.Cmp {
+			case "<", "<=", ">", ">=", "=":
+			default:
+				return fmt.Errorf("compare operator %q is not one of < <= > >= =", s.Args.Cmp)
+			}
+		}
+		if id, ok := s.Args.BoundRef(); ok {
+			if !slices.Contains(s.Needs, id) {
+				return fmt.Errorf("compare value %q refers to %s, which is not one of its needs", s.Args.Value, id)
+			}
+			if len(s.Needs) < 2 {
+				return fmt.Errorf("compare value %q is its only need: no set is left to compare", s.Args.Value)
+			}
+		} else if s.Args != nil && strings.HasPrefix(strings.TrimSpace(s.Args.Value), "#") {
+			return fmt.Errorf("compare value %q is not a reference of the form #k", s.Args.Value)
+		}
+	}
+	return nil
+}
+
+// Order returns the subgoal indexes in a dependency-respecting order
+// (stable: ties keep plan order), or an error naming a cycle.
+func (p *Plan) Order() ([]int, error) {
+	index := make(map[string]int, len(p.Subgoals))
+	for i, s := range p.Subgoals {
+		index[s.ID] = i
+	}
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]int, len(p.Subgoals))
+	order := make([]int, 0, len(p.Subgoals))
+	var visit func(i int) error
+	visit = func(i int) error {
+		switch color[i] {
+		case grey:
+			return fmt.Errorf("%w: dependency cycle through %q", ErrInvalidPlan, p.Subgoals[i].ID)
+		case black:
+			return nil
+		}
+		color[i] = grey
+		for _, n := range p.Subgoals[i].Needs {
+			j, ok := index[n]
+			if !ok {
+				return fmt.Errorf("%w: subgoal %s needs unknown id %q", ErrInvalidPlan, p.Subgoals[i].ID, n)
+			}
+			if err := visit(j); err != nil {
+				return err
+			}
+		}
+		color[i] = black
+		order = append(order, i)
+		return nil
+	}
+	for i := range p.Subgoals {
+		if err := visit(i); err != nil {
+			return nil, err
+		}
+	}
+	return order, nil
+}
+
+// AnswerID returns the id of the subgoal that answers the question.
+func (p *Plan) AnswerID() string {
+	if p.Answer != "" {
+		return p.Answer
+	}
+	if len(p.Subgoals) == 0 {
+		return ""
+	}
+	return p.Subgoals[len(p.Subgoals)-1].ID
+}
+
+// Ancestors returns id and every subgoal it transitively needs.
+func (p *Plan) Ancestors(id string) map[string]bool {
+	byID := make(map[string]Subgoal, len(p.Subgoals))
+	for _, s := range p.Subgoals {
+		byID[s.ID] = s
+	}
+	out := map[string]bool{}
+	var walk func(string)
+	walk = func(id string) {
+		if out[id] {
+			return
+		}
+		out[id] = true
+		for _, n := range byID[id].Needs {
+			walk(n)
+		}
+	}
+	walk(id)
+	return out
+}
+
+// Kind is a question-structure label derived from a plan, comparable with
+// the benchmarks' own labels.
+type Kind string
+
+// The plan kinds, as the paper counts them.
+const (
+	KindComposition Kind = "composition"
+	KindConjunction Kind = "conjunction"
+	KindComparative Kind = "comparative"
+	KindSuperlative Kind = "superlative"
+	KindCount       Kind = "count"
+	KindLinear      Kind = "linear"
+)
+
+// Kinds returns the kinds of operation the plan contains, in a fixed order.
+// A plan is a composition when a find starts from the result of any earlier
+// subgoal (a find, filter, intersect, union, compare or superlative: the
+// answer of a sub-question is followed further); a conjunction when it
+// intersects sets or filters a set by a stated constraint (a second
+// condition on the same answer, which is how ComplexWebQuestions labels
+// "What language spoken in Cyprus has the code acy?"); comparative,
+// superlative and count when it has such a subgoal; linear when it has none
+// of these, that is a single find. A plan may contain several kinds; one
+// primary type per question, comparable with published type shares, is a
+// separate decision left to the caller.
+func (p *Plan) Kinds() []Kind {
+	has := map[Kind]bool{}
+	for _, s := range p.Subgoals {
+		switch s.Op {
+		case OpIntersect, OpFilter:
+			has[KindConjunction] = true
+		case OpCompare:
+			has[KindComparative] = true
+		case OpSuperlative:
+			has[KindSuperlative] = true
+		case OpCount:
+			has[KindCount] = true
+		case OpFind:
+			if len(s.Needs) > 0 {
+				has[KindComposition] = true
+			}
+		}
+	}
+	var out []Kind
+	for _, k := range []Kind{KindComposition, KindConjunction, KindComparative, KindSuperlative, KindCount} {
+		if has[k] {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		out = []Kind{KindLinear}
+	}
+	return out
+}
+
+// ParsePlan decodes a plan strictly (unknown fields are an error) and
+// validates it. A missing version is taken as PlanVersion.
+func ParsePlan(data []byte) (*Plan, error) {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	var p Plan
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidPlan, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: trailing data after the plan", ErrInvalidPlan)
+	}
+	if p.Version == 0 {
+		p.Version = PlanVersion
+	}
+	if p.Version != PlanVersion {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrInvalidPlan, p.Version, PlanVersion)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
