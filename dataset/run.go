@@ -12,7 +12,6 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/llm"
 )
 
 // Prediction is what an Answerer returns for one question.
@@ -349,13 +348,13 @@ func ErrorKind(err error) string {
 		return "timeout"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
-	case errors.Is(err, llm.ErrNotConfigured):
+	case errors.Is(err, kgqa.ErrModelNotConfigured):
 		return "llm_not_configured"
-	case errors.Is(err, llm.ErrSchema):
+	case errors.Is(err, kgqa.ErrSchema):
 		return "llm_schema"
-	case errors.Is(err, llm.ErrRejected):
+	case errors.Is(err, kgqa.ErrModelRejected):
 		return "llm_rejected"
-	case errors.Is(err, llm.ErrUnavailable):
+	case errors.Is(err, kgqa.ErrModelUnavailable):
 		return "llm_unavailable"
 	case errors.Is(err, kg.ErrUnavailable):
 		return "kg_unavailable"

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa"
 )
 
 func syntheticQuestions(n int) []Question {
@@ -45,7 +45,7 @@ func scripted(inFlight, peak *atomic.Int32) AnswerFunc {
 		fmt.Sscanf(q.ID, "syn-%d", &i)
 		switch i % 10 {
 		case 7:
-			return Prediction{LLMCalls: 2}, fmt.Errorf("kgqa: plan: %w", llm.ErrUnavailable)
+			return Prediction{LLMCalls: 2}, fmt.Errorf("kgqa: plan: %w", kgqa.ErrModelUnavailable)
 		case 9:
 			panic("engine bug")
 		}
@@ -277,7 +277,7 @@ func TestParseShardAndSeeds(t *testing.T) {
 }
 
 func TestErrorKind(t *testing.T) {
-	assert.Equal(t, "llm_schema", ErrorKind(fmt.Errorf("x: %w", &llm.SchemaError{Stage: "plan"})))
+	assert.Equal(t, "llm_schema", ErrorKind(fmt.Errorf("x: %w", &kgqa.SchemaError{Stage: "plan"})))
 	assert.Equal(t, "timeout", ErrorKind(fmt.Errorf("x: %w", context.DeadlineExceeded)))
 	assert.Equal(t, "other", ErrorKind(errors.New("strange")))
 }

@@ -13,8 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/engine"
-	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/sft"
 )
 
@@ -104,9 +103,9 @@ func (it *Item) Miss() (miss int, ok bool) {
 // and returns the report. Every record gets an Item: an invalid reply or a
 // failed call is a miss, never dropped. Only the cancellation of ctx stops
 // the run early, with ctx's error.
-func EvaluatePlanner(ctx context.Context, chat llm.Chatter, recs []*sft.Record, opts EvalOptions) (*Report, error) {
+func EvaluatePlanner(ctx context.Context, chat kgqa.Chatter, recs []*sft.Record, opts EvalOptions) (*Report, error) {
 	if !chat.Has(kgqa.Planner) {
-		return nil, fmt.Errorf("finetune: eval-planner: %w", llm.ErrNotConfigured)
+		return nil, fmt.Errorf("finetune: eval-planner: %w", kgqa.ErrModelNotConfigured)
 	}
 	conc := opts.Concurrency
 	if conc <= 0 {
@@ -155,16 +154,16 @@ func EvaluatePlanner(ctx context.Context, chat llm.Chatter, recs []*sft.Record, 
 }
 
 // evaluateOne scores one record; it returns an error only when ctx ended.
-func evaluateOne(ctx context.Context, chat llm.Chatter, rec *sft.Record) (Item, error) {
+func evaluateOne(ctx context.Context, chat kgqa.Chatter, rec *sft.Record) (Item, error) {
 	gold := rec.Gold()
 	it := Item{ID: rec.ID, Question: rec.UserText(), Kinds: recordKinds(rec), Label: rec.Label, GoldSubgoals: len(gold.Subgoals)}
 	prompt := rec.Prompt()
-	msgs := make([]llm.Message, len(prompt))
+	msgs := make([]kgqa.Message, len(prompt))
 	for i, m := range prompt {
-		msgs[i] = llm.Message{Role: m.Role, Content: m.Content}
+		msgs[i] = kgqa.Message{Role: m.Role, Content: m.Content}
 	}
-	req := llm.Request{Role: kgqa.Planner, Stage: StagePlan, Messages: msgs, Schema: engine.PlanSchema, SchemaName: "parog_plan"}
-	ledger := llm.NewLedger()
+	req := kgqa.ChatRequest{Role: kgqa.Planner, Stage: StagePlan, Messages: msgs, Schema: prompts.Schema(prompts.Plan), SchemaName: "parog_plan"}
+	ledger := kgqa.NewLedger()
 	var p kgqa.Plan
 	check := func() error {
 		if p.Version == 0 {
@@ -176,9 +175,9 @@ func evaluateOne(ctx context.Context, chat llm.Chatter, rec *sft.Record) (Item, 
 		return p.Validate()
 	}
 	start := time.Now()
-	resp, err := chat.JSON(llm.WithLedger(ctx, ledger), req, &p, check)
+	resp, err := chat.JSON(kgqa.WithLedger(ctx, ledger), req, &p, check)
 	it.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
-	var se *llm.SchemaError
+	var se *kgqa.SchemaError
 	switch {
 	case err == nil:
 		it.Outcome = OutcomeValid

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
@@ -128,7 +129,7 @@ func TestEvaluatePlannerAgainstScriptedServer(t *testing.T) {
 	}
 	assert.Contains(t, byID["grailqa-0004"].Error, `unknown op "teleport"`)
 	assert.Contains(t, byID["grailqa-0004"].Reply, "teleport")
-	assert.ErrorIs(t, errorsOf(byID["cwq-0006"]), llm.ErrUnavailable)
+	assert.ErrorIs(t, errorsOf(byID["cwq-0006"]), kgqa.ErrModelUnavailable)
 
 	o := rep.Overall
 	assert.Equal(t, 7, o.N)
@@ -163,8 +164,8 @@ func errorsOf(it Item) error {
 	if it.Error == "" {
 		return nil
 	}
-	if strings.Contains(it.Error, llm.ErrUnavailable.Error()) {
-		return llm.ErrUnavailable
+	if strings.Contains(it.Error, kgqa.ErrModelUnavailable.Error()) {
+		return kgqa.ErrModelUnavailable
 	}
 	return assert.AnError
 }
@@ -210,7 +211,7 @@ func TestEvaluatePlannerNeedsPlannerRole(t *testing.T) {
 	c, err := llm.New(config.LLM{})
 	require.NoError(t, err)
 	_, err = EvaluatePlanner(context.Background(), c, readFixture(t), EvalOptions{})
-	require.ErrorIs(t, err, llm.ErrNotConfigured)
+	require.ErrorIs(t, err, kgqa.ErrModelNotConfigured)
 }
 
 func TestReportFilesAndCompare(t *testing.T) {

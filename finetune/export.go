@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/sft"
 )
 
@@ -272,14 +271,14 @@ func writeSplit(ctx context.Context, opts ExportOptions, split string, recs []*s
 
 // lfItem is one LLaMA-Factory sharegpt example in its role/content variant.
 type lfItem struct {
-	ID       string        `json:"id"`
-	Messages []llm.Message `json:"messages"`
+	ID       string         `json:"id"`
+	Messages []kgqa.Message `json:"messages"`
 }
 
 func llamaFactoryItem(r *sft.Record) any { return lfItem{ID: r.ID, Messages: r.Messages} }
 
 type openAIExample struct {
-	Messages []llm.Message `json:"messages"`
+	Messages []kgqa.Message `json:"messages"`
 }
 
 func openAIItem(r *sft.Record) any { return openAIExample{Messages: r.Messages} }
@@ -287,14 +286,14 @@ func openAIItem(r *sft.Record) any { return openAIExample{Messages: r.Messages} 
 // hfExample has the same columns on every line, so the datasets json
 // loader infers one schema (no nulls, kinds always a list).
 type hfExample struct {
-	ID           string        `json:"id"`
-	Source       string        `json:"source"`
-	Split        string        `json:"split"`
-	Messages     []llm.Message `json:"messages"`
-	Kinds        []string      `json:"kinds"`
-	Label        string        `json:"label"`
-	Rendering    string        `json:"rendering"`
-	QuestionUsed string        `json:"question_used"`
+	ID           string         `json:"id"`
+	Source       string         `json:"source"`
+	Split        string         `json:"split"`
+	Messages     []kgqa.Message `json:"messages"`
+	Kinds        []string       `json:"kinds"`
+	Label        string         `json:"label"`
+	Rendering    string         `json:"rendering"`
+	QuestionUsed string         `json:"question_used"`
 }
 
 func hfItem(r *sft.Record) any {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
@@ -36,7 +35,7 @@ type Input struct {
 
 // Refiner runs refinements with the reasoner role.
 type Refiner struct {
-	chat     llm.Chatter
+	chat     kgqa.Chatter
 	dialect  kg.Dialect
 	role     kgqa.Role
 	maxFacts int
@@ -58,7 +57,7 @@ func WithMaxFacts(n int) Option {
 func WithRole(role kgqa.Role) Option { return func(r *Refiner) { r.role = role } }
 
 // New returns a Refiner that asks chat and renders relations with d.
-func New(chat llm.Chatter, d kg.Dialect, opts ...Option) *Refiner {
+func New(chat kgqa.Chatter, d kg.Dialect, opts ...Option) *Refiner {
 	r := &Refiner{chat: chat, dialect: d, role: kgqa.Reasoner, maxFacts: DefaultMaxFacts}
 	for _, o := range opts {
 		o(r)

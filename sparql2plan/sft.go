@@ -8,7 +8,6 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/sft"
 )
@@ -54,7 +53,7 @@ func ParseSourceSplit(s string) (string, error) {
 // planner receives for question. SFT records use exactly these, so the
 // fine-tuned planner is trained on the prompt it is served with; the one
 // source of the text is the "plan" template of kgqa/prompts.
-func PlannerMessages(question string) ([]llm.Message, error) {
+func PlannerMessages(question string) ([]kgqa.Message, error) {
 	ops := make([]string, len(kgqa.Ops))
 	for i, o := range kgqa.Ops {
 		ops[i] = string(o)
@@ -125,7 +124,7 @@ func NewRecord(q dataset.Question, c *Conversion, tr *TeacherRendering, useBackT
 	if err != nil {
 		return nil, fmt.Errorf("sparql2plan: record %s: %w", q.ID, err)
 	}
-	rec.Messages = append(msgs, llm.Message{Role: sft.RoleAssistant, Content: string(body)})
+	rec.Messages = append(msgs, kgqa.Message{Role: sft.RoleAssistant, Content: string(body)})
 	return rec, nil
 }
 

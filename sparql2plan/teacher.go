@@ -8,7 +8,6 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/llm"
 )
 
 // Teacher stages, recorded in LLM accounting.
@@ -33,7 +32,7 @@ type TeacherRendering struct {
 // checks them by back-translation.
 type Teacher struct {
 	// Chat is the client; calls use the llm.Teacher role.
-	Chat llm.Chatter
+	Chat kgqa.Chatter
 }
 
 var subgoalsSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["subgoals"],"properties":{"subgoals":{"type":"array","items":{"type":"string","minLength":1}}}}`)
@@ -84,8 +83,8 @@ func (t *Teacher) Render(ctx context.Context, q dataset.Question, c *Conversion)
 		}
 		return nil
 	}
-	req := llm.Request{Role: kgqa.Teacher, Stage: StageTeacherSubgoals, Schema: subgoalsSchema, SchemaName: "parog_teacher_subgoals",
-		Messages: []llm.Message{{Role: "system", Content: teacherSystem}, {Role: "user", Content: user}}}
+	req := kgqa.ChatRequest{Role: kgqa.Teacher, Stage: StageTeacherSubgoals, Schema: subgoalsSchema, SchemaName: "parog_teacher_subgoals",
+		Messages: []kgqa.Message{{Role: "system", Content: teacherSystem}, {Role: "user", Content: user}}}
 	if _, err := t.Chat.JSON(ctx, req, &sg, check); err != nil {
 		return fail(fmt.Errorf("sparql2plan: teacher subgoals: %w", err))
 	}
@@ -97,8 +96,8 @@ func (t *Teacher) Render(ctx context.Context, q dataset.Question, c *Conversion)
 	var back struct {
 		Question string `json:"question"`
 	}
-	req = llm.Request{Role: kgqa.Teacher, Stage: StageTeacherBackTrans, Schema: backSchema, SchemaName: "parog_teacher_back_translate",
-		Messages: []llm.Message{{Role: "system", Content: backSystem}, {Role: "user", Content: numbered.String()}}}
+	req = kgqa.ChatRequest{Role: kgqa.Teacher, Stage: StageTeacherBackTrans, Schema: backSchema, SchemaName: "parog_teacher_back_translate",
+		Messages: []kgqa.Message{{Role: "system", Content: backSystem}, {Role: "user", Content: numbered.String()}}}
 	checkBack := func() error {
 		if strings.TrimSpace(back.Question) == "" {
 			return fmt.Errorf("empty question")

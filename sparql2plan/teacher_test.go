@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
@@ -87,7 +88,7 @@ func TestTeacherRender(t *testing.T) {
 		srv := llmtest.New(t, llmtest.WithReplies(bad, bad))
 		tr, err := (&Teacher{Chat: teacherClient(t, srv)}).Render(context.Background(), louSeal, c)
 		require.Error(t, err)
-		assert.ErrorIs(t, err, llm.ErrSchema)
+		assert.ErrorIs(t, err, kgqa.ErrSchema)
 		assert.Contains(t, tr.Err, "lost its reference #1")
 		rec, err := NewRecord(louSeal, c, tr, true, 5)
 		require.NoError(t, err)
@@ -104,7 +105,7 @@ func TestTeacherRender(t *testing.T) {
 	t.Run("server errors", func(t *testing.T) {
 		srv := llmtest.New(t, llmtest.WithHandler(func(openai.ChatCompletionRequest) llmtest.Reply { return llmtest.ServerError() }))
 		_, err := (&Teacher{Chat: teacherClient(t, srv)}).Render(context.Background(), louSeal, c)
-		assert.ErrorIs(t, err, llm.ErrUnavailable)
+		assert.ErrorIs(t, err, kgqa.ErrModelUnavailable)
 	})
 	t.Run("429 then success", func(t *testing.T) {
 		srv := llmtest.New(t, llmtest.WithReplies(llmtest.RetryAfterSeconds(0)), llmtest.WithHandler(fluent))

@@ -22,18 +22,18 @@ const module = "github.com/parog/parog-go/"
 // kgqa/kg is the domain core: its adapters (endpoint, embedded) meet it in
 // kgqa/kg/backend and only kgqa/kg/adapters knows them all.
 var layers = map[string][]string{
-	"cmd/parog": {"dataset", "dataset/oracle", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/kg",
+	"cmd/parog": {"dataset", "dataset/oracle", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg",
 		"kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
-	"dataset":                    {"kgqa", "kgqa/config", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm", "kgqa/lqt", "kgqa/naming", "kgqa/ui"},
-	"dataset/oracle":             {"dataset", "kgqa", "kgqa/config", "kgqa/kg", "kgqa/llm", "kgqa/prompts", "sparql2plan"},
-	"finetune":                   {"kgqa", "kgqa/config", "kgqa/llm", "kgqa/sft"},
-	"kgqa":                       {"kgqa/answer", "kgqa/config", "kgqa/kg", "kgqa/lexicon", "kgqa/llm", "kgqa/naming", "kgqa/plan", "kgqa/prompts", "kgqa/retrieval", "refine"},
-	"kgqa/answer":                {"kgqa/kg/term", "kgqa/llm/usage", "kgqa/plan", "kgqa/retrieval"},
-	"kgqa/api":                   {"kgqa/answer", "kgqa/kg/term", "kgqa/plan", "kgqa/retrieval"},
+	"dataset":                    {"kgqa", "kgqa/engine", "kgqa/config", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm", "kgqa/lqt", "kgqa/naming", "kgqa/ui"},
+	"dataset/oracle":             {"dataset", "kgqa", "kgqa/engine", "kgqa/config", "kgqa/kg", "kgqa/llm", "kgqa/prompts", "sparql2plan"},
+	"finetune":                   {"kgqa", "kgqa/prompts", "kgqa/sft"},
+	"kgqa":                       {"kgqa/retrieval"},
+	"kgqa/engine":                {"kgqa", "kgqa/config", "kgqa/kg", "kgqa/lexicon", "kgqa/llm", "kgqa/naming", "kgqa/prompts", "kgqa/retrieval", "refine"},
+	"kgqa/api":                   {"kgqa", "kgqa/retrieval"},
 	"kgqa/backoff":               {},
 	"kgqa/config":                {"kgqa/retrieval"},
-	"kgqa/kg":                    {"kgqa/config", "kgqa/kg/backend", "kgqa/kg/sparqlgate", "kgqa/kg/term"},
+	"kgqa/kg":                    {"kgqa", "kgqa/config", "kgqa/kg/backend", "kgqa/kg/sparqlgate"},
 	"kgqa/kg/adapters":           {"kgqa/config", "kgqa/kg/backend", "kgqa/kg/embedded", "kgqa/kg/endpoint"},
 	"kgqa/kg/backend":            {},
 	"kgqa/kg/demokg":             {},
@@ -42,29 +42,26 @@ var layers = map[string][]string{
 	"kgqa/kg/endpoint":           {"kgqa/backoff", "kgqa/kg/backend"},
 	"kgqa/kg/fbimport":           {"kgqa/kg"},
 	"kgqa/kg/sparqlgate":         {},
-	"kgqa/kg/term":               {},
 	"kgqa/kg/virtuoso":           {},
 	"kgqa/kg/virtuosotest":       {"kgqa/kg/virtuoso"},
 	"kgqa/kgqatest":              {"kgqa", "kgqa/kg", "kgqa/kg/demokg", "kgqa/lexicon", "kgqa/llm", "kgqa/llm/llmtest", "kgqa/naming", "kgqa/prompts", "refine"},
 	"kgqa/lexicon":               {},
-	"kgqa/llm":                   {"kgqa/backoff", "kgqa/config", "kgqa/llm/usage"},
+	"kgqa/llm":                   {"kgqa", "kgqa/backoff", "kgqa/config"},
 	"kgqa/llm/llmcache":          {},
 	"kgqa/llm/llmtest":           {},
-	"kgqa/llm/usage":             {},
-	"kgqa/plan":                  {},
-	"kgqa/lqt":                   {"kgqa", "kgqa/config", "kgqa/lexicon", "kgqa/llm", "kgqa/prompts"},
-	"kgqa/metrics":               {"kgqa/answer", "kgqa/llm/usage"},
+	"kgqa/lqt":                   {"kgqa", "kgqa/config", "kgqa/engine", "kgqa/lexicon", "kgqa/llm", "kgqa/prompts"},
+	"kgqa/metrics":               {"kgqa"},
 	"kgqa/naming":                {},
-	"kgqa/prompts":               {"kgqa/kg", "kgqa/llm"},
+	"kgqa/prompts":               {"kgqa"},
 	"kgqa/retrieval":             {},
-	"kgqa/server":                {"kgqa", "kgqa/api", "kgqa/config", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/metrics", "kgqa/retrieval", "kgqa/ui"},
-	"kgqa/sft":                   {"kgqa", "kgqa/llm"},
+	"kgqa/server":                {"kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/metrics", "kgqa/retrieval", "kgqa/ui"},
+	"kgqa/sft":                   {"kgqa"},
 	"kgqa/sharedcache":           {"kgqa/config", "kgqa/kg"},
 	"kgqa/sharedcache/redistest": {},
 	"kgqa/ui":                    {},
 	"kgqa/ui/browsertest":        {},
-	"refine":                     {"kgqa/answer", "kgqa/kg", "kgqa/llm", "kgqa/naming", "kgqa/prompts"},
-	"sparql2plan":                {"dataset", "kgqa", "kgqa/llm", "kgqa/prompts", "kgqa/sft"},
+	"refine":                     {"kgqa", "kgqa/kg", "kgqa/llm", "kgqa/naming", "kgqa/prompts"},
+	"sparql2plan":                {"dataset", "kgqa", "kgqa/prompts", "kgqa/sft"},
 }
 
 // goList maps each package of the pattern to a list go list prints for
@@ -118,7 +115,7 @@ func TestBinaryLinksNoTestSupport(t *testing.T) {
 		t.Skip("runs go list; skipped with -short")
 	}
 	deps := depSet(goList(t, `{{join .Deps " "}}`, ".")["cmd/parog"])
-	require.True(t, deps[module+"kgqa"], "the list is the binary's: it holds the engine")
+	require.True(t, deps[module+"kgqa/engine"], "the list is the binary's: it holds the engine")
 	for _, pkg := range []string{
 		module + "kgqa/kgqatest", module + "kgqa/llm/llmtest", module + "kgqa/kg/virtuosotest",
 		module + "kgqa/ui/browsertest", "github.com/chromedp/chromedp",
@@ -151,8 +148,8 @@ func TestLightPackages(t *testing.T) {
 		module + "kgqa/kg/embedded", module + "kgqa/kg/endpoint", module + "kgqa/kg/adapters",
 		module + "kgqa/kg/demokg", module + "kgqa/server",
 	}
-	all := goList(t, `{{join .Deps " "}}`, "../../kgqa/kg", "../../kgqa/api", "../../kgqa")
-	for _, pkg := range []string{"kgqa/kg", "kgqa/api", "kgqa"} {
+	all := goList(t, `{{join .Deps " "}}`, "../../kgqa/kg", "../../kgqa/api", "../../kgqa", "../../kgqa/engine")
+	for _, pkg := range []string{"kgqa/kg", "kgqa/api", "kgqa", "kgqa/engine"} {
 		deps := depSet(all[pkg])
 		require.NotEmpty(t, deps, pkg)
 		for _, h := range heavy {
@@ -165,10 +162,37 @@ func TestLightPackages(t *testing.T) {
 // the standard library: the wire types, and nothing of the engine, the KG
 // access, the model client or a third party.
 var clientImports = []string{
-	module + "kgqa/answer", module + "kgqa/api", module + "kgqa/kg/term",
-	module + "kgqa/llm/usage", module + "kgqa/plan",
+	module + "kgqa", module + "kgqa/api",
 	// The retrieval plan's types and its rule table: standard library only.
 	module + "kgqa/retrieval",
+}
+
+// TestDomainUsersLinkNoEngine checks that what needs only the domain links
+// neither the engine's stores, the model client nor the HTTP server: the
+// SFT record, finetune, and sparql2plan. sparql2plan parses gold SPARQL
+// with goRDFlib's parser (package goRDFlib/sparql), which links goRDFlib's
+// in-memory term and graph packages but neither of its stores; it is
+// allowed that parser and nothing else of goRDFlib's.
+func TestDomainUsersLinkNoEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped with -short")
+	}
+	heavy := []string{"github.com/dgraph-io/badger/v4", "github.com/sashabaranov/go-openai", "github.com/gin-gonic/gin",
+		"github.com/tggo/goRDFlib/store/badgerstore", "github.com/tggo/goRDFlib/store/sparqlstore", module + "kgqa/engine", module + "kgqa/llm", module + "kgqa/kg"}
+	all := goList(t, `{{join .Deps " "}}`, "../../kgqa", "../../kgqa/sft", "../../finetune", "../../sparql2plan")
+	for _, pkg := range []string{"kgqa", "kgqa/sft", "finetune", "sparql2plan"} {
+		deps := depSet(all[pkg])
+		require.NotEmpty(t, deps, pkg)
+		for _, h := range heavy {
+			assert.False(t, deps[h], "%s links %s", pkg, h)
+		}
+		if pkg == "sparql2plan" {
+			continue
+		}
+		for d := range deps {
+			assert.NotContains(t, d, "goRDFlib", "%s links %s", pkg, d)
+		}
+	}
 }
 
 // TestClientImportSet checks the whole dependency list of kgqa/api (what

@@ -28,7 +28,7 @@ import (
 // its own state.
 type Engine struct {
 	g           kg.Graph
-	chat        llm.Chatter
+	chat        kgqa.Chatter
 	cfg         config.Engine
 	refiner     *refine.Refiner
 	maxFacts    int
@@ -107,7 +107,7 @@ func WithEmbedder(em llm.Embedder) Option { return func(e *Engine) { e.embedder 
 
 // New returns an engine over g that asks chat, with cfg as its default
 // budgets (zero fields take config.Default's values).
-func New(g kg.Graph, chat llm.Chatter, cfg config.Engine, opts ...Option) *Engine {
+func New(g kg.Graph, chat kgqa.Chatter, cfg config.Engine, opts ...Option) *Engine {
 	e := &Engine{g: g, chat: chat, cfg: withDefaults(cfg, config.Default().Engine), maxFacts: refine.DefaultMaxFacts, searchLimit: 3, kgParallel: 8,
 		kgLimit: config.Default().KG.NeighborLimit}
 	for _, o := range opts {
@@ -223,9 +223,9 @@ func (e *Engine) Ask(ctx context.Context, req Request) (*kgqa.Answer, error) {
 	if req.Budgets != nil {
 		budgets = withDefaults(*req.Budgets, e.cfg)
 	}
-	ledger := llm.NewLedger()
+	ledger := kgqa.NewLedger()
 	stats := &kg.Stats{}
-	ctx = kg.WithStats(llm.WithLedger(ctx, ledger), stats)
+	ctx = kg.WithStats(kgqa.WithLedger(ctx, ledger), stats)
 	if req.Seed != nil {
 		ctx = llm.WithSeed(ctx, *req.Seed)
 	}

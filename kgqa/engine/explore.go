@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"golang.org/x/sync/errgroup"
 )
@@ -140,7 +139,7 @@ func (x *explorer) choose(ctx context.Context, rd *kgqa.Round, offered []kgqa.Re
 			rd.Rejected = append(rd.Rejected, r)
 		}
 	}
-	if errors.Is(err, llm.ErrSchema) {
+	if errors.Is(err, kgqa.ErrSchema) {
 		rd.Chosen, rd.ChosenBy = x.lexicalPick(rd.Anchors, offered, max), "lexical_fallback"
 		rd.Fallback = "the model gave no offered relation in shape, repair included (" + err.Error() + "); kept the offered relations sharing most words with the subgoal"
 		return nil

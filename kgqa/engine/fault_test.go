@@ -16,7 +16,6 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
@@ -76,7 +75,7 @@ func TestLLMOutageIsATypedError(t *testing.T) {
 	q := demoQuestion(t, "demo-01")
 	ans, err := h.engine.Ask(context.Background(), Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	require.Error(t, err)
-	assert.ErrorIs(t, err, llm.ErrUnavailable)
+	assert.ErrorIs(t, err, kgqa.ErrModelUnavailable)
 	var se *StepError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "plan", se.Stage)
@@ -98,7 +97,7 @@ func TestSchemaBreakingReply(t *testing.T) {
 	t.Run("then fails cleanly", func(t *testing.T) {
 		h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine, llmtest.WithReplies(bad, bad))
 		ans, err := h.engine.Ask(context.Background(), Request{Question: q.Question, TopicEntities: topicIDs(q)})
-		var schema *llm.SchemaError
+		var schema *kgqa.SchemaError
 		require.ErrorAs(t, err, &schema)
 		assert.Contains(t, schema.Reason, "teleport")
 		assert.Equal(t, kgqa.StopError, ans.Stop)

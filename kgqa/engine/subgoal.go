@@ -9,7 +9,6 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
-	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/naming"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
@@ -192,7 +191,7 @@ func (sg *subgoalRun) tentative(ctx context.Context, text string) (*kgqa.Tentati
 	var rep tentativeReply
 	_, err = sg.e.chat.JSON(ctx, req, &rep, nil)
 	switch {
-	case errors.Is(err, llm.ErrSchema):
+	case errors.Is(err, kgqa.ErrSchema):
 		return &kgqa.Tentative{}, nil
 	case err != nil:
 		return nil, stepErr("tentative", sg.s.ID, err)

@@ -97,8 +97,8 @@ func TestRequestsCountWhatTheEndpointReceived(t *testing.T) {
 	var observed []kgqa.Call
 	c := newClient(t, srv, func(e *config.Endpoint) { e.Concurrency = 1; e.Retries = 2; e.JSONSchema = true },
 		WithObserver(func(call kgqa.Call) { mu.Lock(); observed = append(observed, call); mu.Unlock() }))
-	ledger := NewLedger()
-	ctx := WithLedger(context.Background(), ledger)
+	ledger := kgqa.NewLedger()
+	ctx := kgqa.WithLedger(context.Background(), ledger)
 
 	// A 500 then a reply: one call, two requests.
 	srv.Enqueue(llmtest.ServerError(), llmtest.Text("ok"))
@@ -110,7 +110,7 @@ func TestRequestsCountWhatTheEndpointReceived(t *testing.T) {
 	var out struct {
 		Answer any `json:"answer"`
 	}
-	_, err = c.JSON(ctx, Request{Role: kgqa.Reasoner, Stage: "repaired", Messages: []Message{{Role: "user", Content: "q"}}, Schema: []byte(`{"type":"object"}`)},
+	_, err = c.JSON(ctx, kgqa.ChatRequest{Role: kgqa.Reasoner, Stage: "repaired", Messages: []kgqa.Message{{Role: "user", Content: "q"}}, Schema: []byte(`{"type":"object"}`)},
 		&out, func() error {
 			if _, ok := out.Answer.(string); !ok {
 				return assert.AnError
@@ -152,7 +152,7 @@ func TestUnreachableEndpointCountsNoRequest(t *testing.T) {
 	c := newClient(t, srv, func(e *config.Endpoint) { e.Retries = 2 }, WithObserver(func(call kgqa.Call) { observed = append(observed, call) }))
 	srv.Close()
 	_, err := c.Chat(context.Background(), ask("plan", "q"))
-	require.ErrorIs(t, err, ErrUnavailable)
+	require.ErrorIs(t, err, kgqa.ErrModelUnavailable)
 	require.Len(t, observed, 1)
 	assert.Equal(t, 2, observed[0].Retries, "it tried three times")
 	assert.Zero(t, observed[0].Requests, "none reached the endpoint")

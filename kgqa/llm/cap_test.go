@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -48,8 +49,8 @@ func TestReplyOverCapFailsAtOnce(t *testing.T) {
 			// Every reply is the same, so a retry would be answered too.
 			srv := llmtest.New(t, llmtest.WithHandler(func(openai.ChatCompletionRequest) llmtest.Reply { return tc.reply }))
 			c := newClient(t, srv, func(ep *config.Endpoint) { ep.Retries = 3 }, WithMaxReplyBytes(limit))
-			ledger := NewLedger()
-			resp, err := c.Chat(WithLedger(context.Background(), ledger), ask("answer", "Which country?"))
+			ledger := kgqa.NewLedger()
+			resp, err := c.Chat(kgqa.WithLedger(context.Background(), ledger), ask("answer", "Which country?"))
 			assert.Equal(t, 1, srv.Count(), "requests sent")
 			calls := ledger.Calls()
 			require.Len(t, calls, 1)
@@ -60,9 +61,9 @@ func TestReplyOverCapFailsAtOnce(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
-			assert.ErrorIs(t, err, ErrReplyTooLarge)
-			assert.ErrorIs(t, err, ErrUnavailable)
-			assert.NotErrorIs(t, err, ErrRejected)
+			assert.ErrorIs(t, err, kgqa.ErrReplyTooLarge)
+			assert.ErrorIs(t, err, kgqa.ErrModelUnavailable)
+			assert.NotErrorIs(t, err, kgqa.ErrModelRejected)
 			assert.Contains(t, err.Error(), fmt.Sprintf("reply too large: exceeded %d bytes", limit))
 			assert.Contains(t, calls[0].Err, "exceeded")
 		})

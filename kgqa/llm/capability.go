@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/parog/parog-go/kgqa"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -251,8 +252,8 @@ func identByte(b byte) bool {
 // user message, for endpoints that cannot take it as response_format. It
 // goes into the user turn because some chat templates refuse a system
 // message anywhere but first.
-func schemaInPrompt(msgs []Message, schema json.RawMessage) []Message {
-	out := append([]Message(nil), msgs...)
+func schemaInPrompt(msgs []kgqa.Message, schema json.RawMessage) []kgqa.Message {
+	out := append([]kgqa.Message(nil), msgs...)
 	note := "\n\nReply with only a JSON value that satisfies this JSON schema, and no other text:\n" + string(schema)
 	for i := len(out) - 1; i >= 0; i-- {
 		if out[i].Role == "user" {
@@ -260,5 +261,5 @@ func schemaInPrompt(msgs []Message, schema json.RawMessage) []Message {
 			return out
 		}
 	}
-	return append(out, Message{Role: "user", Content: strings.TrimSpace(note)})
+	return append(out, kgqa.Message{Role: "user", Content: strings.TrimSpace(note)})
 }

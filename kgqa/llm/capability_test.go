@@ -82,8 +82,8 @@ func TestFallbackWhenResponseFormatIsRejected(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.New(t, llmtest.WithHandler(refusing(tt.status, tt.body, tt.refused...)))
 			c := newClient(t, srv, nil)
-			ledger := NewLedger()
-			ctx := WithLedger(context.Background(), ledger)
+			ledger := kgqa.NewLedger()
+			ctx := kgqa.WithLedger(context.Background(), ledger)
 			for i := 0; i < 2; i++ {
 				var out answer
 				_, err := c.JSON(ctx, jsonReq("final"), &out, nonEmpty(&out))
@@ -167,7 +167,7 @@ func TestRejectionsThatAreNotAboutParameters(t *testing.T) {
 			c := newClient(t, srv, nil)
 			var out answer
 			_, err := c.JSON(context.Background(), jsonReq("final"), &out, nil)
-			require.ErrorIs(t, err, ErrRejected)
+			require.ErrorIs(t, err, kgqa.ErrModelRejected)
 			assert.Equal(t, 1, srv.Count())
 			capa, _ := c.Capabilities(kgqa.Reasoner)
 			assert.Equal(t, FormatJSONSchema, capa.Format)

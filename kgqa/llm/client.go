@@ -37,7 +37,7 @@ type Client struct {
 	now      func() time.Time // the clock of Call.Start, Wait and Latency
 }
 
-var _ Chatter = (*Client)(nil)
+var _ kgqa.Chatter = (*Client)(nil)
 
 type endpoint struct {
 	role kgqa.Role
@@ -200,19 +200,19 @@ func (c *Client) Close() error {
 
 // Chat sends req and returns the reply text. The call is recorded in the
 // context's Ledger and passed to the observer.
-func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
+func (c *Client) Chat(ctx context.Context, req kgqa.ChatRequest) (kgqa.ChatResponse, error) {
 	e, err := c.lookup(req)
 	if err != nil {
-		return Response{}, err
+		return kgqa.ChatResponse{}, err
 	}
 	content, call, err := c.call(ctx, e, req, req.Messages, false)
-	return Response{Content: content, Usage: call}, err
+	return kgqa.ChatResponse{Content: content, Usage: call}, err
 }
 
-func (c *Client) lookup(req Request) (*endpoint, error) {
+func (c *Client) lookup(req kgqa.ChatRequest) (*endpoint, error) {
 	e := c.roles[req.Role]
 	if e == nil {
-		return nil, fmt.Errorf("llm: %s/%s: %w", req.Role, req.Stage, ErrNotConfigured)
+		return nil, fmt.Errorf("llm: %s/%s: %w", req.Role, req.Stage, kgqa.ErrModelNotConfigured)
 	}
 	return e, nil
 }
@@ -223,7 +223,7 @@ func (c *Client) lookup(req Request) (*endpoint, error) {
 // not read as a slow endpoint. A call that never got a slot (cancelled
 // while waiting) is not recorded in the ledger; the observer still sees
 // it, with no requests, so that metrics can count it apart from calls made.
-func (c *Client) call(ctx context.Context, e *endpoint, req Request, msgs []Message, schema bool) (string, kgqa.Call, error) {
+func (c *Client) call(ctx context.Context, e *endpoint, req kgqa.ChatRequest, msgs []kgqa.Message, schema bool) (string, kgqa.Call, error) {
 	queued := c.now()
 	rec := kgqa.Call{Role: e.role, Stage: req.Stage, Model: e.cfg.Model}
 	unsent := func(err error) (string, kgqa.Call, error) {
@@ -279,7 +279,7 @@ const maxFallbacks = 4
 // send makes the attempts of one call. When the endpoint rejects a request
 // parameter, the endpoint's capabilities narrow (logged once) and the call
 // is sent again without it, counted in rec.Fallbacks.
-func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req Request, msgs []Message, schema bool, rec *kgqa.Call) (openai.ChatCompletionResponse, int, error) {
+func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req kgqa.ChatRequest, msgs []kgqa.Message, schema bool, rec *kgqa.Call) (openai.ChatCompletionResponse, int, error) {
 	total := 0
 	for {
 		capa := e.caps.get()
@@ -311,7 +311,7 @@ func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req Request, ms
 }
 
 func (c *Client) record(ctx context.Context, rec kgqa.Call) {
-	LedgerFrom(ctx).Add(rec)
+	kgqa.LedgerFrom(ctx).Add(rec)
 	if c.observer != nil {
 		c.observer(rec)
 	}
@@ -327,20 +327,20 @@ func (c *Client) finalError(parent, callCtx context.Context, e *endpoint, stage 
 		return fmt.Errorf("%s: %w", op, perr)
 	}
 	if callCtx.Err() != nil {
-		return fmt.Errorf("%s: %w: no reply within %s: %w", op, ErrUnavailable, e.cfg.Timeout, context.DeadlineExceeded)
+		return fmt.Errorf("%s: %w: no reply within %s: %w", op, kgqa.ErrModelUnavailable, e.cfg.Timeout, context.DeadlineExceeded)
 	}
-	if errors.Is(err, ErrReplyTooLarge) {
-		return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
+	if errors.Is(err, kgqa.ErrReplyTooLarge) {
+		return fmt.Errorf("%s: %w: %w", op, kgqa.ErrModelUnavailable, err)
 	}
 	var f *failure
 	if errors.As(err, &f) && !f.retryable {
-		return fmt.Errorf("%s: %w: %w", op, ErrRejected, err)
+		return fmt.Errorf("%s: %w: %w", op, kgqa.ErrModelRejected, err)
 	}
-	return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
+	return fmt.Errorf("%s: %w: %w", op, kgqa.ErrModelUnavailable, err)
 }
 
 // request builds the wire request of one call.
-func (e *endpoint) request(req Request, msgs []Message, schema bool, capa Capabilities) openai.ChatCompletionRequest {
+func (e *endpoint) request(req kgqa.ChatRequest, msgs []kgqa.Message, schema bool, capa Capabilities) openai.ChatCompletionRequest {
 	o := openai.ChatCompletionRequest{Model: e.cfg.Model, Seed: e.cfg.Seed}
 	if !capa.Seed {
 		o.Seed = nil
@@ -385,7 +385,7 @@ func (e *endpoint) request(req Request, msgs []Message, schema bool, capa Capabi
 	return o
 }
 
-func lastUser(msgs []Message) string {
+func lastUser(msgs []kgqa.Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == "user" {
 			return msgs[i].Content
@@ -427,7 +427,7 @@ func schemaName(name string) string {
 
 // estimate approximates the prompt tokens of msgs (about four characters a
 // token, plus a few per message for the chat template).
-func estimate(msgs []Message) int {
+func estimate(msgs []kgqa.Message) int {
 	n := 0
 	for _, m := range msgs {
 		n += tokens(m.Content) + 4

@@ -36,8 +36,8 @@ func newClient(t *testing.T, srv *llmtest.Server, edit func(*config.Endpoint), o
 	return c
 }
 
-func ask(stage kgqa.Stage, text string) Request {
-	return Request{Role: kgqa.Reasoner, Stage: stage, Messages: []Message{{Role: "user", Content: text}}}
+func ask(stage kgqa.Stage, text string) kgqa.ChatRequest {
+	return kgqa.ChatRequest{Role: kgqa.Reasoner, Stage: stage, Messages: []kgqa.Message{{Role: "user", Content: text}}}
 }
 
 func TestChatSuccessIsAccounted(t *testing.T) {
@@ -48,8 +48,8 @@ func TestChatSuccessIsAccounted(t *testing.T) {
 	var mu sync.Mutex
 	var observed []kgqa.Call
 	c := newClient(t, srv, nil, WithObserver(func(call kgqa.Call) { mu.Lock(); observed = append(observed, call); mu.Unlock() }))
-	ledger := NewLedger()
-	ctx := WithLedger(context.Background(), ledger)
+	ledger := kgqa.NewLedger()
+	ctx := kgqa.WithLedger(context.Background(), ledger)
 
 	resp, err := c.Chat(ctx, ask("answer", "Which country?"))
 	require.NoError(t, err)
@@ -97,8 +97,8 @@ func TestChatEstimatesTokensWithoutUsage(t *testing.T) {
 func TestRetryAfterSecondsHonouredOnTheWire(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithReplies(llmtest.RetryAfterSeconds(1), llmtest.Text("ok")))
 	c := newClient(t, srv, func(e *config.Endpoint) { e.Retries = 2 })
-	ledger := NewLedger()
-	resp, err := c.Chat(WithLedger(context.Background(), ledger), ask("plan", "q"))
+	ledger := kgqa.NewLedger()
+	resp, err := c.Chat(kgqa.WithLedger(context.Background(), ledger), ask("plan", "q"))
 	require.NoError(t, err)
 	assert.Equal(t, "ok", resp.Content)
 	assert.Equal(t, 1, resp.Usage.Retries)
@@ -141,7 +141,7 @@ func TestRetryAfterBeyondTimeoutFailsAtOnce(t *testing.T) {
 	c := newClient(t, srv, func(e *config.Endpoint) { e.Retries = 3; e.Timeout = 5 * time.Second })
 	start := time.Now()
 	_, err := c.Chat(context.Background(), ask("plan", "q"))
-	require.ErrorIs(t, err, ErrUnavailable)
+	require.ErrorIs(t, err, kgqa.ErrModelUnavailable)
 	assert.Contains(t, err.Error(), "past the deadline")
 	assert.Less(t, time.Since(start), 4*time.Second)
 	assert.Equal(t, 1, srv.Count())
@@ -150,10 +150,10 @@ func TestRetryAfterBeyondTimeoutFailsAtOnce(t *testing.T) {
 func TestServerErrorRetriedThenUnavailable(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithHandler(func(openai.ChatCompletionRequest) llmtest.Reply { return llmtest.ServerError() }))
 	c := newClient(t, srv, func(e *config.Endpoint) { e.Retries = 2 })
-	ledger := NewLedger()
-	_, err := c.Chat(WithLedger(context.Background(), ledger), ask("plan", "q"))
-	require.ErrorIs(t, err, ErrUnavailable)
-	assert.NotErrorIs(t, err, ErrRejected)
+	ledger := kgqa.NewLedger()
+	_, err := c.Chat(kgqa.WithLedger(context.Background(), ledger), ask("plan", "q"))
+	require.ErrorIs(t, err, kgqa.ErrModelUnavailable)
+	assert.NotErrorIs(t, err, kgqa.ErrModelRejected)
 	assert.Contains(t, err.Error(), "status 500")
 	assert.Equal(t, 3, srv.Count())
 	calls := ledger.Calls()
@@ -171,8 +171,8 @@ func TestClientErrorsAreNotRetried(t *testing.T) {
 			}))
 			c := newClient(t, srv, func(e *config.Endpoint) { e.Retries = 3 })
 			_, err := c.Chat(context.Background(), ask("plan", "q"))
-			require.ErrorIs(t, err, ErrRejected)
-			assert.NotErrorIs(t, err, ErrUnavailable)
+			require.ErrorIs(t, err, kgqa.ErrModelRejected)
+			assert.NotErrorIs(t, err, kgqa.ErrModelUnavailable)
 			assert.Equal(t, 1, srv.Count())
 		})
 	}
@@ -184,7 +184,7 @@ func TestHangTimesOut(t *testing.T) {
 	start := time.Now()
 	_, err := c.Chat(context.Background(), ask("plan", "q"))
 	elapsed := time.Since(start)
-	require.ErrorIs(t, err, ErrUnavailable)
+	require.ErrorIs(t, err, kgqa.ErrModelUnavailable)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.GreaterOrEqual(t, elapsed, 300*time.Millisecond)
 	assert.Less(t, elapsed, 5*time.Second, "the timeout covers retries")
@@ -203,7 +203,7 @@ func TestMalformedBody(t *testing.T) {
 		srv := llmtest.New(t, llmtest.WithHandler(func(openai.ChatCompletionRequest) llmtest.Reply { return llmtest.Malformed() }))
 		c := newClient(t, srv, func(e *config.Endpoint) { e.Retries = 1 })
 		_, err := c.Chat(context.Background(), ask("plan", "q"))
-		require.ErrorIs(t, err, ErrUnavailable)
+		require.ErrorIs(t, err, kgqa.ErrModelUnavailable)
 		assert.Equal(t, 2, srv.Count())
 	})
 	t.Run("no choices", func(t *testing.T) {
@@ -212,7 +212,7 @@ func TestMalformedBody(t *testing.T) {
 		}))
 		c := newClient(t, srv, func(e *config.Endpoint) { e.Retries = 0 })
 		_, err := c.Chat(context.Background(), ask("plan", "q"))
-		require.ErrorIs(t, err, ErrUnavailable)
+		require.ErrorIs(t, err, kgqa.ErrModelUnavailable)
 		assert.Contains(t, err.Error(), "no choices")
 	})
 }
@@ -222,7 +222,7 @@ func TestEndpointDown(t *testing.T) {
 	c := newClient(t, srv, func(e *config.Endpoint) { e.Retries = 2 })
 	srv.Close()
 	_, err := c.Chat(context.Background(), ask("plan", "q"))
-	require.ErrorIs(t, err, ErrUnavailable)
+	require.ErrorIs(t, err, kgqa.ErrModelUnavailable)
 }
 
 func TestConcurrencyLimit(t *testing.T) {
@@ -250,8 +250,8 @@ func TestCancelStopsEverything(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithHandler(func(openai.ChatCompletionRequest) llmtest.Reply { return llmtest.Hang() }))
 	c := newClient(t, srv, func(e *config.Endpoint) { e.Concurrency = 2; e.Timeout = time.Minute })
 	ctx, cancel := context.WithCancel(context.Background())
-	ledger := NewLedger()
-	ctx = WithLedger(ctx, ledger)
+	ledger := kgqa.NewLedger()
+	ctx = kgqa.WithLedger(ctx, ledger)
 	errs := make(chan error, 4)
 	for range 4 {
 		go func() {
@@ -265,7 +265,7 @@ func TestCancelStopsEverything(t *testing.T) {
 		select {
 		case err := <-errs:
 			require.ErrorIs(t, err, context.Canceled)
-			assert.NotErrorIs(t, err, ErrUnavailable)
+			assert.NotErrorIs(t, err, kgqa.ErrModelUnavailable)
 		case <-time.After(5 * time.Second):
 			t.Fatal("a call did not return after cancel")
 		}
@@ -283,10 +283,10 @@ func TestNotConfigured(t *testing.T) {
 	assert.True(t, c.Has(kgqa.Reasoner))
 	assert.False(t, c.Has(kgqa.Planner))
 	assert.False(t, c.Has(kgqa.Teacher))
-	_, err := c.Chat(context.Background(), Request{Role: kgqa.Planner, Stage: "plan"})
-	require.ErrorIs(t, err, ErrNotConfigured)
+	_, err := c.Chat(context.Background(), kgqa.ChatRequest{Role: kgqa.Planner, Stage: "plan"})
+	require.ErrorIs(t, err, kgqa.ErrModelNotConfigured)
 	var out map[string]any
-	_, err = c.JSON(context.Background(), Request{Role: kgqa.Teacher, Stage: "render"}, &out, nil)
-	require.ErrorIs(t, err, ErrNotConfigured)
+	_, err = c.JSON(context.Background(), kgqa.ChatRequest{Role: kgqa.Teacher, Stage: "render"}, &out, nil)
+	require.ErrorIs(t, err, kgqa.ErrModelNotConfigured)
 	assert.Zero(t, srv.Count())
 }

@@ -40,8 +40,8 @@ func TestShippedEndpointConfigsNeedOnlyKeyAndURL(t *testing.T) {
 			var out struct {
 				Answer string `json:"answer"`
 			}
-			_, err = c.JSON(context.Background(), llm.Request{
-				Role: kgqa.Reasoner, Stage: "final", Messages: []llm.Message{{Role: "user", Content: "Capital of France?"}},
+			_, err = c.JSON(context.Background(), kgqa.ChatRequest{
+				Role: kgqa.Reasoner, Stage: "final", Messages: []kgqa.Message{{Role: "user", Content: "Capital of France?"}},
 				Schema: []byte(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}`),
 			}, &out, nil)
 			require.NoError(t, err)

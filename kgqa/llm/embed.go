@@ -99,11 +99,11 @@ func (e *EmbeddingsClient) Embed(ctx context.Context, texts []string) ([][]float
 	rec := kgqa.Call{Role: Embeddings, Stage: StageEmbed, Model: e.model, Latency: time.Since(start), Start: start}
 	if err != nil {
 		rec.Err = err.Error()
-		LedgerFrom(ctx).Add(rec)
-		return nil, fmt.Errorf("llm: embeddings: %w: %w", ErrUnavailable, err)
+		kgqa.LedgerFrom(ctx).Add(rec)
+		return nil, fmt.Errorf("llm: embeddings: %w: %w", kgqa.ErrModelUnavailable, err)
 	}
 	rec.PromptTokens, rec.Requests = resp.Usage.PromptTokens, 1
-	LedgerFrom(ctx).Add(rec)
+	kgqa.LedgerFrom(ctx).Add(rec)
 	if len(resp.Data) != len(missing) {
 		return nil, fmt.Errorf("llm: embeddings: %d vectors for %d texts", len(resp.Data), len(missing))
 	}

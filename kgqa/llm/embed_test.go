@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/stretchr/testify/assert"
@@ -14,8 +15,8 @@ func TestEmbeddingsAreFetchedOnceAndAccounted(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbedder(llmtest.HashedWords))
 	em, err := NewEmbeddings(config.Embeddings{BaseURL: srv.URL(), Model: "bge-small"})
 	require.NoError(t, err)
-	ledger := NewLedger()
-	ctx := WithLedger(context.Background(), ledger)
+	ledger := kgqa.NewLedger()
+	ctx := kgqa.WithLedger(context.Background(), ledger)
 
 	texts := []string{"countries that border France", "location: adjoin s", "people: place of birth"}
 	vecs, err := em.Embed(ctx, texts)
@@ -47,5 +48,5 @@ func TestEmbeddingsConfigAndOutage(t *testing.T) {
 	em, err := NewEmbeddings(config.Embeddings{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
 	require.NoError(t, err)
 	_, err = em.Embed(context.Background(), []string{"x"})
-	assert.ErrorIs(t, err, ErrUnavailable)
+	assert.ErrorIs(t, err, kgqa.ErrModelUnavailable)
 }

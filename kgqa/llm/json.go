@@ -24,35 +24,35 @@ const maxReplyShown = 2000
 // the reply does not fit, one repair turn shows the model its reply and the error; if that reply does not fit
 // either, JSON fails with *SchemaError. Every call is accounted; the
 // returned Usage sums them.
-func (c *Client) JSON(ctx context.Context, req Request, out any, check func() error) (Response, error) {
+func (c *Client) JSON(ctx context.Context, req kgqa.ChatRequest, out any, check func() error) (kgqa.ChatResponse, error) {
 	e, err := c.lookup(req)
 	if err != nil {
-		return Response{}, err
+		return kgqa.ChatResponse{}, err
 	}
 	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
-		return Response{}, fmt.Errorf("llm: %s/%s: json: out must be a non-nil pointer, not %T", req.Role, req.Stage, out)
+		return kgqa.ChatResponse{}, fmt.Errorf("llm: %s/%s: json: out must be a non-nil pointer, not %T", req.Role, req.Stage, out)
 	}
 	schema := len(req.Schema) > 0
 	content, first, err := c.call(ctx, e, req, req.Messages, schema)
 	if err != nil {
-		return Response{Content: content, Usage: first}, err
+		return kgqa.ChatResponse{Content: content, Usage: first}, err
 	}
 	bad := decodeReply(content, out, check)
 	if bad == nil {
-		return Response{Content: content, Usage: first}, nil
+		return kgqa.ChatResponse{Content: content, Usage: first}, nil
 	}
-	msgs := append(append([]Message(nil), req.Messages...),
-		Message{Role: "assistant", Content: content},
-		Message{Role: "user", Content: repairPrompt(bad, req.Schema)})
+	msgs := append(append([]kgqa.Message(nil), req.Messages...),
+		kgqa.Message{Role: "assistant", Content: content},
+		kgqa.Message{Role: "user", Content: repairPrompt(bad, req.Schema)})
 	content, second, err := c.call(ctx, e, req, msgs, schema)
 	usage := sumCalls(first, second)
 	if err != nil {
-		return Response{Content: content, Usage: usage}, err
+		return kgqa.ChatResponse{Content: content, Usage: usage}, err
 	}
 	if bad = decodeReply(content, out, check); bad != nil {
-		return Response{Content: content, Usage: usage}, &SchemaError{Stage: req.Stage, Reply: truncate(content, maxReplyShown), Reason: bad.Error()}
+		return kgqa.ChatResponse{Content: content, Usage: usage}, &kgqa.SchemaError{Stage: req.Stage, Reply: truncate(content, maxReplyShown), Reason: bad.Error()}
 	}
-	return Response{Content: content, Usage: usage}, nil
+	return kgqa.ChatResponse{Content: content, Usage: usage}, nil
 }
 
 func repairPrompt(bad error, schema json.RawMessage) string {

@@ -21,7 +21,7 @@ type answer struct {
 
 var answerSchema = json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}`)
 
-func jsonReq(stage kgqa.Stage) Request {
+func jsonReq(stage kgqa.Stage) kgqa.ChatRequest {
 	r := ask(stage, "Which country?")
 	r.Schema, r.SchemaName = answerSchema, "final answer"
 	return r
@@ -54,9 +54,9 @@ func TestJSONRepairedOnce(t *testing.T) {
 		llmtest.Reply{Content: `{"answer": "Germany"}`, Usage: &openai.Usage{PromptTokens: 30, CompletionTokens: 3}},
 	))
 	c := newClient(t, srv, nil)
-	ledger := NewLedger()
+	ledger := kgqa.NewLedger()
 	var out answer
-	resp, err := c.JSON(WithLedger(context.Background(), ledger), jsonReq("final"), &out, nonEmpty(&out))
+	resp, err := c.JSON(kgqa.WithLedger(context.Background(), ledger), jsonReq("final"), &out, nonEmpty(&out))
 	require.NoError(t, err)
 	assert.Equal(t, "Germany", out.Answer)
 	assert.Equal(t, 40, resp.Usage.PromptTokens)
@@ -92,11 +92,11 @@ func TestJSONBrokenTwiceIsSchemaError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.New(t, llmtest.WithReplies(llmtest.Text(`{"answer": ""}`), llmtest.Text(tt.second)))
 			c := newClient(t, srv, nil)
-			ledger := NewLedger()
+			ledger := kgqa.NewLedger()
 			var out answer
-			_, err := c.JSON(WithLedger(context.Background(), ledger), jsonReq("final"), &out, nonEmpty(&out))
-			require.ErrorIs(t, err, ErrSchema)
-			var se *SchemaError
+			_, err := c.JSON(kgqa.WithLedger(context.Background(), ledger), jsonReq("final"), &out, nonEmpty(&out))
+			require.ErrorIs(t, err, kgqa.ErrSchema)
+			var se *kgqa.SchemaError
 			require.ErrorAs(t, err, &se)
 			assert.Equal(t, kgqa.Stage("final"), se.Stage)
 			assert.Contains(t, se.Reason, tt.reason)

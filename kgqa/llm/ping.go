@@ -22,7 +22,7 @@ const pingTimeout = 5 * time.Second
 func (c *Client) Ping(ctx context.Context, role kgqa.Role) error {
 	e := c.roles[role]
 	if e == nil {
-		return fmt.Errorf("llm: ping %s: %w", role, ErrNotConfigured)
+		return fmt.Errorf("llm: ping %s: %w", role, kgqa.ErrModelNotConfigured)
 	}
 	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
@@ -65,7 +65,7 @@ func (e *PingError) Error() string {
 }
 
 // Unwrap makes errors.Is(err, ErrUnavailable) hold, and exposes Err.
-func (e *PingError) Unwrap() []error { return []error{ErrUnavailable, e.Err} }
+func (e *PingError) Unwrap() []error { return []error{kgqa.ErrModelUnavailable, e.Err} }
 
 // HostOf is the host of a URL, without credentials, path or query: what a
 // message may name of an endpoint.

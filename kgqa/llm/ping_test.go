@@ -73,7 +73,7 @@ func TestPing(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			require.ErrorIs(t, err, ErrUnavailable)
+			require.ErrorIs(t, err, kgqa.ErrModelUnavailable)
 			assert.Contains(t, err.Error(), tt.want)
 			assert.Contains(t, err.Error(), "llm: reasoner:")
 		})
@@ -81,6 +81,6 @@ func TestPing(t *testing.T) {
 	t.Run("unconfigured role", func(t *testing.T) {
 		c, err := New(config.LLM{})
 		require.NoError(t, err)
-		require.ErrorIs(t, c.Ping(context.Background(), kgqa.Planner), ErrNotConfigured)
+		require.ErrorIs(t, c.Ping(context.Background(), kgqa.Planner), kgqa.ErrModelNotConfigured)
 	})
 }

@@ -18,7 +18,7 @@ import (
 
 // sent makes one call with the endpoint edited and returns the raw JSON
 // body the server received.
-func sent(t *testing.T, edit func(*config.Endpoint), req Request) map[string]json.RawMessage {
+func sent(t *testing.T, edit func(*config.Endpoint), req kgqa.ChatRequest) map[string]json.RawMessage {
 	t.Helper()
 	srv := llmtest.New(t, llmtest.WithReplies(llmtest.Text("ok")))
 	c := newClient(t, srv, edit)
@@ -131,13 +131,13 @@ func TestNewRejectsBadSettings(t *testing.T) {
 }
 
 func TestLedger(t *testing.T) {
-	var nilLedger *Ledger
+	var nilLedger *kgqa.Ledger
 	nilLedger.Add(kgqa.Call{Role: kgqa.Planner})
 	assert.Nil(t, nilLedger.Calls())
 	assert.Zero(t, nilLedger.Summary().Calls)
-	assert.Nil(t, LedgerFrom(context.Background()))
+	assert.Nil(t, kgqa.LedgerFrom(context.Background()))
 
-	l := NewLedger()
+	l := kgqa.NewLedger()
 	var wg sync.WaitGroup
 	for i := range 50 {
 		wg.Go(func() {
@@ -173,9 +173,9 @@ func TestSeedFromContextOverridesConfig(t *testing.T) {
 	c, err := New(config.LLM{Reasoner: config.Endpoint{BaseURL: srv.URL(), Model: "m", Seed: &seven, MaxTokens: 10, Concurrency: 1}})
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = c.Chat(WithSeed(context.Background(), 3), Request{Role: kgqa.Reasoner, Stage: "s", Messages: []Message{{Role: "user", Content: "q"}}})
+	_, err = c.Chat(WithSeed(context.Background(), 3), kgqa.ChatRequest{Role: kgqa.Reasoner, Stage: "s", Messages: []kgqa.Message{{Role: "user", Content: "q"}}})
 	require.NoError(t, err)
-	_, err = c.Chat(context.Background(), Request{Role: kgqa.Reasoner, Stage: "s", Messages: []Message{{Role: "user", Content: "q"}}})
+	_, err = c.Chat(context.Background(), kgqa.ChatRequest{Role: kgqa.Reasoner, Stage: "s", Messages: []kgqa.Message{{Role: "user", Content: "q"}}})
 	require.NoError(t, err)
 	reqs := srv.Requests()
 	require.Len(t, reqs, 2)

@@ -90,7 +90,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 		var one [1]byte
 		n, err := b.ReadCloser.Read(one[:])
 		if n > 0 {
-			return 0, fmt.Errorf("%w: exceeded %d bytes", ErrReplyTooLarge, b.limit)
+			return 0, fmt.Errorf("%w: exceeded %d bytes", kgqa.ErrReplyTooLarge, b.limit)
 		}
 		return 0, err
 	}
@@ -145,7 +145,7 @@ func classify(err error, a *attempt, now time.Time) *failure {
 	}
 	var perm interface{ Permanent() bool }
 	switch {
-	case !a.sent, errors.Is(err, ErrReplyTooLarge):
+	case !a.sent, errors.Is(err, kgqa.ErrReplyTooLarge):
 		f.retryable = false
 	case errors.As(err, &perm) && perm.Permanent():
 		// A transport layer that knows no retry can help (a replay miss).

@@ -31,7 +31,7 @@ type Atom struct {
 // kgqa.Planner. Safe for concurrent use; its cache of unrelated pairs is
 // shared by every question it plans.
 type Planner struct {
-	chat  llm.Chatter
+	chat  kgqa.Chatter
 	cfg   config.LQT
 	sim   Similarity
 	cache *PairCache
@@ -51,7 +51,7 @@ func WithCache(c *PairCache) Option { return func(p *Planner) { p.cache = c } }
 
 // New returns a planner that asks chat (the planner role when it has one,
 // else the reasoner). Zero fields of cfg take config.Default's values.
-func New(chat llm.Chatter, cfg config.LQT, opts ...Option) *Planner {
+func New(chat kgqa.Chatter, cfg config.LQT, opts ...Option) *Planner {
 	d := config.Default().Planner.LQT
 	if cfg.MaxExact <= 0 {
 		cfg.MaxExact = d.MaxExact
@@ -76,7 +76,7 @@ func New(chat llm.Chatter, cfg config.LQT, opts ...Option) *Planner {
 // planner for mode lqt, taking Sim from embedder's vectors when it is not
 // nil (the client of llm.embeddings) and from lexical cosine otherwise,
 // and an option that changes nothing for mode parog.
-func FromConfig(cfg config.Planner, chat llm.Chatter, embedder llm.Embedder) engine.Option {
+func FromConfig(cfg config.Planner, chat kgqa.Chatter, embedder llm.Embedder) engine.Option {
 	if cfg.Mode != "lqt" {
 		return func(*engine.Engine) {}
 	}
@@ -251,7 +251,7 @@ func (p *Planner) relate(ctx context.Context, question string, texts []string, t
 				return nil
 			}
 			_, err = p.chat.JSON(gctx, req, rep, check)
-			var se *llm.SchemaError
+			var se *kgqa.SchemaError
 			if errors.As(err, &se) {
 				failed[i] = true
 				return nil

@@ -229,7 +229,7 @@ func TestBadReplies(t *testing.T) {
 
 	m.atoms["Bad?"] = []Atom{{Text: "Find #3.", Op: kgqa.OpFind}}
 	_, _, err = p.Plan(context.Background(), "Bad?")
-	var se *llm.SchemaError
+	var se *kgqa.SchemaError
 	require.ErrorAs(t, err, &se)
 	assert.Contains(t, err.Error(), "refers to #3")
 }

@@ -17,8 +17,6 @@ import (
 	"text/template"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/llm"
 )
 
 // The stages that have a prompt. The names double as llm.Stage values.
@@ -50,8 +48,8 @@ var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, R
 
 // Render executes the template of stage with data and returns the system
 // and user messages.
-func Render(stage string, data any) ([]llm.Message, error) {
-	var msgs []llm.Message
+func Render(stage string, data any) ([]kgqa.Message, error) {
+	var msgs []kgqa.Message
 	for _, part := range []string{"system", "user"} {
 		t := tmpl.Lookup(stage + "." + part)
 		if t == nil {
@@ -61,7 +59,7 @@ func Render(stage string, data any) ([]llm.Message, error) {
 		if err := t.Execute(&b, data); err != nil {
 			return nil, fmt.Errorf("prompts: render %s: %w", stage, err)
 		}
-		msgs = append(msgs, llm.Message{Role: part, Content: strings.TrimSpace(b.String())})
+		msgs = append(msgs, kgqa.Message{Role: part, Content: strings.TrimSpace(b.String())})
 	}
 	return msgs, nil
 }
@@ -104,12 +102,12 @@ var schemas = func() map[string][]byte {
 
 // Request builds the llm.Request of stage: rendered messages, the stage's
 // schema and its name.
-func Request(role kgqa.Role, stage string, data any) (llm.Request, error) {
+func Request(role kgqa.Role, stage string, data any) (kgqa.ChatRequest, error) {
 	msgs, err := Render(stage, data)
 	if err != nil {
-		return llm.Request{}, err
+		return kgqa.ChatRequest{}, err
 	}
-	return llm.Request{Role: role, Stage: kgqa.Stage(stage), Messages: msgs, Schema: Schema(stage), SchemaName: "parog_" + stage}, nil
+	return kgqa.ChatRequest{Role: role, Stage: kgqa.Stage(stage), Messages: msgs, Schema: Schema(stage), SchemaName: "parog_" + stage}, nil
 }
 
 // Term renders a term for a prompt: "Germany [m.0345h]", "[m.0abc]" for a
@@ -134,6 +132,13 @@ func shortType(dt string) string {
 	return dt
 }
 
+// RelationNamer turns a relation id into words a model reads
+// ("location.location.adjoins" -> "location: adjoins"); kg.Dialect is one.
+type RelationNamer interface {
+	// Readable returns the readable form of relation r.
+	Readable(r string) string
+}
+
 // Fact renders a fact as one line, with relation names in readable form and
 // a path through a mediator node as one fact:
 // "France -[location: adjoins]-> Germany [m.0345h]". A mediator whose
@@ -142,7 +147,7 @@ func shortType(dt string) string {
 // adjoining relationship: adjoins]-> Germany" for Germany's incoming
 // border node), and otherwise names the reversed relation: "A -[r1 /
 // reverse of r2]-> B".
-func Fact(d kg.Dialect, f kgqa.Fact) string {
+func Fact(d RelationNamer, f kgqa.Fact) string {
 	names := make([]string, len(f.Path))
 	for i, r := range f.Path {
 		names[i] = r

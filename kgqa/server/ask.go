@@ -13,7 +13,6 @@ import (
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
-	"github.com/parog/parog-go/kgqa/llm"
 )
 
 // ask serves POST /v1/ask: one JSON answer, or NDJSON events with
@@ -123,7 +122,7 @@ func (s *Server) checkQuestion(q string) error {
 // configured to reason with.
 func (s *Server) checkEngine() error {
 	if s.engine == nil || s.llmCfg.Reasoner.BaseURL == "" {
-		return &httpError{status: http.StatusServiceUnavailable, msg: noLLMMessage, cause: llm.ErrNotConfigured}
+		return &httpError{status: http.StatusServiceUnavailable, msg: noLLMMessage, cause: kgqa.ErrModelNotConfigured}
 	}
 	return nil
 }
@@ -203,8 +202,8 @@ func (s *Server) plan(c *gin.Context) {
 		return
 	}
 	defer release()
-	ledger := llm.NewLedger()
-	ctx, cancel := context.WithTimeout(llm.WithLedger(c.Request.Context(), ledger), timeout)
+	ledger := kgqa.NewLedger()
+	ctx, cancel := context.WithTimeout(kgqa.WithLedger(c.Request.Context(), ledger), timeout)
 	defer cancel()
 	start := time.Now()
 	plan, info, err := s.engine.Plan(ctx, strings.TrimSpace(req.Question))

@@ -83,18 +83,18 @@ func classify(err error) *httpError {
 		return wrap(http.StatusUnprocessableEntity, "knowledge graph result too large"+step)
 	case errors.Is(err, kg.ErrUnavailable), errors.Is(err, kg.ErrBadResponse):
 		return wrap(http.StatusServiceUnavailable, "knowledge graph unavailable"+step)
-	case errors.Is(err, llm.ErrNotConfigured):
+	case errors.Is(err, kgqa.ErrModelNotConfigured):
 		return wrap(http.StatusServiceUnavailable, noLLMMessage)
-	case errors.Is(err, llm.ErrUnavailable):
+	case errors.Is(err, kgqa.ErrModelUnavailable):
 		he := wrap(http.StatusServiceUnavailable, "language model unavailable"+step)
 		if d, limited := llm.RetryAfter(err); limited {
 			he.msg = "language model rate-limited" + step
 			he.retryAfter = max(1, int(math.Ceil(d.Seconds())))
 		}
 		return he
-	case errors.Is(err, llm.ErrRejected):
+	case errors.Is(err, kgqa.ErrModelRejected):
 		return wrap(http.StatusBadGateway, "language model rejected the request"+step)
-	case errors.Is(err, llm.ErrSchema), errors.Is(err, kgqa.ErrInvalidPlan):
+	case errors.Is(err, kgqa.ErrSchema), errors.Is(err, kgqa.ErrInvalidPlan):
 		return wrap(http.StatusBadGateway, "language model reply unusable"+step+": "+reason(err))
 	case errors.Is(err, context.DeadlineExceeded):
 		return wrap(http.StatusGatewayTimeout, "deadline exceeded before the answer was complete"+step)
@@ -107,7 +107,7 @@ func classify(err error) *httpError {
 // reason is why a model reply was refused: the schema error's reason, or
 // the plan validation message.
 func reason(err error) string {
-	var se *llm.SchemaError
+	var se *kgqa.SchemaError
 	if errors.As(err, &se) {
 		return se.Reason
 	}

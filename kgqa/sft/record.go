@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/llm"
 )
 
 // The splits a record may belong to (Record.Split): a hash of the id puts
@@ -81,7 +80,7 @@ type Record struct {
 	SourceSplit string `json:"source_split,omitempty"`
 	// Messages are system (optional), user (the question) and assistant
 	// (the compact Plan JSON).
-	Messages []llm.Message `json:"messages"`
+	Messages []kgqa.Message `json:"messages"`
 	// Kinds are the plan's operation kinds.
 	Kinds []kgqa.Kind `json:"kinds"`
 	// Label is the dataset's own question-type label, when it has one.
@@ -135,7 +134,7 @@ func (r *Record) UserText() string {
 
 // Prompt returns the messages sent to a planner: everything before the
 // assistant's reply.
-func (r *Record) Prompt() []llm.Message {
+func (r *Record) Prompt() []kgqa.Message {
 	if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == RoleAssistant {
 		return r.Messages[:n-1]
 	}

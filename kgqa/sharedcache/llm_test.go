@@ -42,8 +42,8 @@ func TestModelCallsShared(t *testing.T) {
 		return cl, c
 	}
 	ask := func(cl *llm.Client, q string) string {
-		out, err := cl.Chat(ctx, llm.Request{Role: kgqa.Reasoner, Stage: "tentative",
-			Messages: []llm.Message{{Role: "user", Content: q}}})
+		out, err := cl.Chat(ctx, kgqa.ChatRequest{Role: kgqa.Reasoner, Stage: "tentative",
+			Messages: []kgqa.Message{{Role: "user", Content: q}}})
 		require.NoError(t, err)
 		return out.Content
 	}
@@ -63,7 +63,7 @@ func TestModelCallsShared(t *testing.T) {
 	c, cc := worker(llmcache.ModeReplay)
 	assert.Equal(t, first, ask(c, "Which country borders France and serves Nijmegen?"))
 	assert.Equal(t, int64(0), cc.Stats().Misses)
-	_, err = c.Chat(ctx, llm.Request{Role: kgqa.Reasoner, Stage: "tentative", Messages: []llm.Message{{Role: "user", Content: "never recorded"}}})
+	_, err = c.Chat(ctx, kgqa.ChatRequest{Role: kgqa.Reasoner, Stage: "tentative", Messages: []kgqa.Message{{Role: "user", Content: "never recorded"}}})
 	assert.ErrorIs(t, err, llmcache.ErrMiss, "replay still fails on a call nobody recorded")
 	assert.Equal(t, 1, model.Count())
 }

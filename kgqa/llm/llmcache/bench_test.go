@@ -25,8 +25,8 @@ func BenchmarkCall(b *testing.B) {
 	prompt := "Plan the question: What country bordering France contains an airport that serves Nijmegen? " +
 		"Answer with JSON. Known entities: Nijmegen (m.05bqp), France (m.0f8l9c)."
 	chat := func(b *testing.B, cl *llm.Client, i int) {
-		_, err := cl.Chat(b.Context(), llm.Request{Role: kgqa.Reasoner, Stage: "plan",
-			Messages: []llm.Message{{Role: "system", Content: prompt}, {Role: "user", Content: fmt.Sprint(i)}}})
+		_, err := cl.Chat(b.Context(), kgqa.ChatRequest{Role: kgqa.Reasoner, Stage: "plan",
+			Messages: []kgqa.Message{{Role: "system", Content: prompt}, {Role: "user", Content: fmt.Sprint(i)}}})
 		require.NoError(b, err)
 	}
 	newClient := func(b *testing.B, c *llmcache.Cache) *llm.Client {

@@ -59,7 +59,7 @@ func client(t *testing.T, c *llmcache.Cache, url string) *llm.Client {
 
 func ask(t *testing.T, cl *llm.Client, q string) (string, error) {
 	t.Helper()
-	resp, err := cl.Chat(t.Context(), llm.Request{Role: kgqa.Reasoner, Stage: "answer", Messages: []llm.Message{{Role: "user", Content: q}}})
+	resp, err := cl.Chat(t.Context(), kgqa.ChatRequest{Role: kgqa.Reasoner, Stage: "answer", Messages: []kgqa.Message{{Role: "user", Content: q}}})
 	return resp.Content, err
 }
 

@@ -186,8 +186,8 @@ func TestStageFromClient(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	for stage, want := range map[kgqa.Stage]string{"plan": "a plan", "refine": "a verdict"} {
-		resp, err := c.Chat(context.Background(), llm.Request{Role: kgqa.Reasoner, Stage: stage,
-			Messages: []llm.Message{{Role: "user", Content: "q"}}})
+		resp, err := c.Chat(context.Background(), kgqa.ChatRequest{Role: kgqa.Reasoner, Stage: stage,
+			Messages: []kgqa.Message{{Role: "user", Content: "q"}}})
 		require.NoError(t, err)
 		assert.Equal(t, want, resp.Content)
 	}
