@@ -163,29 +163,34 @@ func guessLiteralType(lex string, numeric bool) string {
 	return ""
 }
 
-type webqspAnswer struct {
+// WebQSPAnswer is one gold answer of a WebQSP parse, as published.
+type WebQSPAnswer struct {
 	AnswerType     string `json:"AnswerType"`
 	AnswerArgument string `json:"AnswerArgument"`
 	EntityName     string `json:"EntityName"`
 }
 
-type webqspParse struct {
+// WebQSPParse is one gold parse of a WebQSP question: its SPARQL, topic
+// entity and answers.
+type WebQSPParse struct {
 	ParseID         string         `json:"ParseId"`
 	Sparql          string         `json:"Sparql"`
 	TopicEntityMid  string         `json:"TopicEntityMid"`
 	TopicEntityName string         `json:"TopicEntityName"`
-	Answers         []webqspAnswer `json:"Answers"`
+	Answers         []WebQSPAnswer `json:"Answers"`
 }
 
-type webqspRecord struct {
+// WebQSPRecord is one question of a WebQSP file in its published format
+// (the raw record a Question keeps, with every parse).
+type WebQSPRecord struct {
 	QuestionID        string        `json:"QuestionId"`
 	RawQuestion       string        `json:"RawQuestion"`
 	ProcessedQuestion string        `json:"ProcessedQuestion"`
-	Parses            []webqspParse `json:"Parses"`
+	Parses            []WebQSPParse `json:"Parses"`
 	// TopicEntityMid and Answers are the answer-only shape PoG
 	// distributes: one implicit parse without SPARQL.
 	TopicEntityMid string         `json:"TopicEntityMid"`
-	Answers        []webqspAnswer `json:"Answers"`
+	Answers        []WebQSPAnswer `json:"Answers"`
 }
 
 // convertWebQSP keeps the first parse's SPARQL (the one the benchmark's
@@ -194,12 +199,12 @@ type webqspRecord struct {
 // read as one parse; its answers have no AnswerType, so an argument
 // shaped like a Freebase id is an entity and any other a value.
 func convertWebQSP(raw json.RawMessage) (Question, string, error) {
-	var r webqspRecord
+	var r WebQSPRecord
 	if err := strictRecord(raw, &r); err != nil {
 		return Question{}, peekID(raw, "QuestionId"), err
 	}
 	if len(r.Parses) == 0 && r.Answers != nil {
-		r.Parses = []webqspParse{{TopicEntityMid: r.TopicEntityMid, Answers: r.Answers}}
+		r.Parses = []WebQSPParse{{TopicEntityMid: r.TopicEntityMid, Answers: r.Answers}}
 	}
 	text := r.RawQuestion
 	if text == "" {

@@ -230,7 +230,7 @@ func TestLoadWebQSPListShape(t *testing.T) {
 		f    Format
 		n    int
 	}{{"webqsp_test_gold.json", WebQSP, 1639}, {"cwq_gold.json", CWQ, 3531}, {"grailqa_gold.json", GrailQA, 1000}} {
-		got, err := LoadFile(t.Context(), filepath.Join(pogData, tc.file), tc.f)
+		got, err := LoadFile(t.Context(), filepath.Join(filepath.Join(sharedData, "pog"), tc.file), tc.f)
 		require.NoError(t, err, tc.file)
 		assert.Len(t, got.Questions, tc.n, tc.file)
 		assert.Empty(t, got.Skipped, tc.file)

@@ -147,3 +147,17 @@ func (s Skipped) Error() string {
 	}
 	return fmt.Sprintf("dataset: record %d: %s", s.Index, s.Reason)
 }
+
+// GoldNames lists the gold answers as the scorer and the reports show
+// them: each answer's name, or its id when it has none.
+func (q *Question) GoldNames() []string {
+	out := make([]string, 0, len(q.Answers))
+	for _, a := range q.Answers {
+		if a.Name != "" {
+			out = append(out, a.Name)
+		} else {
+			out = append(out, a.ID)
+		}
+	}
+	return out
+}

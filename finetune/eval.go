@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/parog/parog-go/internal/clip"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/sft"
@@ -187,7 +187,7 @@ func evaluateOne(ctx context.Context, chat kgqa.Chatter, rec *sft.Record) (Item,
 	case ctx.Err() != nil:
 		return it, ctx.Err()
 	case errors.As(err, &se):
-		it.Outcome, it.Error, it.Reply = OutcomeInvalid, se.Reason, truncate(resp.Content, maxReplyKept)
+		it.Outcome, it.Error, it.Reply = OutcomeInvalid, se.Reason, clip.Text(resp.Content, maxReplyKept)
 	default:
 		it.Outcome, it.Error = OutcomeError, err.Error()
 	}
@@ -213,16 +213,3 @@ func recordKinds(rec *sft.Record) []string {
 	}
 	return out
 }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return strings.TrimSpace(s[:cut]) + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/parog/parog-go/internal/clip"
 )
 
 // MissInvalid is the miss-histogram bucket of questions without a plan.
@@ -257,7 +259,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // cell makes text safe inside a markdown table cell.
 func cell(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	return strings.ReplaceAll(truncate(s, 160), "|", "\\|")
+	return strings.ReplaceAll(clip.Text(s, 160), "|", "\\|")
 }
 
 // CompareMarkdown writes two reports side by side: overall metrics and

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/kgqa/config"
 )
@@ -80,7 +81,7 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return usageError("--noise: %v", err)
 	}
-	seeds, err := dataset.ParseSeeds(f.seeds)
+	seeds, err := eval.ParseSeeds(f.seeds)
 	if err != nil {
 		return usageError("--seeds: %v", err)
 	}
@@ -92,7 +93,7 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	qs, _ = dataset.Select(qs, f.limit, dataset.Shard{})
+	qs, _ = eval.Select(qs, f.limit, eval.Shard{})
 	logf := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "parog bench: "+format+"\n", a...) }
 	o := oracle.BenchOptions{Name: strings.TrimSuffix(filepath.Base(f.input), filepath.Ext(f.input)), Config: cfg, Questions: qs,
 		Noise: rates, Seeds: seeds, Concurrency: f.concurrency, Timeout: f.timeout, Logf: logf}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/answerable"
 	"github.com/parog/parog-go/sparql2plan"
 )
 
@@ -49,7 +50,7 @@ func runAnswerable(ctx context.Context, env *Env, args []string) error {
 	input := fs.String("input", "", "benchmark `FILE` with gold SPARQL")
 	out := fs.String("out", "", "output `FILE`: the questions kept, in the input's format")
 	report := fs.String("report", "", "write the counts and each question's outcome as JSON to `FILE`")
-	keep := fs.String("keep", string(dataset.Superset), "worst outcome kept: exact, superset (every gold answer comes back) or partial")
+	keep := fs.String("keep", string(answerable.Superset), "worst outcome kept: exact, superset (every gold answer comes back) or partial")
 	parallel := fs.Int("parallel", 4, "queries run at once")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -61,8 +62,8 @@ func runAnswerable(ctx context.Context, env *Env, args []string) error {
 	if err != nil || f == dataset.Demo {
 		return usageError("--format: want webqsp, cwq or grailqa, not %q", *format)
 	}
-	k, err := dataset.ParseCoverage(*keep)
-	if err != nil || !k.AtLeast(dataset.Partial) {
+	k, err := answerable.ParseCoverage(*keep)
+	if err != nil || !k.AtLeast(answerable.Partial) {
 		return usageError("--keep: want exact, superset or partial, not %q", *keep)
 	}
 	cfg, err := cf.load(env)
@@ -74,7 +75,7 @@ func runAnswerable(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer func() { _ = a.Close() }()
-	rep, err := dataset.AnswerableFile(ctx, a.Graph, *input, *out, dataset.AnswerableOptions{
+	rep, err := answerable.File(ctx, a.Graph, *input, *out, answerable.Options{
 		Format: f, Keep: k, Parallel: *parallel,
 		// Benchmark queries are written for Virtuoso; the embedded store
 		// reads only standard SPARQL, which Virtuoso reads as well.
@@ -87,7 +88,7 @@ func runAnswerable(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "skipped %s\n", s.Error())
 	}
 	var counts []string
-	for _, c := range dataset.Coverages {
+	for _, c := range answerable.Coverages {
 		counts = append(counts, fmt.Sprintf("%s %d", c, rep.Counts[c]))
 	}
 	fmt.Fprintf(env.Stdout, "%d questions: %s; %d written to %s (%s or better)\n",

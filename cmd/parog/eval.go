@@ -14,6 +14,10 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/dataset/pogrule"
+	"github.com/parog/parog-go/dataset/report"
+	"github.com/parog/parog-go/dataset/score"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/llm"
@@ -124,17 +128,17 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return usageError("--dataset: %v", err)
 	}
-	shard, err := dataset.ParseShardBase(f.shard, f.shardBase)
+	shard, err := eval.ParseShardBase(f.shard, f.shardBase)
 	if err != nil {
 		return usageError("--shard: %v", err)
 	}
-	seeds, err := dataset.ParseSeeds(f.seeds)
+	seeds, err := eval.ParseSeeds(f.seeds)
 	if err != nil {
 		return usageError("--seeds: %v", err)
 	}
-	var scorer dataset.Scorer
+	var scorer score.Scorer
 	if f.alias != "" {
-		if scorer.Aliases, err = dataset.LoadAliases(f.alias); err != nil {
+		if scorer.Aliases, err = score.LoadAliases(f.alias); err != nil {
 			return err
 		}
 	}
@@ -146,7 +150,7 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	qs, dups := dataset.Select(qs, f.limit, shard)
+	qs, dups := eval.Select(qs, f.limit, shard)
 	if len(dups) > 0 {
 		fmt.Fprintf(env.Stderr, "parog eval: %d questions with a repeated id left out (first: %s)\n", len(dups), dups[0])
 	}
@@ -176,19 +180,19 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	if err := a.preflight(ctx); err != nil {
 		return fmt.Errorf("eval: nothing written: %w", err)
 	}
-	done, prior, note, err := dataset.PrepareResume(f.out, f.retryFailed)
+	done, prior, note, err := eval.PrepareResume(f.out, f.retryFailed)
 	if err != nil {
 		return err
 	}
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "parog eval: %s\n", note)
 	}
-	ans := dataset.NewAnswerer(a.Engine)
-	w, err := dataset.CreateResultWriter(f.out, !f.noSync)
+	ans := eval.NewAnswerer(a.Engine)
+	w, err := eval.CreateResultWriter(f.out, !f.noSync)
 	if err != nil {
 		return err
 	}
-	opts := dataset.RunOptions{
+	opts := eval.RunOptions{
 		Concurrency: f.concurrency, Seeds: seeds, Scorer: scorer, Done: done, Timeout: f.timeout,
 		Logf: func(format string, a ...any) { fmt.Fprintf(env.Stderr, "parog eval: "+format+"\n", a...) },
 	}
@@ -197,15 +201,15 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 
 // answer runs the selected questions with a progress bar, closes w and
 // prints the run's summary; prior counts the results kept from earlier runs.
-func (f *evalRunFlags) answer(ctx context.Context, env *Env, ans dataset.Answerer, qs []dataset.Question, w *dataset.ResultWriter, opts dataset.RunOptions, prior int) error {
-	bar := f.progress(env, dataset.Pending(qs, opts.Seeds, opts.Done))
+func (f *evalRunFlags) answer(ctx context.Context, env *Env, ans eval.Answerer, qs []dataset.Question, w *eval.ResultWriter, opts eval.RunOptions, prior int) error {
+	bar := f.progress(env, eval.Pending(qs, opts.Seeds, opts.Done))
 	if bar != nil {
-		opts.OnResult = func(_ dataset.Result, p dataset.Progress) {
+		opts.OnResult = func(_ eval.Result, p eval.Progress) {
 			bar.Describe(fmt.Sprintf("Hits@1 %5.1f%% errors %d", 100*float64(p.Hits)/float64(p.Done), p.Errors))
 			_ = bar.Add(1)
 		}
 	}
-	sum, runErr := dataset.Run(ctx, ans, qs, w, opts)
+	sum, runErr := eval.Run(ctx, ans, qs, w, opts)
 	if bar != nil {
 		_ = bar.Finish()
 		fmt.Fprintln(env.Stderr)
@@ -323,7 +327,7 @@ func orDemo(path string) string {
 func newRateLimitedHTTP(rate float64, burst, concurrency int) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = max(2*concurrency, 16)
-	return &http.Client{Transport: dataset.RateLimitedTransport(tr, rate, burst)}
+	return &http.Client{Transport: llm.RateLimitedTransport(tr, rate, burst)}
 }
 
 const evalReportSynopsis = `results.jsonl [more.jsonl ...] [--dataset D] [--input FILE] [--alias FILE] [--scoring strict|pog] [--md FILE] [--json FILE]
@@ -348,7 +352,7 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 	ds := fs.String("dataset", "", "benchmark of the runs (cwq, webqsp, grailqa, demo); guessed from file names and ids when empty")
 	input := fs.String("input", "", "benchmark question `FILE`: the expected questions and their gold answers")
 	alias := fs.String("alias", "", "alias `FILE` used when rescoring (needs --input); keys may also be question texts, for the pog rule")
-	scoring := fs.String("scoring", dataset.RuleStrict, "rule behind the headline figures: strict or pog")
+	scoring := fs.String("scoring", report.RuleStrict, "rule behind the headline figures: strict or pog")
 	mdPath := fs.String("md", "", "write the markdown report to `FILE`")
 	jsonPath := fs.String("json", "", "write the JSON report to `FILE`")
 	htmlPath := fs.String("html", "", "write the report as one self-contained web page to `FILE` (failed questions open their trace)")
@@ -360,7 +364,7 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 	if len(files) == 0 {
 		return usageError("give at least one results file")
 	}
-	if *scoring != dataset.RuleStrict && *scoring != dataset.RulePoG {
+	if *scoring != report.RuleStrict && *scoring != report.RulePoG {
 		return usageError("--scoring: want strict or pog, not %q", *scoring)
 	}
 	if *alias != "" && *input == "" {
@@ -369,29 +373,29 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 	if *ds == "" {
 		*ds = datasetFromNames(append([]string{*input}, files...))
 	}
-	opts := dataset.ReportOptions{Dataset: *ds, BootstrapRounds: *rounds, Scoring: *scoring}
+	opts := report.ReportOptions{Dataset: *ds, BootstrapRounds: *rounds, Scoring: *scoring}
 	gold, err := loadReportGold(ctx, env, *ds, *input, *alias)
 	if err != nil {
 		return err
 	}
 	opts.Questions, opts.Scorer, opts.PoG = gold.Questions, gold.Scorer, gold.PoG
-	if *scoring == dataset.RulePoG && gold.PoG == nil {
+	if *scoring == report.RulePoG && gold.PoG == nil {
 		return usageError("--scoring pog needs --input (PoG's rule scores against the gold file)")
 	}
-	var runs []dataset.ResultSet
+	var runs []report.ResultSet
 	for _, path := range files {
-		run, err := dataset.LoadRun(path, gold)
+		run, err := report.LoadRun(path, gold)
 		if err != nil {
 			return err
 		}
 		runs = append(runs, run)
 	}
-	rep := dataset.BuildReport(runs, opts)
+	rep := report.BuildReport(runs, opts)
 	if *mdPath == "" && *jsonPath == "" && *htmlPath == "" {
 		return rep.WriteMarkdown(env.Stdout)
 	}
 	if *htmlPath != "" {
-		if err := writeFileWith(*htmlPath, dataset.NewHTMLReport(rep, runs).WriteHTML); err != nil {
+		if err := writeFileWith(*htmlPath, report.NewHTMLReport(rep, runs).WriteHTML); err != nil {
 			return err
 		}
 	}
@@ -414,7 +418,7 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 func datasetFromNames(paths []string) string {
 	found := ""
 	for _, p := range paths {
-		d := dataset.DatasetFromName(p)
+		d := report.DatasetFromName(p)
 		switch {
 		case d == "":
 		case found == "":
@@ -428,8 +432,8 @@ func datasetFromNames(paths []string) string {
 
 // loadReportGold reads the gold answers a report scores against: the
 // questions for the strict rule and PoG's gold names for the pog rule.
-func loadReportGold(ctx context.Context, env *Env, ds, input, alias string) (dataset.Gold, error) {
-	var g dataset.Gold
+func loadReportGold(ctx context.Context, env *Env, ds, input, alias string) (report.Gold, error) {
+	var g report.Gold
 	if input == "" {
 		return g, nil
 	}
@@ -438,7 +442,7 @@ func loadReportGold(ctx context.Context, env *Env, ds, input, alias string) (dat
 		return g, usageError("--input needs --dataset naming its format (or a file name that says it): %v", err)
 	}
 	if alias != "" {
-		if g.Scorer.Aliases, err = dataset.LoadAliases(alias); err != nil {
+		if g.Scorer.Aliases, err = score.LoadAliases(alias); err != nil {
 			return g, err
 		}
 	}
@@ -452,7 +456,7 @@ func loadReportGold(ctx context.Context, env *Env, ds, input, alias string) (dat
 	if err != nil {
 		return g, fmt.Errorf("eval report: %w", err)
 	}
-	if g.PoG, err = dataset.LoadPoGGold(data, format, g.Scorer.Aliases); err != nil {
+	if g.PoG, err = pogrule.LoadPoGGold(data, format, g.Scorer.Aliases); err != nil {
 		return g, fmt.Errorf("%w (file %s)", err, input)
 	}
 	return g, nil

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/report"
 )
 
 const evalDiffSynopsis = `A.jsonl B.jsonl [--dataset D --input FILE] [--flips N] [--md FILE] [--json FILE]
@@ -38,16 +38,16 @@ func runEvalDiff(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var runs [2]dataset.ResultSet
+	var runs [2]report.ResultSet
 	for i, path := range files {
-		if runs[i], err = dataset.LoadRun(path, gold); err != nil {
+		if runs[i], err = report.LoadRun(path, gold); err != nil {
 			return err
 		}
 		if len(gold.Questions) > 0 {
-			runs[i] = dataset.Rescore(runs[i], gold)
+			runs[i] = report.Rescore(runs[i], gold)
 		}
 	}
-	d := dataset.CompareRuns(runs[0], runs[1])
+	d := report.CompareRuns(runs[0], runs[1])
 	if *mdPath == "" && *jsonPath == "" {
 		return d.WriteMarkdown(env.Stdout, *flips)
 	}

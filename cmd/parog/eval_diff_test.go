@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/dataset/report"
 )
 
 func TestEvalDiff(t *testing.T) {
@@ -18,7 +19,7 @@ func TestEvalDiff(t *testing.T) {
 	write := func(name string, hits map[string]bool) string {
 		var b strings.Builder
 		for _, id := range []string{"demo-01", "demo-02", "demo-03"} {
-			line, err := json.Marshal(dataset.Result{ID: id, Question: "question " + id, Type: "conjunction", Hit: hits[id],
+			line, err := json.Marshal(eval.Result{ID: id, Question: "question " + id, Type: "conjunction", Hit: hits[id],
 				Prediction: name + "-" + id, Trace: json.RawMessage(`{"run":"` + name + `"}`)})
 			require.NoError(t, err)
 			b.Write(append(line, '\n'))
@@ -33,7 +34,7 @@ func TestEvalDiff(t *testing.T) {
 	code, stdout, stderr := runParog(t, nil, "eval", "diff", a, b, "--json", js, "--md", filepath.Join(dir, "d.md"))
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stdout)
-	var d dataset.Diff
+	var d report.Diff
 	data, err := os.ReadFile(js)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &d))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
 )
 
 const evalMergeSynopsis = `--out merged.jsonl shard1.jsonl shard2.jsonl ... [--dataset D [--input FILE] [--limit N] [--seeds 1,2,3]] [--allow-gaps]
@@ -34,11 +35,11 @@ func runEvalMerge(ctx context.Context, env *Env, args []string) error {
 	if len(files) == 0 {
 		return usageError("give the shards' results files")
 	}
-	seeds, err := dataset.ParseSeeds(*seedList)
+	seeds, err := eval.ParseSeeds(*seedList)
 	if err != nil {
 		return usageError("--seeds: %v", err)
 	}
-	opts := dataset.MergeOptions{Seeds: seeds, AllowGaps: *allowGaps}
+	opts := eval.MergeOptions{Seeds: seeds, AllowGaps: *allowGaps}
 	if *ds != "" || *input != "" {
 		format, err := dataset.ParseFormat(*ds)
 		if err != nil {
@@ -48,20 +49,20 @@ func runEvalMerge(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		opts.Expected, _ = dataset.Select(qs, *limit, dataset.Shard{})
+		opts.Expected, _ = eval.Select(qs, *limit, eval.Shard{})
 	}
-	inputs := make([]dataset.MergeInput, 0, len(files))
+	inputs := make([]eval.MergeInput, 0, len(files))
 	for _, path := range files {
 		if path == *out {
 			return usageError("--out %s is also an input", path)
 		}
-		rf, err := dataset.ReadResults(path)
+		rf, err := eval.ReadResults(path)
 		if err != nil {
 			return err
 		}
-		inputs = append(inputs, dataset.MergeInput{Path: path, File: rf})
+		inputs = append(inputs, eval.MergeInput{Path: path, File: rf})
 	}
-	merged, rep, err := dataset.Merge(inputs, opts)
+	merged, rep, err := eval.Merge(inputs, opts)
 	for _, torn := range rep.Torn {
 		fmt.Fprintf(env.Stderr, "parog eval merge: torn last line ignored: %s\n", torn)
 	}
@@ -71,7 +72,7 @@ func runEvalMerge(ctx context.Context, env *Env, args []string) error {
 	if len(rep.Gaps) > 0 {
 		fmt.Fprintf(env.Stderr, "parog eval merge: %d expected results missing (first %s); written anyway (--allow-gaps)\n", len(rep.Gaps), rep.Gaps[0])
 	}
-	if err := dataset.WriteResultsFile(*out, merged); err != nil {
+	if err := eval.WriteResultsFile(*out, merged); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s into %s\n", rep.Summary(), *out)

@@ -16,7 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/dataset/report"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
 
@@ -74,7 +75,7 @@ func TestEvalShardsMerge(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "merged 44 results from 4 files")
 	for _, s := range shards {
-		rf, err := dataset.ReadResults(s)
+		rf, err := eval.ReadResults(s)
 		require.NoError(t, err)
 		assert.NotEmpty(t, rf.Results, "every index ran some questions: %s", s)
 	}
@@ -196,18 +197,18 @@ func (j indexedJob) argsFor(env, paths map[string]string) []string {
 
 // reportOf is the report of one results file with what depends on the
 // process (wall time, file name) left out.
-func reportOf(t *testing.T, path string) dataset.RunReport {
+func reportOf(t *testing.T, path string) report.RunReport {
 	t.Helper()
-	run, err := dataset.LoadRun(path, dataset.Gold{})
+	run, err := report.LoadRun(path, report.Gold{})
 	require.NoError(t, err)
-	rep := dataset.BuildReport([]dataset.ResultSet{run}, dataset.ReportOptions{Dataset: "demo"})
+	rep := report.BuildReport([]report.ResultSet{run}, report.ReportOptions{Dataset: "demo"})
 	require.Len(t, rep.Runs, 1)
 	r := rep.Runs[0]
 	r.Name = ""
-	r.Efficiency.Seconds = dataset.Dist{}
+	r.Efficiency.Seconds = report.Dist{}
 	data, err := json.Marshal(r)
 	require.NoError(t, err)
-	var out dataset.RunReport
+	var out report.RunReport
 	require.NoError(t, json.Unmarshal(data, &out))
 	return out
 }

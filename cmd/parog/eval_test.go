@@ -18,7 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/dataset/report"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -60,7 +61,7 @@ func TestEvalCLIRunAndReport(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(mdText), "| 1 | 6 |")
 	assert.Contains(t, string(mdText), "| 2 | 6 |")
-	var rep dataset.Report
+	var rep report.Report
 	data, err := os.ReadFile(js)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &rep))
@@ -220,7 +221,7 @@ func TestEvalKill9(t *testing.T) {
 	require.Error(t, <-exited, "the process was killed")
 	stderr.Reset()
 
-	rf, err := dataset.ReadResults(out)
+	rf, err := eval.ReadResults(out)
 	require.NoError(t, err, "every line reads after kill -9")
 	first := len(rf.Latest())
 	total := 2 * 22
@@ -235,7 +236,7 @@ func TestEvalKill9(t *testing.T) {
 	require.NoError(t, cmd.Run(), stderr.String())
 	assert.Contains(t, stdout2.String(), fmt.Sprintf("ran %d, skipped %d", total-first, first))
 
-	rf, err = dataset.ReadResults(out)
+	rf, err = eval.ReadResults(out)
 	require.NoError(t, err)
 	assert.Len(t, rf.Results, total, "no pair answered twice")
 	assert.Len(t, rf.Latest(), total)

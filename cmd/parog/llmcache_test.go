@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
 
@@ -19,7 +19,7 @@ import (
 // timings, by question id.
 func outcomes(t *testing.T, path string) []string {
 	t.Helper()
-	rf, err := dataset.ReadResults(path)
+	rf, err := eval.ReadResults(path)
 	require.NoError(t, err)
 	var out []string
 	for _, r := range rf.Latest() {
@@ -63,17 +63,17 @@ func TestEvalRecordReplay(t *testing.T) {
 	dir := t.TempDir()
 	input := chainQuestions(t, dir)
 	cache, recorded, replayed := filepath.Join(dir, "cache"), filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "rep.jsonl")
-	eval := func(out string, extra ...string) (int, string, string) {
+	runEval := func(out string, extra ...string) (int, string, string) {
 		args := append([]string{"eval", "--config", demoConfig, "--dataset", "demo", "--input", input, "--out", out, "--limit", "5", "--no-progress"}, extra...)
 		return runParog(t, evalEnv(srv.URL()), args...)
 	}
-	code, _, stderr := eval(recorded, "--llm-cache", cache)
+	code, _, stderr := runEval(recorded, "--llm-cache", cache)
 	require.Equal(t, 0, code, stderr)
 	calls := srv.Count()
 	require.Positive(t, calls)
 	assert.Contains(t, stderr, "0 replies from the cache")
 
-	code, stdout, stderr := eval(replayed, "--llm-replay", cache)
+	code, stdout, stderr := runEval(replayed, "--llm-replay", cache)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "ran 5, skipped 0 already done, 0 errors")
 	assert.Equal(t, calls, srv.Count(), "a replay sends no model request")
@@ -86,16 +86,16 @@ func TestEvalRecordReplay(t *testing.T) {
 	require.NoError(t, err)
 	lines := strings.SplitAfter(strings.TrimSpace(string(data)), "\n")
 	require.NoError(t, os.WriteFile(recorded, []byte(strings.Join(lines[:len(lines)-1], "")), 0o644))
-	code, stdout, stderr = eval(recorded, "--llm-cache", cache)
+	code, stdout, stderr = runEval(recorded, "--llm-cache", cache)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "ran 1, skipped 4 already done")
 	assert.Equal(t, calls, srv.Count(), "the interrupted question's calls come from the cache")
 	assert.Equal(t, outcomes(t, replayed), outcomes(t, recorded))
 
 	// A request that was never recorded fails, naming its key.
-	code, _, stderr = eval(filepath.Join(dir, "more.jsonl"), "--llm-replay", cache, "--limit", "6")
+	code, _, stderr = runEval(filepath.Join(dir, "more.jsonl"), "--llm-replay", cache, "--limit", "6")
 	require.Equal(t, 0, code, stderr)
-	rf, err := dataset.ReadResults(filepath.Join(dir, "more.jsonl"))
+	rf, err := eval.ReadResults(filepath.Join(dir, "more.jsonl"))
 	require.NoError(t, err)
 	var errs []string
 	for _, r := range rf.Latest() {
@@ -107,7 +107,7 @@ func TestEvalRecordReplay(t *testing.T) {
 	assert.Regexp(t, `no recorded reply for request key [0-9a-f]{64}`, errs[0])
 	assert.Equal(t, calls, srv.Count())
 
-	code, _, stderr = eval(filepath.Join(dir, "x.jsonl"), "--llm-cache", cache, "--llm-replay", cache)
+	code, _, stderr = runEval(filepath.Join(dir, "x.jsonl"), "--llm-cache", cache, "--llm-replay", cache)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "not both")
 }

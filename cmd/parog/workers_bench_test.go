@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/parog/parog-go/kgqa/sharedcache/redistest"
 )
@@ -79,7 +79,7 @@ func runWorkers(b *testing.B, bin, modelURL, redisURL string, n int) workersRun 
 	var out workersRun
 	var results, hits, misses float64
 	for i := range n {
-		rf, err := dataset.ReadResults(filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i)))
+		rf, err := eval.ReadResults(filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i)))
 		if err != nil {
 			b.Fatal(err)
 		}

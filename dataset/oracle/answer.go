@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/score"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/sparql2plan"
 )
@@ -178,7 +178,7 @@ func (t *turn) isGold(x term) bool {
 		switch {
 		case a.ID != "" && x.id == a.ID:
 			return true
-		case a.ID == "" && x.id == "" && dataset.NamesMatch(x.name, a.Name):
+		case a.ID == "" && x.id == "" && score.NamesMatch(x.name, a.Name):
 			return true
 		}
 	}
@@ -226,7 +226,7 @@ func (t *turn) inHand() (refs, names []string) {
 	p := t.goldIn(parseFacts(factLine, t.user))
 	for _, n := range known(t.user) {
 		for _, g := range t.goldNames() {
-			if dataset.NamesMatch(n, g) {
+			if score.NamesMatch(n, g) {
 				p.add(term{name: n}, 0)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
@@ -60,7 +61,7 @@ type Pass struct {
 	// Name says what the run measured.
 	Name string `json:"name"`
 	// Results are the results rows, one per question and seed.
-	Results []dataset.Result `json:"-"`
+	Results []eval.Result `json:"-"`
 	// PerQuestion is what the oracle saw, by question id.
 	PerQuestion map[string]QuestionStats `json:"-"`
 	// Oracle counts the requests and the errors injected.
@@ -100,22 +101,22 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 		return nil, fmt.Errorf("oracle: bench: %w", err)
 	}
 	defer func() { _ = release() }()
-	ans := dataset.NewAnswerer(eng)
+	ans := eval.NewAnswerer(eng)
 	path := filepath.Join(o.Dir, name+".jsonl")
 	_ = os.Remove(path)
-	w, err := dataset.CreateResultWriter(path, false)
+	w, err := eval.CreateResultWriter(path, false)
 	if err != nil {
 		return nil, fmt.Errorf("oracle: bench: %w", err)
 	}
 	run := &Pass{Name: name, Expected: len(qs) * max(1, len(seeds))}
-	opts := dataset.RunOptions{Concurrency: max(1, o.Concurrency), Seeds: seeds, Timeout: o.Timeout,
-		OnResult: func(r dataset.Result, _ dataset.Progress) { run.Results = append(run.Results, r) }}
-	_, err = dataset.Run(ctx, ans, qs, w, opts)
+	opts := eval.RunOptions{Concurrency: max(1, o.Concurrency), Seeds: seeds, Timeout: o.Timeout,
+		OnResult: func(r eval.Result, _ eval.Progress) { run.Results = append(run.Results, r) }}
+	_, err = eval.Run(ctx, ans, qs, w, opts)
 	err = errors.Join(err, w.Close())
 	if err != nil {
 		return nil, fmt.Errorf("oracle: bench: %s: %w", name, err)
 	}
-	slices.SortFunc(run.Results, func(a, b dataset.Result) int {
+	slices.SortFunc(run.Results, func(a, b eval.Result) int {
 		if a.ID != b.ID {
 			return compareStrings(a.ID, b.ID)
 		}
@@ -142,7 +143,7 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
-func seedOf(r dataset.Result) int {
+func seedOf(r eval.Result) int {
 	if r.Seed == nil {
 		return 0
 	}
@@ -150,7 +151,7 @@ func seedOf(r dataset.Result) int {
 }
 
 // hits is the share of rows that hit.
-func hits(rs []dataset.Result) float64 {
+func hits(rs []eval.Result) float64 {
 	if len(rs) == 0 {
 		return 0
 	}

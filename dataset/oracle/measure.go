@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
@@ -161,7 +161,7 @@ func ratio(a, b int) float64 {
 
 // judged counts the rows whose tentative answer was judged right (or
 // wrong) and, of those, the rows answered right.
-func judged(rs []dataset.Result, right bool) (n, hit int) {
+func judged(rs []eval.Result, right bool) (n, hit int) {
 	for _, r := range rs {
 		if r.Error != "" || r.TentativeHit == nil || *r.TentativeHit != right {
 			continue

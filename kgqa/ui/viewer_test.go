@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
@@ -137,7 +137,7 @@ func TestViewerOpensFiles(t *testing.T) {
 	trace, err := json.Marshal(resp.EngineAnswer())
 	require.NoError(t, err)
 	var lines []byte
-	for _, r := range []dataset.Result{
+	for _, r := range []eval.Result{
 		{ID: "demo-01", Question: nijmegen, Type: "conjunction", Prediction: "Germany", Gold: []string{"Germany"}, Hit: true, Trace: trace},
 		{ID: "demo-99", Question: "Which river is the longest?", Type: "superlative", Prediction: "Rhine", Gold: []string{"Danube"}},
 	} {

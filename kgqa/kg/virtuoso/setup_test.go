@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/answerable"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
@@ -64,14 +65,14 @@ func TestSetupLoadsTheFB15k237Slice(t *testing.T) {
 	out, err := os.Create(filepath.Join(tmp, "kept.json"))
 	require.NoError(t, err)
 	defer out.Close()
-	ans, err := dataset.Answerable(ctx, g, in, out, dataset.AnswerableOptions{
+	ans, err := answerable.Run(ctx, g, in, out, answerable.Options{
 		Format: dataset.WebQSP, Parallel: 4, Rewrite: func(q string) string { s, _ := sparql2plan.Normalize(q); return s },
 	})
 	require.NoError(t, err)
 	t.Logf("WebQSP train on the slice in Virtuoso: %v; failures %v", ans.Counts, ans.Failures)
 	assert.Equal(t, 3098, ans.Questions)
-	assert.Greater(t, ans.Counts[dataset.Exact], 200)
-	assert.Greater(t, ans.Counts[dataset.Exact]+ans.Counts[dataset.Superset]+ans.Counts[dataset.Partial], 450)
+	assert.Greater(t, ans.Counts[answerable.Exact], 200)
+	assert.Greater(t, ans.Counts[answerable.Exact]+ans.Counts[answerable.Superset]+ans.Counts[answerable.Partial], 450)
 
 	// Again: the server is reused and nothing is loaded twice.
 	again, err := virtuoso.Setup(ctx, o)

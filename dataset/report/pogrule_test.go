@@ -1,0 +1,117 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/parog/parog-go/dataset"
+
+	"github.com/parog/parog-go/dataset/pogrule"
+	"github.com/parog/parog-go/dataset/score"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const pogData = "../../shared/data/pog"
+
+// pogRuleHits scores a PoG result file with the pog rule and returns the
+// number of rows and the sorted texts of the questions scored a hit.
+func pogRuleHits(t *testing.T, ds dataset.Format, results, gold string, aliases *score.Aliases) (int, []string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(pogData, gold))
+	require.NoError(t, err)
+	g, err := pogrule.LoadPoGGold(data, ds, aliases)
+	require.NoError(t, err)
+	qs, err := dataset.LoadFile(t.Context(), filepath.Join(pogData, gold), ds)
+	require.NoError(t, err)
+	run, err := LoadRun(filepath.Join(pogData, results), Gold{Questions: qs.Questions, PoG: g})
+	require.NoError(t, err)
+	var hits []string
+	for _, r := range run.Results {
+		require.NotNil(t, r.PoGHit, r.Question)
+		if *r.PoGHit {
+			hits = append(hits, r.Question)
+		}
+	}
+	sort.Strings(hits)
+	return len(run.Results), hits
+}
+
+func digest(lines []string) string {
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// The reference counts and per-question digests come from running PoG's
+// eval/eval.py logic on the same files: the digest is the SHA-256 of the
+// sorted texts of the questions it scores a hit, joined by newlines, so
+// the test checks every question, not only the total.
+func TestPoGRuleReproducesPoGScript(t *testing.T) {
+	for _, tc := range []struct {
+		name, results, gold string
+		ds                  dataset.Format
+		rows, hits          int
+		digest              string
+	}{
+		{"grailqa", "PoG_grailqa_gpt-3.5-turbo-0125.jsonl", "grailqa_gold.json", dataset.GrailQA, 1000, 765,
+			"1ecdfa37b70d5142713024a84fab7960b37b89495d0c17e9d32f81331acbc4db"},
+		// Without PoG's alias file cwq_aname_dict.json (see the next test).
+		{"cwq without aliases", "PoG_cwq_gpt-3.5-turbo-0125.jsonl", "cwq_gold.json", dataset.CWQ, 3531, 1785,
+			"4d98db150b9a916aa59cb7803b9700c3b599fc9df8f1dc84d4d3876dabf4024d"},
+		{"webqsp", "PoG_webqsp_gpt-3.5-turbo-0125.jsonl", "webqsp_test_gold.json", dataset.WebQSP, 1639, 1309,
+			"8606e7e62cca2c50ca58a6fc637f887c363a56b9844f0885c91a5f562dc8fdd1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, hits := pogRuleHits(t, tc.ds, tc.results, tc.gold, nil)
+			assert.Equal(t, tc.rows, rows)
+			assert.Len(t, hits, tc.hits)
+			assert.Equal(t, tc.digest, digest(hits))
+		})
+	}
+}
+
+// PoG's CWQ figure (2,115 of 3,531) adds the answer names of PoG's
+// released alias file cwq_aname_dict.json, keyed by question text. The
+// file is read from beside the results, or from $PAROG_POG_CWQ_ALIASES.
+func TestPoGRuleCWQWithPoGAliases(t *testing.T) {
+	path := os.Getenv("PAROG_POG_CWQ_ALIASES")
+	if path == "" {
+		path = filepath.Join(pogData, "cwq_aname_dict.json")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("SKIPPED: PoG's cwq_aname_dict.json (from PoG's repository, cope_alias/) is not at %s; "+
+			"set PAROG_POG_CWQ_ALIASES to check the 2,115 of 3,531 figure", path)
+	}
+	a, err := score.LoadAliases(path)
+	require.NoError(t, err)
+	rows, hits := pogRuleHits(t, dataset.CWQ, "PoG_cwq_gpt-3.5-turbo-0125.jsonl", "cwq_gold.json", a)
+	assert.Equal(t, 3531, rows)
+	assert.Len(t, hits, 2115)
+	assert.Equal(t, "aab1f449f7c11ba52820a6dd64f135961613716f8fc3fae847cf10f8a555cbdc", digest(hits))
+}
+
+// PoGReleased must be what the released files say.
+func TestPoGReleasedMatchesFiles(t *testing.T) {
+	for ds, ref := range PoGReleased {
+		t.Run(ds, func(t *testing.T) {
+			run, err := LoadRun(filepath.Join(pogData, "PoG_"+ds+"_gpt-3.5-turbo-0125.jsonl"), Gold{})
+			require.NoError(t, err)
+			assert.True(t, run.Unscored)
+			e := efficiency(run.Results, false)
+			assert.Nil(t, e.SPARQL, "PoG records no SPARQL queries")
+			for _, c := range []struct {
+				name      string
+				got, want Dist
+			}{{"calls", e.Calls, ref.Calls}, {"tokens", e.Tokens, ref.Tokens}, {"seconds", e.Seconds, ref.Seconds}} {
+				assert.InDelta(t, c.want.Mean, c.got.Mean, 0.05, c.name)
+				assert.InDelta(t, c.want.Median, c.got.Median, 0.006, c.name)
+				assert.InDelta(t, c.want.P90, c.got.P90, 0.006, "%s p90 %v", c.name, c.got.P90)
+			}
+		})
+	}
+}

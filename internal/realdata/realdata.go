@@ -1,0 +1,87 @@
+// Package realdata finds the real data that tests read (benchmark
+// samples, WebQSP train, FB15k-237, the Freebase schema, PoG's released
+// results): the directory $PAROG_DATA names, else shared/data beside the
+// repository (../shared/data from its root) when it exists. A fresh clone
+// has neither; the tests that need a file then skip, each with one line
+// that names the file and the variable, and make test counts them.
+package realdata
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Env names the variable that points at the data directory.
+const Env = "PAROG_DATA"
+
+// SkipLogEnv names a file that each skip appends its line to, so that a
+// run of every package can count them (make test sets it).
+const SkipLogEnv = "PAROG_SKIPLOG"
+
+const module = "module github.com/parog/parog-go\n"
+
+// Dir returns the data directory, or an error saying where it was looked
+// for.
+func Dir() (string, error) {
+	if d := os.Getenv(Env); d != "" {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return "", fmt.Errorf("realdata: $%s=%s is not a directory", Env, d)
+		}
+		return d, nil
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	d := filepath.Join(filepath.Dir(root), "shared", "data")
+	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("realdata: no $%s and no %s", Env, d)
+	}
+	return d, nil
+}
+
+// moduleRoot walks up from the working directory to the module's go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.HasPrefix(string(b), module) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("realdata: not inside the parog-go module")
+		}
+		dir = parent
+	}
+}
+
+// Path returns the data file rel (a path inside the data directory, such
+// as "pog/cwq_gold.json"), or skips tb with one line naming the file and
+// the variable when the directory or the file is missing.
+func Path(tb testing.TB, rel string) string {
+	tb.Helper()
+	d, err := Dir()
+	if err == nil {
+		p := filepath.Join(d, rel)
+		if _, err = os.Stat(p); err == nil {
+			return p
+		}
+	}
+	line := fmt.Sprintf("real data %s not found: set %s to the data directory (%v)", rel, Env, err)
+	if log := os.Getenv(SkipLogEnv); log != "" {
+		if f, ferr := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); ferr == nil {
+			_, _ = fmt.Fprintf(f, "%s: %s\n", tb.Name(), line)
+			_ = f.Close()
+		}
+	}
+	tb.Skip(line)
+	return ""
+}
