@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parog/parog-go/internal/realdata"
+
 	"github.com/parog/parog-go/dataset/eval/evaltest"
 
 	"github.com/chromedp/chromedp"
@@ -47,7 +49,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	b := browsertest.New(t)
 	ours, err := LoadRun(demoRun(t), Gold{})
 	require.NoError(t, err)
-	pog, err := LoadRun("../../shared/data/pog/PoG_grailqa_gpt-3.5-turbo-0125.jsonl", Gold{})
+	pog, err := LoadRun(realdata.Path(t, "pog/PoG_grailqa_gpt-3.5-turbo-0125.jsonl"), Gold{})
 	require.NoError(t, err)
 	runs := []ResultSet{ours, pog}
 	h := NewHTMLReport(BuildReport(runs, ReportOptions{BootstrapRounds: 200}), runs)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parog/parog-go/internal/realdata"
+
 	"github.com/parog/parog-go/dataset"
 
 	"github.com/parog/parog-go/dataset/pogrule"
@@ -17,19 +19,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const pogData = "../../shared/data/pog"
+// pogFile is a file of PoG's released results or gold answers in the
+// real data directory; the test skips without it.
+func pogFile(t testing.TB, name string) string { return realdata.Path(t, filepath.Join("pog", name)) }
 
 // pogRuleHits scores a PoG result file with the pog rule and returns the
 // number of rows and the sorted texts of the questions scored a hit.
 func pogRuleHits(t *testing.T, ds dataset.Format, results, gold string, aliases *score.Aliases) (int, []string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(pogData, gold))
+	data, err := os.ReadFile(pogFile(t, gold))
 	require.NoError(t, err)
 	g, err := pogrule.LoadPoGGold(data, ds, aliases)
 	require.NoError(t, err)
-	qs, err := dataset.LoadFile(t.Context(), filepath.Join(pogData, gold), ds)
+	qs, err := dataset.LoadFile(t.Context(), pogFile(t, gold), ds)
 	require.NoError(t, err)
-	run, err := LoadRun(filepath.Join(pogData, results), Gold{Questions: qs.Questions, PoG: g})
+	run, err := LoadRun(pogFile(t, results), Gold{Questions: qs.Questions, PoG: g})
 	require.NoError(t, err)
 	var hits []string
 	for _, r := range run.Results {
@@ -81,7 +85,7 @@ func TestPoGRuleReproducesPoGScript(t *testing.T) {
 func TestPoGRuleCWQWithPoGAliases(t *testing.T) {
 	path := os.Getenv("PAROG_POG_CWQ_ALIASES")
 	if path == "" {
-		path = filepath.Join(pogData, "cwq_aname_dict.json")
+		path = filepath.Join(filepath.Dir(pogFile(t, "cwq_gold.json")), "cwq_aname_dict.json")
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("SKIPPED: PoG's cwq_aname_dict.json (from PoG's repository, cope_alias/) is not at %s; "+
@@ -99,7 +103,7 @@ func TestPoGRuleCWQWithPoGAliases(t *testing.T) {
 func TestPoGReleasedMatchesFiles(t *testing.T) {
 	for ds, ref := range PoGReleased {
 		t.Run(ds, func(t *testing.T) {
-			run, err := LoadRun(filepath.Join(pogData, "PoG_"+ds+"_gpt-3.5-turbo-0125.jsonl"), Gold{})
+			run, err := LoadRun(pogFile(t, "PoG_"+ds+"_gpt-3.5-turbo-0125.jsonl"), Gold{})
 			require.NoError(t, err)
 			assert.True(t, run.Unscored)
 			e := efficiency(run.Results, false)
