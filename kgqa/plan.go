@@ -365,3 +365,15 @@ func ParsePlan(data []byte) (*Plan, error) {
 	}
 	return &p, nil
 }
+
+// Upper bounds of a question's budget overrides, so that one request
+// cannot ask for unbounded work (the API's options and the engine's
+// overrides share them).
+const (
+	MaxWidth               = 10
+	MaxDepth               = 4
+	MaxRounds              = 5
+	MaxEntitiesPerRelation = 100
+	MaxRelationsPerEntity  = 10
+	MaxParallelism         = 8
+)

@@ -55,7 +55,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	a.shareCalls(cache)
 	srv, err := server.New(cfg.Server, a.Graph,
 		server.WithEngine(a.Engine), server.WithLLMConfig(cfg.LLM), server.WithCapabilities(a.LLM.Capabilities),
-		server.WithBudgets(cfg.Engine), server.WithPinger(a.LLM),
+		server.WithPinger(a.LLM),
 		server.WithLogger(log), server.WithMetrics(a.Metrics), server.WithGetenv(env.Getenv),
 		server.WithFiles(*files))
 	if err != nil {

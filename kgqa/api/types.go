@@ -58,12 +58,12 @@ type Options struct {
 // Upper bounds of Options and of other request fields, so that one request
 // cannot ask for unbounded work.
 const (
-	MaxWidth                 = 10
-	MaxDepth                 = 4
-	MaxRounds                = 5
-	MaxEntitiesPerRelation   = 100
-	MaxRelationsPerEntity    = 10
-	MaxParallelism           = 8
+	MaxWidth                 = kgqa.MaxWidth
+	MaxDepth                 = kgqa.MaxDepth
+	MaxRounds                = kgqa.MaxRounds
+	MaxEntitiesPerRelation   = kgqa.MaxEntitiesPerRelation
+	MaxRelationsPerEntity    = kgqa.MaxRelationsPerEntity
+	MaxParallelism           = kgqa.MaxParallelism
 	MaxTopicEntities         = 16
 	MaxSearchLimit           = 100
 	DefaultSearchLimit       = 10

@@ -158,10 +158,9 @@ type Request struct {
 	// Plan, when set, is executed instead of asking the planner (it is
 	// validated first).
 	Plan *kgqa.Plan
-	// Budgets overrides the engine's budgets for this question: zero
-	// numeric fields keep the engine's values, FuseSufficiency is taken as
-	// given. Nil keeps the engine's budgets.
-	Budgets *config.Engine
+	// Overrides changes the engine's budgets for this question; its nil
+	// fields keep the configured values.
+	Overrides Overrides
 	// Seed is recorded in the trace for reproducible runs; the sampling
 	// seed sent to the endpoints is the role's configured seed.
 	Seed *int
@@ -219,9 +218,10 @@ func stepErr(stage, subgoal string, err error) error {
 func (e *Engine) Ask(ctx context.Context, req Request) (*kgqa.Answer, error) {
 	start := time.Now()
 	ans := &kgqa.Answer{Question: req.Question, Entities: []kgqa.Term{}, Subgoals: []*kgqa.SubgoalRecord{}, Topics: []kgqa.Topic{}}
-	budgets := e.cfg
-	if req.Budgets != nil {
-		budgets = withDefaults(*req.Budgets, e.cfg)
+	budgets, err := req.Overrides.apply(e.cfg)
+	if err != nil {
+		ans.Stop, ans.Error = kgqa.StopError, err.Error()
+		return ans, err
 	}
 	ledger := kgqa.NewLedger()
 	stats := &kg.Stats{}
@@ -237,7 +237,7 @@ func (e *Engine) Ask(ctx context.Context, req Request) (*kgqa.Answer, error) {
 	// fails with the context's error, so a run that ended without one
 	// finished, and its answer stands even if the deadline has passed
 	// since.
-	err := r.do(ctx, req)
+	err = r.do(ctx, req)
 	if e.afterRun != nil {
 		e.afterRun(ctx)
 	}

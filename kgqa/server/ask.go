@@ -23,7 +23,7 @@ func (s *Server) ask(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	kreq, timeout, err := s.engineRequest(req)
+	kreq, err := s.engineRequest(req)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -34,10 +34,10 @@ func (s *Server) ask(c *gin.Context) {
 	}
 	defer release()
 	if req.Stream {
-		s.streamAsk(c, kreq, timeout)
+		s.streamAsk(c, kreq)
 		return
 	}
-	ans, err := s.runAsk(c.Request.Context(), kreq, timeout)
+	ans, err := s.runAsk(c.Request.Context(), kreq)
 	if err != nil {
 		s.fail(c, s.askError(c, ans, err))
 		return
@@ -49,9 +49,7 @@ func (s *Server) ask(c *gin.Context) {
 
 // runAsk asks the engine under the request's deadline and records the
 // outcome in the metrics.
-func (s *Server) runAsk(ctx context.Context, req engine.Request, timeout time.Duration) (*kgqa.Answer, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+func (s *Server) runAsk(ctx context.Context, req engine.Request) (*kgqa.Answer, error) {
 	ans, err := s.engine.Ask(ctx, req)
 	s.metrics.ObserveAnswer(ans)
 	return ans, err
@@ -77,30 +75,30 @@ func (s *Server) askError(c *gin.Context, ans *kgqa.Answer, err error) error {
 
 // engineRequest validates req once and turns it into the engine's request
 // and the question's deadline.
-func (s *Server) engineRequest(req api.AskRequest) (engine.Request, time.Duration, error) {
+func (s *Server) engineRequest(req api.AskRequest) (engine.Request, error) {
 	if err := s.checkQuestion(req.Question); err != nil {
-		return engine.Request{}, 0, err
+		return engine.Request{}, err
 	}
 	if err := s.checkEngine(); err != nil {
-		return engine.Request{}, 0, err
+		return engine.Request{}, err
 	}
 	if len(req.TopicEntities) > api.MaxTopicEntities {
-		return engine.Request{}, 0, errorf(http.StatusBadRequest, "topic_entities: at most %d allowed, got %d", api.MaxTopicEntities, len(req.TopicEntities))
+		return engine.Request{}, errorf(http.StatusBadRequest, "topic_entities: at most %d allowed, got %d", api.MaxTopicEntities, len(req.TopicEntities))
 	}
 	d := s.graph.Dialect()
 	for i, id := range req.TopicEntities {
 		if !d.ValidEntity(id) {
-			return engine.Request{}, 0, errorf(http.StatusBadRequest, "topic_entities[%d]: %q is not a %s entity id", i, truncate(id, 64), d.Name())
+			return engine.Request{}, errorf(http.StatusBadRequest, "topic_entities[%d]: %q is not a %s entity id", i, truncate(id, 64), d.Name())
 		}
 	}
-	budgets, timeout, err := s.applyOptions(req.Options)
+	ov, err := s.overrides(req.Options)
 	if err != nil {
-		return engine.Request{}, 0, err
+		return engine.Request{}, err
 	}
 	return engine.Request{
 		Question: strings.TrimSpace(req.Question), TopicEntities: req.TopicEntities,
-		Budgets: &budgets, Seed: req.Seed,
-	}, timeout, nil
+		Overrides: ov, Seed: req.Seed,
+	}, nil
 }
 
 // checkQuestion enforces a non-empty question within server.max_question_len.
@@ -127,54 +125,40 @@ func (s *Server) checkEngine() error {
 	return nil
 }
 
-// applyOptions merges per-request budgets over the server's, within the
-// bounds of package api, and returns the question's deadline: the
-// shortest of server.request_timeout, engine.deadline and deadline_ms.
-func (s *Server) applyOptions(o *api.Options) (config.Engine, time.Duration, error) {
-	b := s.budgets
-	timeout := s.cfg.RequestTimeout
-	if timeout <= 0 {
-		timeout = config.Default().Server.RequestTimeout
-	}
-	if b.Deadline > 0 && b.Deadline < timeout {
-		timeout = b.Deadline
-	}
+// overrides turns a request's options into the engine's overrides, one
+// field to one, and checks them against the engine's own merge (400 with
+// the engine's reason). The question's deadline is the shorter of
+// server.request_timeout and deadline_ms; the engine applies it, with its
+// own engine.deadline, once.
+func (s *Server) overrides(o *api.Options) (engine.Overrides, error) {
+	timeout := s.requestTimeout()
+	ov := engine.Overrides{Deadline: &timeout}
 	if o != nil {
-		for _, f := range []struct {
-			name string
-			v    *int
-			max  int
-			dst  *int
-		}{
-			{"width", o.Width, api.MaxWidth, &b.Width},
-			{"depth", o.Depth, api.MaxDepth, &b.Depth},
-			{"max_rounds", o.MaxRounds, api.MaxRounds, &b.MaxRounds},
-			{"max_entities_per_relation", o.MaxEntitiesPerRelation, api.MaxEntitiesPerRelation, &b.MaxEntitiesPerRelation},
-			{"max_relations_per_entity", o.MaxRelationsPerEntity, api.MaxRelationsPerEntity, &b.MaxRelationsPerEntity},
-			{"parallelism", o.Parallelism, api.MaxParallelism, &b.Parallelism},
-		} {
-			if f.v == nil {
-				continue
-			}
-			if *f.v < 1 || *f.v > f.max {
-				return b, 0, errorf(http.StatusBadRequest, "options.%s must be between 1 and %d, got %d", f.name, f.max, *f.v)
-			}
-			*f.dst = *f.v
-		}
-		if o.FuseSufficiency != nil {
-			b.FuseSufficiency = *o.FuseSufficiency
-		}
+		ov.Width, ov.Depth, ov.MaxRounds = o.Width, o.Depth, o.MaxRounds
+		ov.MaxEntitiesPerRelation, ov.MaxRelationsPerEntity = o.MaxEntitiesPerRelation, o.MaxRelationsPerEntity
+		ov.Parallelism, ov.FuseSufficiency = o.Parallelism, o.FuseSufficiency
 		if o.DeadlineMS != nil {
 			// Compared in milliseconds: a huge value would overflow a
 			// Duration and read as already past.
 			if *o.DeadlineMS < 1 || *o.DeadlineMS > timeout.Milliseconds() {
-				return b, 0, errorf(http.StatusBadRequest, "options.deadline_ms must be between 1 and %d, got %d", timeout.Milliseconds(), *o.DeadlineMS)
+				return ov, errorf(http.StatusBadRequest, "options.deadline_ms must be between 1 and %d, got %d", timeout.Milliseconds(), *o.DeadlineMS)
 			}
-			timeout = time.Duration(*o.DeadlineMS) * time.Millisecond
+			d := time.Duration(*o.DeadlineMS) * time.Millisecond
+			ov.Deadline = &d
 		}
 	}
-	b.Deadline = timeout
-	return b, timeout, nil
+	if _, err := s.engine.Budgets(ov); err != nil {
+		return ov, errorf(http.StatusBadRequest, "options.%s", strings.TrimPrefix(err.Error(), engine.ErrBadOverride.Error()+": "))
+	}
+	return ov, nil
+}
+
+// requestTimeout is server.request_timeout, or its default.
+func (s *Server) requestTimeout() time.Duration {
+	if s.cfg.RequestTimeout > 0 {
+		return s.cfg.RequestTimeout
+	}
+	return config.Default().Server.RequestTimeout
 }
 
 // plan serves POST /v1/plan.
@@ -192,11 +176,7 @@ func (s *Server) plan(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	_, timeout, err := s.applyOptions(nil)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
+	timeout := s.requestTimeout()
 	release, ok := s.admit(c)
 	if !ok {
 		return

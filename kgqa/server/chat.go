@@ -110,7 +110,7 @@ func (s *Server) chatCompletions(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	kreq, timeout, err := s.chatQuestion(req)
+	kreq, err := s.chatQuestion(req)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -121,7 +121,7 @@ func (s *Server) chatCompletions(c *gin.Context) {
 	}
 	defer release()
 	if req.Stream {
-		s.streamChat(c, kreq, timeout)
+		s.streamChat(c, kreq)
 		return
 	}
 	// The engine serialises its events, but a step cut short by the
@@ -136,7 +136,7 @@ func (s *Server) chatCompletions(c *gin.Context) {
 		defer mu.Unlock()
 		reasoning.WriteString(n.line(ev))
 	}
-	ans, err := s.runAsk(c.Request.Context(), kreq, timeout)
+	ans, err := s.runAsk(c.Request.Context(), kreq)
 	if err != nil {
 		s.fail(c, chatError(err))
 		return
@@ -154,9 +154,9 @@ func (s *Server) chatCompletions(c *gin.Context) {
 
 // chatQuestion validates the model and takes the question from the last
 // user message.
-func (s *Server) chatQuestion(req chatRequest) (engine.Request, time.Duration, error) {
+func (s *Server) chatQuestion(req chatRequest) (engine.Request, error) {
 	if req.Model != api.ChatModel {
-		return engine.Request{}, 0, errorf(http.StatusNotFound, "model %q does not exist; the only model is %q", req.Model, api.ChatModel)
+		return engine.Request{}, errorf(http.StatusNotFound, "model %q does not exist; the only model is %q", req.Model, api.ChatModel)
 	}
 	question := ""
 	for i := len(req.Messages) - 1; i >= 0 && question == ""; i-- {
@@ -165,12 +165,12 @@ func (s *Server) chatQuestion(req chatRequest) (engine.Request, time.Duration, e
 		}
 		t, err := req.Messages[i].text()
 		if err != nil {
-			return engine.Request{}, 0, err
+			return engine.Request{}, err
 		}
 		question = t
 	}
 	if question == "" {
-		return engine.Request{}, 0, errorf(http.StatusBadRequest, "messages must contain a user message with the question")
+		return engine.Request{}, errorf(http.StatusBadRequest, "messages must contain a user message with the question")
 	}
 	return s.engineRequest(api.AskRequest{Question: question, Seed: req.Seed})
 }

@@ -20,8 +20,8 @@ import (
 // first step, so a failure before it (no model, nothing linked) gets its
 // real status; a failure after it ends the stream with an OpenAI error
 // event and no [DONE].
-func (s *Server) streamChat(c *gin.Context, req engine.Request, timeout time.Duration) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
+func (s *Server) streamChat(c *gin.Context, req engine.Request) {
+	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
 	var n narrator
 	lines, done := s.produce(ctx, req, func(ev kgqa.Event) []byte {

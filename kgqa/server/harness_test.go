@@ -98,7 +98,7 @@ func newHarness(tb testing.TB, s setup) *harness {
 	tb.Cleanup(func() { _ = client.Close() })
 	h.model = client
 	opts = append(opts, server.WithEngine(engine.New(g, client, h.cfg.Engine)), server.WithLLMConfig(h.cfg.LLM),
-		server.WithCapabilities(client.Capabilities), server.WithBudgets(h.cfg.Engine), server.WithMetrics(m), server.WithLogger(discardLogger()))
+		server.WithCapabilities(client.Capabilities), server.WithMetrics(m), server.WithLogger(discardLogger()))
 	h.srv, err = server.New(h.cfg.Server, g, append(opts, s.opts...)...)
 	require.NoError(tb, err)
 	h.http = httptest.NewServer(h.srv.Handler())

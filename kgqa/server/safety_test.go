@@ -40,6 +40,11 @@ func (f funcEngine) Plan(ctx context.Context, q string) (*kgqa.Plan, kgqa.PlanIn
 	return f.plan(ctx, q)
 }
 
+// Budgets checks overrides as the real engine does, over the defaults.
+func (f funcEngine) Budgets(o engine.Overrides) (config.Engine, error) {
+	return engine.MergeOverrides(config.Default().Engine, o)
+}
+
 func (f funcEngine) RetrievalPlan(string, *kgqa.Plan) (*retrieval.Plan, map[string]retrieval.Pack, error) {
 	return &retrieval.Plan{Route: retrieval.RouteKG}, nil, nil
 }

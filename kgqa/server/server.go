@@ -45,6 +45,9 @@ type Engine interface {
 	// RetrievalPlan returns the route, category tags and subgoal packs
 	// the engine would follow for a question with plan.
 	RetrievalPlan(question string, plan *kgqa.Plan) (*retrieval.Plan, map[string]retrieval.Pack, error)
+	// Budgets returns the budgets a question with overrides o would run
+	// under, or an error naming the override out of its bounds.
+	Budgets(o engine.Overrides) (config.Engine, error)
 }
 
 var _ Engine = (*engine.Engine)(nil)
@@ -57,7 +60,6 @@ type Server struct {
 	engine  Engine
 	llmCfg  config.LLM
 	caps    func(kgqa.Role) (llm.Capabilities, bool)
-	budgets config.Engine
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	getenv  func(string) (string, bool)
@@ -106,10 +108,6 @@ type Pinger interface {
 // transport. Default: a client built from WithLLMConfig's settings.
 func WithPinger(p Pinger) Option { return func(s *Server) { s.pinger = p } }
 
-// WithBudgets sets the default reasoning budgets that per-request options
-// override (default: config.Default().Engine).
-func WithBudgets(b config.Engine) Option { return func(s *Server) { s.budgets = b } }
-
 // WithLogger sets the logger (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 
@@ -134,7 +132,7 @@ func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
 	if g == nil {
 		return nil, errors.New("server: new: no knowledge graph")
 	}
-	s := &Server{cfg: cfg, graph: g, budgets: config.Default().Engine, getenv: lookupEnv}
+	s := &Server{cfg: cfg, graph: g, getenv: lookupEnv}
 	s.ready.ttl = defaultReadyTTL
 	for _, o := range opts {
 		o(s)
@@ -165,7 +163,13 @@ func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
 	}
 	s.sparqlSlots = make(chan struct{}, n)
 	s.sparqlGauges()
-	s.admission = newAdmission(cfg, s.llmCfg, s.budgets, s.metrics.Registry())
+	budgets := config.Default().Engine
+	if s.engine != nil {
+		if b, err := s.engine.Budgets(engine.Overrides{}); err == nil {
+			budgets = b
+		}
+	}
+	s.admission = newAdmission(cfg, s.llmCfg, budgets, s.metrics.Registry())
 	s.handler = s.routes()
 	return s, nil
 }

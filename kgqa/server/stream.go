@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -50,8 +49,8 @@ func (s *Server) produce(ctx context.Context, req engine.Request, conv func(kgqa
 // streamAsk writes one NDJSON line per engine event, in order. A failure
 // before the first line gets its real status; after it, an error line
 // ends the stream.
-func (s *Server) streamAsk(c *gin.Context, req engine.Request, timeout time.Duration) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
+func (s *Server) streamAsk(c *gin.Context, req engine.Request) {
+	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
 	rid := requestIDOf(c)
 	lines, done := s.produce(ctx, req, func(ev kgqa.Event) []byte {

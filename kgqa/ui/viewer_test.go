@@ -56,7 +56,7 @@ func newServer(t *testing.T, dir string) string {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
 	srv, err := server.New(cfg.Server, g, server.WithEngine(engine.New(g, client, cfg.Engine)),
-		server.WithLLMConfig(cfg.LLM), server.WithBudgets(cfg.Engine), server.WithFiles(dir),
+		server.WithLLMConfig(cfg.LLM), server.WithFiles(dir),
 		server.WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv.Handler())
