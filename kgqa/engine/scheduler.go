@@ -262,3 +262,40 @@ func names(ts []kgqa.Term) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// executionOrder returns the subgoal indexes in an order where each
+// subgoal follows those it needs and those it waits for (r.after), ties in
+// Plan.Order's order.
+func (r *run) executionOrder(plan *kgqa.Plan) ([]int, error) {
+	order, err := plan.Order()
+	if err != nil || len(r.after) == 0 {
+		return order, err
+	}
+	done := map[string]bool{}
+	out := make([]int, 0, len(order))
+	for len(out) < len(order) {
+		progressed := false
+		for _, i := range order {
+			s := plan.Subgoals[i]
+			if done[s.ID] || !allDone(done, s.Needs) || !allDone(done, r.after[s.ID]) {
+				continue
+			}
+			done[s.ID], progressed = true, true
+			out = append(out, i)
+			break
+		}
+		if !progressed { // cannot happen: a branch waits only for a root find
+			return order, nil
+		}
+	}
+	return out, nil
+}
+
+func allDone(done map[string]bool, ids []string) bool {
+	for _, id := range ids {
+		if !done[id] {
+			return false
+		}
+	}
+	return true
+}
