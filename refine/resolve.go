@@ -3,8 +3,8 @@ package refine
 import (
 	"strings"
 
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // Resolve maps the entity references in a model's reply to terms of the

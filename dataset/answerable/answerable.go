@@ -12,8 +12,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // Coverage says how much of a question's gold answer set its gold query

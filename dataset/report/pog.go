@@ -15,7 +15,7 @@ import (
 	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/dataset/pogrule"
 	"github.com/parog/parog-go/dataset/score"
-	"github.com/parog/parog-go/kgqa/naming"
+	"github.com/parog/parog-go/internal/naming"
 )
 
 // pogLine is a line of PoG's result files. PoG names the question field

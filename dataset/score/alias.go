@@ -10,7 +10,7 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/internal/clip"
-	"github.com/parog/parog-go/kgqa/naming"
+	"github.com/parog/parog-go/internal/naming"
 )
 
 // Aliases holds extra accepted names read from an alias file. An alias

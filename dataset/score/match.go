@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parog/parog-go/kgqa/naming"
+	"github.com/parog/parog-go/internal/naming"
 )
 
 // Matching rules (what counts as "the prediction names a gold answer").

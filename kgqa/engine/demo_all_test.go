@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
-	"github.com/parog/parog-go/kgqa/naming"
 	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -4,10 +4,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/lexicon"
-	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // wordSeparators turn relation ids ("people.person.place_of_birth") into
@@ -19,7 +18,7 @@ var wordSeparators = strings.NewReplacer("_", " ", ".", " ", ":", " ")
 func tokens(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range strings.Fields(naming.Fold(wordSeparators.Replace(s))) {
-		if lexicon.Stopword(w) || strings.HasPrefix(w, "#") {
+		if naming.Stopword(w) || strings.HasPrefix(w, "#") {
 			continue
 		}
 		out[stem(w)] = true

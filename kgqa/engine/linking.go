@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/naming"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 

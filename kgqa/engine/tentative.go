@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/naming"
 )
 
 // tentativeAnswer composes the question's tentative answer from the

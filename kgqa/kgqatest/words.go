@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/parog/parog-go/kgqa/lexicon"
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
-	"github.com/parog/parog-go/kgqa/naming"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
@@ -27,7 +26,7 @@ var synonyms = map[string][]string{
 func words(s string) map[string]int {
 	out := map[string]int{}
 	for _, w := range strings.Fields(naming.Fold(s)) {
-		if len(w) < 3 || lexicon.Stopword(w) {
+		if len(w) < 3 || naming.Stopword(w) {
 			continue
 		}
 		out[w] = max(out[w], 1)

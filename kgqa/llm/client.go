@@ -14,8 +14,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/parog/parog-go/internal/backoff"
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/backoff"
 	"github.com/parog/parog-go/kgqa/config"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/parog/parog-go/internal/backoff"
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/backoff"
 )
 
 // DefaultMaxReplyBytes is the default cap on a response body (see

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/parog/parog-go/kgqa/lexicon"
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa/llm"
 )
 
@@ -34,7 +34,7 @@ func (Lexical) Matrix(_ context.Context, texts []string) ([][]float64, error) {
 	for i, t := range texts {
 		vecs[i] = map[string]float64{}
 		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '#' }) {
-			if strings.HasPrefix(w, "#") || lexicon.Stopword(w) {
+			if strings.HasPrefix(w, "#") || naming.Stopword(w) {
 				continue
 			}
 			vecs[i][w]++

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parog/parog-go/kgqa/backoff"
+	"github.com/parog/parog-go/internal/backoff"
 	"github.com/parog/parog-go/kgqa/kg/backend"
 )
 

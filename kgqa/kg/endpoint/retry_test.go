@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/kgqa/backoff"
+	"github.com/parog/parog-go/internal/backoff"
 	"github.com/parog/parog-go/kgqa/kg/backend"
 )
 

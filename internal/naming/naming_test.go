@@ -133,3 +133,12 @@ func TestFoldKeepsGraphNamesApart(t *testing.T) {
 	// for the graph's typographic one.
 	assert.Equal(t, Fold(names["/m/0fv4v"]), Fold("Côte d'Ivoire"))
 }
+
+func TestStopword(t *testing.T) {
+	for _, tc := range []struct {
+		word string
+		want bool
+	}{{"the", true}, {"which", true}, {"find", true}, {"border", false}, {"The", false}, {"", false}} {
+		t.Run(tc.word, func(t *testing.T) { assert.Equal(t, tc.want, Stopword(tc.word)) })
+	}
+}
