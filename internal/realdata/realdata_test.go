@@ -1,0 +1,44 @@
+package realdata
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPathFindsAFileUnderTheVariable(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "pog"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pog", "x.json"), []byte("{}"), 0o644))
+	t.Setenv(Env, dir)
+	assert.Equal(t, filepath.Join(dir, "pog", "x.json"), Path(t, "pog/x.json"))
+}
+
+func TestPathSkipsAndLogsAMissingFile(t *testing.T) {
+	t.Setenv(Env, t.TempDir())
+	log := filepath.Join(t.TempDir(), "skips")
+	t.Setenv(SkipLogEnv, log)
+	var skipped bool
+	t.Run("missing", func(t *testing.T) {
+		defer func() { skipped = t.Skipped() }()
+		Path(t, "pog/absent.json")
+		t.Error("Path returned for a missing file")
+	})
+	assert.True(t, skipped, "a missing file skips the test")
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(b), "\n"))
+	assert.Contains(t, string(b), "pog/absent.json")
+	assert.Contains(t, string(b), Env)
+}
+
+func TestDirRefusesAVariableThatIsNoDirectory(t *testing.T) {
+	t.Setenv(Env, filepath.Join(t.TempDir(), "none"))
+	_, err := Dir()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), Env)
+}
