@@ -1,6 +1,10 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -244,4 +248,52 @@ func BenchmarkClientBinarySize(b *testing.B) {
 	fi, err := os.Stat(bin)
 	require.NoError(b, err)
 	b.ReportMetric(float64(fi.Size())/1e6, "MB")
+}
+
+// TestNoAliasesBetweenOwnPackages checks that no non-test Go file of the
+// module declares a type alias of another of the module's packages: each
+// type has one name, in one place.
+func TestNoAliasesBetweenOwnPackages(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		own := map[string]bool{}
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			if strings.HasPrefix(p, module) {
+				name := filepath.Base(p)
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				own[name] = true
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || !ts.Assign.IsValid() {
+				return true
+			}
+			if sel, ok := ts.Type.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && own[x.Name] {
+					t.Errorf("%s: type %s = %s.%s aliases another package of the module", fset.Position(ts.Pos()), ts.Name.Name, x.Name, sel.Sel.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	require.NoError(t, err)
 }
