@@ -35,6 +35,7 @@ func (r *run) requestedTopics(ctx context.Context, ids []string) ([]kgqa.Topic, 
 }
 
 type mentionsReply struct {
+	Reason   string   `json:"reason"`
 	Mentions []string `json:"mentions"`
 }
 

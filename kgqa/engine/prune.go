@@ -18,7 +18,8 @@ type candidate struct {
 }
 
 type pruneReply struct {
-	Keep []int `json:"keep"`
+	Reason string `json:"reason"`
+	Keep   []int  `json:"keep"`
 }
 
 // prune keeps at most Width candidates: all of them when they fit, the

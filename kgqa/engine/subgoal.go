@@ -176,6 +176,7 @@ func topicsOf(ts []kgqa.Term) []kgqa.Topic {
 }
 
 type tentativeReply struct {
+	Reason   string   `json:"reason"`
 	Answer   string   `json:"answer"`
 	Entities []string `json:"entities"`
 }

@@ -375,10 +375,13 @@ func (e *endpoint) request(req kgqa.ChatRequest, msgs []kgqa.Message, schema boo
 	case schema && capa.Format == FormatJSONObject:
 		o.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	case schema && capa.Format == FormatJSONSchema:
+		// The strict form: every property required (optional ones
+		// nullable), so that a server enforcing strict mode takes it.
+		strict := Strictify(req.Schema)
 		o.ResponseFormat = &openai.ChatCompletionResponseFormat{
 			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
-				Name: schemaName(req.SchemaName), Schema: req.Schema, Strict: StrictCompatible(req.Schema),
+				Name: schemaName(req.SchemaName), Schema: strict, Strict: StrictCompatible(strict),
 			},
 		}
 	}
