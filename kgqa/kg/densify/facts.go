@@ -91,7 +91,13 @@ func (g *generator) candidates(types []*Type, seen map[string]bool) []candidate 
 			if Skipped(p.ID) || g.closed(p) || g.objectType(p.Domain) == nil {
 				continue
 			}
-			add(candidate{p, false}, "-"+p.ID)
+			// (x, p, e) is (e, reverse, x): one candidate, not two,
+			// or a single-valued reverse would get two values.
+			key := "-" + p.ID
+			if p.Reverse != "" {
+				key = "+" + p.Reverse
+			}
+			add(candidate{p, false}, key)
 		}
 	}
 	return out
@@ -309,7 +315,7 @@ func (g *generator) pick(r *rand.Rand, t *Type, fresh bool, prop string, picked 
 	if !fresh {
 		size := poolSize(t)
 		i := int(float64(size) * math.Pow(r.Float64(), 2.5))
-		id := "m.dz" + strconv.FormatInt(int64(t.index), 36) + "_" + strconv.FormatInt(int64(i), 36)
+		id := "m.dzp" + strconv.FormatInt(int64(t.index), 36) + "_" + strconv.FormatInt(int64(i), 36)
 		if key := prop + " " + id; !picked[key] {
 			picked[key] = true
 			k := uint64(t.index)<<32 | uint64(i)
