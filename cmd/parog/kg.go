@@ -28,6 +28,7 @@ Subcommands:
   query 'SELECT ...'             a raw read-only SELECT, as tab-separated values
   import freebase|fb15k237       turn Freebase data into N-Triples (parog kg import --help)
   virtuoso setup|status|stop   load N-Triples into a Virtuoso server (parog kg virtuoso --help)
+  densify                        a Freebase-dense world around a real slice (parog kg densify --help)
 
 Entity and relation ids are in the dialect's form: m.0f8l9c and
 location.location.contains (freebase), Q142 and P47 (wikidata).
@@ -50,6 +51,7 @@ type kgOpts struct {
 var kgTools = map[string]func(ctx context.Context, env *Env, args []string) error{
 	"import":   runKGImport,
 	"virtuoso": runKGVirtuoso,
+	"densify":  runKGDensify,
 }
 
 var kgSubs = map[string]kgSub{

@@ -182,7 +182,7 @@ func (e *Store) Query(ctx context.Context, q string) (*backend.Table, error) {
 	e.running.Add(1)
 	go func() {
 		defer e.running.Add(-1)
-		res, err := sparql.Query(bs.view(e.g), q)
+		res, err := evaluate(bs.view(e.g), q)
 		switch {
 		case err != nil:
 			done <- outcome{err: fmt.Errorf("%w: %v", backend.ErrQuery, err)}
@@ -232,4 +232,14 @@ func fromRDFLib(res *sparql.Result) *backend.Table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// evaluate parses q, makes its casts evaluable (rewriteCasts) and runs it.
+func evaluate(g *rdflibgo.Graph, q string) (*sparql.Result, error) {
+	pq, err := sparql.Parse(q)
+	if err != nil {
+		return nil, fmt.Errorf("sparql parse error: %w", err)
+	}
+	rewriteCasts(pq)
+	return sparql.EvalQuery(g, pq, nil)
 }
