@@ -158,14 +158,28 @@ func TestLightPackages(t *testing.T) {
 		module + "kgqa/kg/embedded", module + "kgqa/kg/endpoint", module + "kgqa/kg/adapters",
 		module + "kgqa/kg/demokg", module + "kgqa/server",
 	}
-	all := goList(t, `{{join .Deps " "}}`, "../../kgqa/kg", "../../kgqa/api", "../../kgqa", "../../kgqa/engine")
-	for _, pkg := range []string{"kgqa/kg", "kgqa/api", "kgqa", "kgqa/engine"} {
+	linksNone(t, []string{"kgqa/kg", "kgqa/api", "kgqa", "kgqa/engine"}, heavy)
+}
+
+// linksNone checks that none of pkgs (paths inside the module) links any
+// of heavy, and returns each package's dependency set.
+func linksNone(t *testing.T, pkgs, heavy []string) map[string]map[string]bool {
+	t.Helper()
+	patterns := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		patterns[i] = "../../" + p
+	}
+	all := goList(t, `{{join .Deps " "}}`, patterns...)
+	sets := map[string]map[string]bool{}
+	for _, pkg := range pkgs {
 		deps := depSet(all[pkg])
 		require.NotEmpty(t, deps, pkg)
 		for _, h := range heavy {
 			assert.False(t, deps[h], "%s links %s", pkg, h)
 		}
+		sets[pkg] = deps
 	}
+	return sets
 }
 
 // clientImports is everything the Go client of the API may link beyond
@@ -189,13 +203,7 @@ func TestDomainUsersLinkNoEngine(t *testing.T) {
 	}
 	heavy := []string{"github.com/dgraph-io/badger/v4", "github.com/sashabaranov/go-openai", "github.com/gin-gonic/gin",
 		"github.com/tggo/goRDFlib/store/badgerstore", "github.com/tggo/goRDFlib/store/sparqlstore", module + "kgqa/engine", module + "kgqa/llm", module + "kgqa/kg"}
-	all := goList(t, `{{join .Deps " "}}`, "../../kgqa", "../../kgqa/sft", "../../finetune", "../../sparql2plan")
-	for _, pkg := range []string{"kgqa", "kgqa/sft", "finetune", "sparql2plan"} {
-		deps := depSet(all[pkg])
-		require.NotEmpty(t, deps, pkg)
-		for _, h := range heavy {
-			assert.False(t, deps[h], "%s links %s", pkg, h)
-		}
+	for pkg, deps := range linksNone(t, []string{"kgqa", "kgqa/sft", "finetune", "sparql2plan"}, heavy) {
 		if pkg == "sparql2plan" {
 			continue
 		}
