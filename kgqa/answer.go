@@ -64,6 +64,47 @@ type Answer struct {
 	Error string `json:"error,omitempty"`
 	// Usage is the cost of the question.
 	Usage Usage `json:"usage"`
+	// Certificate is the SPARQL query that reproduces the answer from
+	// the KG, and whether it does (nil only on answers written before
+	// certificates existed).
+	Certificate *Certificate `json:"certificate,omitempty"`
+}
+
+// Coverage says how much of an answer came from the KG.
+type Coverage string
+
+// The coverages of a certificate.
+const (
+	// CoversAll: every answer came from the KG.
+	CoversAll Coverage = "all"
+	// CoversPartial: some of the sets the answer rests on are the
+	// model's tentative answers, kept for want of evidence; the query
+	// states them as given entities (a VALUES clause).
+	CoversPartial Coverage = "partial"
+	// CoversNone: the answer came from the model alone.
+	CoversNone Coverage = "none"
+)
+
+// Certificate is the answer as a query: one SPARQL SELECT compiled from the
+// executed plan (the relations followed with their directions, the
+// mediators crossed, the set and constraint logic applied), which anyone
+// with the KG can run. A failed verification is reported here and never
+// changes the answer.
+type Certificate struct {
+	// SPARQL is the query, in the KG's dialect; empty when the answer
+	// could not be compiled (Error says why).
+	SPARQL string `json:"sparql"`
+	// Verified is true when the engine ran SPARQL against the KG and its
+	// result equals the answer's entities (for a count, its number).
+	Verified bool `json:"verified"`
+	// Covers says how much of the answer came from the KG.
+	Covers Coverage `json:"covers"`
+	// Rows is the number of distinct results the query returned when it
+	// was run.
+	Rows int `json:"rows"`
+	// Error says why the query is missing, or why it was not verified
+	// (it failed to run, or its result differs from the answer).
+	Error string `json:"error,omitempty"`
 }
 
 // PlanInfo says how the plan was obtained.
@@ -356,12 +397,28 @@ type SetOpRecord struct {
 	Inputs []int `json:"inputs"`
 	// Attribute is the relation compared or ordered by.
 	Attribute *Relation `json:"attribute,omitempty"`
+	// Cmp and Order are the comparison and the order applied, once
+	// completed from the subgoal's text (the plan may leave them out).
+	Cmp   string `json:"cmp,omitempty"`
+	Order string `json:"order,omitempty"`
+	// Dated is set when the values came from dated mediators (one per
+	// date, such as a population by year): which dates were read.
+	Dated *DatedValues `json:"dated,omitempty"`
 	// Values maps member keys to their parsed attribute value.
 	Values map[string]string `json:"values,omitempty"`
 	// Unparsed counts members whose values did not parse.
 	Unparsed int `json:"unparsed,omitempty"`
 	// Note explains a choice.
 	Note string `json:"note,omitempty"`
+}
+
+// DatedValues says which dated mediators a constraint read its values
+// from: those of the times the subgoal states, or, with none stated, each
+// member's latest.
+type DatedValues struct {
+	// Times are the stated times, at the precision stated ("2019",
+	// "2019-06"); empty means the latest.
+	Times []string `json:"times,omitempty"`
 }
 
 // Sufficiency is a judgement of whether the question can be answered.

@@ -41,7 +41,8 @@ var layers = map[string][]string{
 	"internal/realdata":          {},
 	"finetune":                   {"internal/clip", "kgqa", "kgqa/prompts", "kgqa/sft"},
 	"kgqa":                       {"kgqa/retrieval"},
-	"kgqa/engine":                {"kgqa", "kgqa/config", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts", "kgqa/retrieval", "refine"},
+	"kgqa/compile":               {"kgqa"},
+	"kgqa/engine":                {"kgqa", "kgqa/compile", "kgqa/config", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts", "kgqa/retrieval", "refine"},
 	"kgqa/api":                   {"kgqa", "kgqa/retrieval"},
 	"kgqa/config":                {"kgqa/retrieval"},
 	"kgqa/kg":                    {"kgqa", "kgqa/config", "kgqa/kg/backend", "kgqa/kg/sparqlgate"},
@@ -70,8 +71,8 @@ var layers = map[string][]string{
 	"kgqa/sharedcache/redistest": {},
 	"kgqa/ui":                    {},
 	"kgqa/ui/browsertest":        {},
-	"refine":                     {"kgqa", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts"},
-	"sparql2plan":                {"dataset", "kgqa", "kgqa/prompts", "kgqa/sft"},
+	"kgqa/compile":               {"kgqa"},
+	"kgqa/engine":                {"kgqa", "kgqa/compile", "kgqa/config", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts", "kgqa/retrieval", "refine"},
 }
 
 // goList maps each package of the pattern to a list go list prints for

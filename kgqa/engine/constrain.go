@@ -52,6 +52,7 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	sg.rec.Anchors = members
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(members)})
 	args := sg.args()
+	rec.Cmp, rec.Order = args.Cmp, args.Order
 	text := sg.text()
 	x := newExplorer(sg, text)
 	x.attrHint = args.Attribute
@@ -88,7 +89,14 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	// Compared with a bound of dates, the dates are the values themselves.
 	values, note := facts, ""
 	if !bounded || len(bounds) == 0 || !bounds[0].isTime {
-		values, note = qualify(facts, statedTimes(args, sg.s.Text), args)
+		times := statedTimes(args, sg.s.Text)
+		values, note = qualify(facts, times, args)
+		if note != "" {
+			rec.Dated = &kgqa.DatedValues{}
+			for _, w := range times {
+				rec.Dated.Times = append(rec.Dated.Times, w.String())
+			}
+		}
 	}
 	var out []kgqa.Term
 	var ok bool

@@ -243,6 +243,7 @@ func (e *Engine) Ask(ctx context.Context, req Request) (*kgqa.Answer, error) {
 	}
 	r.finish(err)
 	ans.TentativeAnswer = tentativeAnswer(ans.Plan, ans.Subgoals)
+	ans.Certificate = e.certify(ctx, ans, err)
 	ans.Usage = kgqa.Usage{
 		LLM: ledger.Summary(), SPARQLQueries: stats.Queries.Load(),
 		CacheHits: stats.CacheHits.Load(), CacheMisses: stats.CacheMisses.Load(),
