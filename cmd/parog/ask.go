@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -21,11 +22,12 @@ func init() {
 }
 
 func runAsk(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "ask", `--config FILE [--topic ID ...] [--json] [--server URL] "QUESTION"`)
+	fs := newFlags(env, "ask", `--config FILE [--topic ID ...] [--json | --sparql] [--server URL] "QUESTION"`)
 	cf := addConfigFlags(fs)
 	var topics multiFlag
 	fs.Var(&topics, "topic", "topic entity `ID` to start from (repeatable); without it entities are linked from the question")
 	asJSON := fs.Bool("json", false, "print the answer and its whole trace as JSON")
+	asSPARQL := fs.Bool("sparql", false, "print only the answer's certificate: the SPARQL query that reproduces it (exit 1 when it has none)")
 	cacheFlags := addLLMCacheFlags(fs)
 	serverURL := fs.String("server", "", "ask a running parog serve at `URL` instead of a local engine (bearer key from PAROG_API_KEY)")
 	pos, err := parseInterleaved(fs, args)
@@ -35,8 +37,11 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
 		return usageError(`want exactly one question, quoted: parog ask --config FILE "What country borders France?"`)
 	}
+	if *asJSON && *asSPARQL {
+		return usageError("--json and --sparql print different things: give one")
+	}
 	if *serverURL != "" {
-		return askServer(ctx, env, *serverURL, pos[0], topics, *asJSON)
+		return askServer(ctx, env, *serverURL, pos[0], topics, *asJSON, *asSPARQL)
 	}
 	cfg, err := cf.load(env)
 	if err != nil {
@@ -58,16 +63,37 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	a.shareCalls(cache)
 	eng := a.Engine
 	ans, askErr := eng.Ask(ctx, engine.Request{Question: pos[0], TopicEntities: topics})
-	if *asJSON {
+	switch {
+	case *asSPARQL:
+		if err := printCertificate(env.Stdout, ans); err != nil {
+			return err
+		}
+	case *asJSON:
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(ans); err != nil {
 			return err
 		}
-	} else {
+	default:
 		printTrace(env.Stdout, a.Graph.Dialect(), ans)
 	}
 	return askErr
+}
+
+// errNoCertificate is the error of ask --sparql on an answer with no
+// query.
+var errNoCertificate = errors.New("ask: the answer has no certificate query")
+
+// printCertificate writes only the certificate's query.
+func printCertificate(w io.Writer, a *kgqa.Answer) error {
+	if a == nil || a.Certificate == nil || a.Certificate.SPARQL == "" {
+		if a != nil && a.Certificate != nil && a.Certificate.Error != "" {
+			return fmt.Errorf("%w: %s", errNoCertificate, a.Certificate.Error)
+		}
+		return errNoCertificate
+	}
+	_, err := io.WriteString(w, a.Certificate.SPARQL)
+	return err
 }
 
 // printTrace writes the answer and a readable account of how it was found.
@@ -79,6 +105,17 @@ func printTrace(w io.Writer, d kg.Dialect, a *kgqa.Answer) {
 	}
 	for _, e := range a.Entities {
 		fmt.Fprintf(w, "  - %s\n", prompts.Term(e))
+	}
+	if c := a.Certificate; c != nil {
+		state := "not verified"
+		if c.Verified {
+			state = "verified"
+		}
+		fmt.Fprintf(w, "Certificate: %s, covers %s (--sparql prints the query)", state, c.Covers)
+		if c.Error != "" {
+			fmt.Fprintf(w, ": %s", c.Error)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "\nPlan (%s", a.PlanInfo.Source)
 	if a.PlanInfo.Note != "" {

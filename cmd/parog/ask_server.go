@@ -13,7 +13,7 @@ import (
 // askServer asks a running `parog serve` instead of a local engine; the
 // bearer key, if any, comes from PAROG_API_KEY. It prints what the local
 // path prints; a question that ran out of time prints its partial trace.
-func askServer(ctx context.Context, env *Env, serverURL, question string, topics []string, asJSON bool) error {
+func askServer(ctx context.Context, env *Env, serverURL, question string, topics []string, asJSON, asSPARQL bool) error {
 	var opts []api.ClientOption
 	if key, ok := env.Getenv("PAROG_API_KEY"); ok && key != "" {
 		opts = append(opts, api.WithAPIKey(key))
@@ -30,13 +30,18 @@ func askServer(ctx context.Context, env *Env, serverURL, question string, topics
 		}
 		resp = ae.Partial
 	}
-	if asJSON {
+	switch {
+	case asSPARQL:
+		if err := printCertificate(env.Stdout, resp.EngineAnswer()); err != nil {
+			return err
+		}
+	case asJSON:
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(resp); err != nil {
 			return err
 		}
-	} else {
+	default:
 		a := resp.EngineAnswer()
 		printTrace(env.Stdout, dialectOf(topics, a.Topics), a)
 	}

@@ -70,6 +70,11 @@ func TestAsk(t *testing.T) {
 				Route   string            `json:"route"`
 				Reasons map[string]string `json:"reasons"`
 			} `json:"retrieval_plan"`
+			Certificate struct {
+				SPARQL   string `json:"sparql"`
+				Verified bool   `json:"verified"`
+				Covers   string `json:"covers"`
+			} `json:"certificate"`
 			Subgoals []struct {
 				Retrieval struct {
 					Depth   int               `json:"depth"`
@@ -87,6 +92,21 @@ func TestAsk(t *testing.T) {
 		require.NotEmpty(t, ans.Subgoals)
 		assert.Equal(t, 2, ans.Subgoals[0].Retrieval.Depth)
 		assert.Equal(t, "engine_budget", ans.Subgoals[0].Retrieval.Reasons["depth"])
+		assert.True(t, ans.Certificate.Verified, "the certificate's query returns the answer")
+		assert.Equal(t, "all", ans.Certificate.Covers)
+		assert.Contains(t, ans.Certificate.SPARQL, "ns:m.0713r ns:sports.sports_team.team_mascot ?answer .")
+
+		e, out, errb = env()
+		code = Main(context.Background(), []string{"ask", "--config", cfgPath, "--sparql", "--topic", "m.0713r", "Who is the mascot of the San Francisco Giants?"}, e)
+		require.Equal(t, 0, code, errb.String())
+		assert.Equal(t, ans.Certificate.SPARQL, out.String(), "--sparql prints just the query")
+	})
+	t.Run("no query for an answer the KG did not give", func(t *testing.T) {
+		e, out, errb := env()
+		code := Main(context.Background(), []string{"ask", "--config", cfgPath, "--sparql", "What is 6 * 7?"}, e)
+		assert.Equal(t, 1, code)
+		assert.Empty(t, out.String())
+		assert.Contains(t, errb.String(), "the answer has no certificate query")
 	})
 	t.Run("sets beyond the prompt budget and the KG limit", func(t *testing.T) {
 		const q = "How many World Series have the New York Yankees won?"
@@ -94,6 +114,7 @@ func TestAsk(t *testing.T) {
 		code := Main(context.Background(), []string{"ask", "--config", cfgPath, "--topic", "m.0wmd1c", q}, e)
 		require.Equal(t, 0, code, errb.String())
 		assert.Contains(t, out.String(), "Answer: 27")
+		assert.Contains(t, out.String(), "Certificate: verified, covers all")
 		assert.Contains(t, out.String(), "completed with 7 member(s) the prompt had no room for, along sports.sports_championship_event.champion (in)")
 		assert.NotContains(t, out.String(), "may be incomplete")
 
@@ -105,6 +126,8 @@ func TestAsk(t *testing.T) {
 		code = Main(context.Background(), []string{"ask", "--config", capped, "--topic", "m.0wmd1c", q}, e)
 		require.Equal(t, 0, code, errb.String())
 		assert.Contains(t, out.String(), "Answer: 10")
+		assert.Contains(t, out.String(), "Certificate: not verified, covers all (--sparql prints the query): the query's result differs from the answer: 1 of the answer's 1 missing (10), 1 more (27)",
+			"the capped count is not what the uncapped query counts, and the answer stands")
 		assert.Contains(t, out.String(), "1 queries hit their limit of 10 facts: the KG may hold more")
 		assert.Contains(t, out.String(), "[may be incomplete: capped by the KG's neighbour limit]")
 	})

@@ -98,6 +98,10 @@ type AskResponse struct {
 	Entities []kgqa.Term `json:"entities"`
 	// Plan is the plan that was executed (nil when planning failed).
 	Plan *kgqa.Plan `json:"plan,omitempty"`
+	// Certificate is the SPARQL query that reproduces the answer from the
+	// KG, whether the engine verified it, and how much of the answer it
+	// covers.
+	Certificate *kgqa.Certificate `json:"certificate,omitempty"`
 	// Trace says how the answer was reached.
 	Trace Trace `json:"trace"`
 	// Usage is the cost of the question (LLM calls and tokens per role and
@@ -137,7 +141,7 @@ func FromAnswer(a *kgqa.Answer) *AskResponse {
 		return nil
 	}
 	return &AskResponse{
-		Question: a.Question, Answer: a.Text, Entities: a.Entities, Plan: a.Plan,
+		Question: a.Question, Answer: a.Text, Entities: a.Entities, Plan: a.Plan, Certificate: a.Certificate,
 		Trace: Trace{
 			PlanInfo: a.PlanInfo, Topics: a.Topics, Mentions: a.Mentions, RetrievalPlan: a.RetrievalPlan,
 			Subgoals: a.Subgoals, Final: a.Final, TentativeAnswer: a.TentativeAnswer,
@@ -154,7 +158,7 @@ func (r *AskResponse) EngineAnswer() *kgqa.Answer {
 		Question: r.Question, Text: r.Answer, Entities: r.Entities, Plan: r.Plan,
 		PlanInfo: r.Trace.PlanInfo, Topics: r.Trace.Topics, Mentions: r.Trace.Mentions, RetrievalPlan: r.Trace.RetrievalPlan,
 		Subgoals: r.Trace.Subgoals, Final: r.Trace.Final, TentativeAnswer: r.Trace.TentativeAnswer, Stop: r.Trace.Stop,
-		Error: r.Trace.Error, Usage: r.Usage,
+		Error: r.Trace.Error, Usage: r.Usage, Certificate: r.Certificate,
 	}
 }
 

@@ -78,9 +78,15 @@ func setDiff(a, b map[string]bool) []string {
 	return out
 }
 
+// sample lists the first keys, as a reader knows them (no kind marker).
 func sample(keys []string) string {
+	more := ""
 	if len(keys) > 3 {
-		return strings.Join(keys[:3], ", ") + ", ..."
+		keys, more = keys[:3], ", ..."
 	}
-	return strings.Join(keys, ", ")
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = strings.TrimLeft(k, "#\"")
+	}
+	return strings.Join(out, ", ") + more
 }
