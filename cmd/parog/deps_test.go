@@ -30,7 +30,7 @@ var layers = map[string][]string{
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
 	"dataset":                    {"kgqa/kg/demokg"},
 	"dataset/answerable":         {"dataset", "kgqa/kg", "internal/naming"},
-	"dataset/eval":               {"dataset", "dataset/score", "kgqa", "kgqa/engine", "kgqa/kg"},
+	"dataset/eval":               {"dataset", "dataset/score", "kgqa", "kgqa/compile", "kgqa/engine", "kgqa/kg"},
 	"dataset/eval/evaltest":      {"dataset", "dataset/eval", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm"},
 	"dataset/oracle":             {"dataset", "dataset/eval", "dataset/score", "kgqa", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
 	"dataset/pogrule":            {"dataset", "dataset/score", "internal/clip"},

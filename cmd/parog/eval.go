@@ -21,6 +21,7 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/sparql2plan"
 )
 
 func init() {
@@ -187,7 +188,7 @@ func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "parog eval: %s\n", note)
 	}
-	ans := eval.NewAnswerer(a.Engine)
+	ans := eval.NewAnswerer(a.Engine, eval.WithGoldRewrite(func(q string) string { s, _ := sparql2plan.Normalize(q); return s }))
 	w, err := eval.CreateResultWriter(f.out, !f.noSync)
 	if err != nil {
 		return err

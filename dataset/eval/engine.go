@@ -19,14 +19,31 @@ import (
 // of that question in place of the role's configured one. Safe for
 // concurrent use.
 type EngineAnswerer struct {
-	eng *engine.Engine
+	eng         *engine.Engine
+	goldRewrite func(string) string
+}
+
+// AnswererOption configures an EngineAnswerer.
+type AnswererOption func(*EngineAnswerer)
+
+// WithGoldRewrite turns a gold query into what the KG runs before it is
+// compared with an answer's certificate (sparql2plan.Normalize: the
+// dialect rewrites the embedded store needs).
+func WithGoldRewrite(f func(string) string) AnswererOption {
+	return func(a *EngineAnswerer) { a.goldRewrite = f }
 }
 
 var _ Answerer = (*EngineAnswerer)(nil)
 
 // NewAnswerer answers with eng; whoever built eng closes its KG and model
 // client.
-func NewAnswerer(eng *engine.Engine) *EngineAnswerer { return &EngineAnswerer{eng: eng} }
+func NewAnswerer(eng *engine.Engine, opts ...AnswererOption) *EngineAnswerer {
+	a := &EngineAnswerer{eng: eng}
+	for _, o := range opts {
+		o(a)
+	}
+	return a
+}
 
 // Answer asks the engine q's question with q's topic entities, sampling
 // with seed when it is not nil.
@@ -42,7 +59,11 @@ func (a *EngineAnswerer) Answer(ctx context.Context, q dataset.Question, seed *i
 		}
 		return Prediction{}, err
 	}
-	return PredictionFromAnswer(ans), err
+	p := PredictionFromAnswer(ans)
+	if err == nil && q.SPARQL != "" {
+		p.CertificateEquivalent, p.CertificateDisagreement = a.equivalent(ctx, q.SPARQL, ans.Certificate)
+	}
+	return p, err
 }
 
 // PredictionFromAnswer turns an engine answer into a Prediction: the
@@ -58,6 +79,7 @@ func PredictionFromAnswer(ans *kgqa.Answer) Prediction {
 		OutputTokens:      ans.Usage.LLM.CompletionTokens,
 		SPARQLQueries:     ans.Usage.SPARQLQueries,
 		AnsweredWithoutKG: ans.AnsweredWithoutKG,
+		Certificate:       ans.Certificate,
 	}
 	for _, t := range ans.Entities {
 		p.Entities = append(p.Entities, score.PredEntity{ID: t.ID, Name: t.Name, Datatype: t.Datatype})

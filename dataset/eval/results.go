@@ -72,6 +72,19 @@ type Result struct {
 	AnsweredWithoutKG bool `json:"answered_without_kg,omitempty"`
 	// SPARQLQueries is the number of SPARQL queries sent.
 	SPARQLQueries int64 `json:"sparql_queries"`
+	// CertificateVerified says whether the answer's certificate query,
+	// run on the KG, returned the answer (nil when the row has none);
+	// CertificateCovers is its coverage (all, partial, none) and
+	// CertificateSPARQL its query.
+	CertificateVerified *bool  `json:"certificate_verified,omitempty"`
+	CertificateCovers   string `json:"certificate_covers,omitempty"`
+	CertificateSPARQL   string `json:"certificate_sparql,omitempty"`
+	// CertificateEquivalent says whether the certificate's answers on the
+	// KG equal the gold query's, where the question has gold SPARQL;
+	// CertificateDisagreement classifies a difference (see
+	// Disagreements).
+	CertificateEquivalent   *bool  `json:"certificate_equivalent,omitempty"`
+	CertificateDisagreement string `json:"certificate_disagreement,omitempty"`
 	// Plan is the executed plan (JSON).
 	Plan json.RawMessage `json:"plan,omitempty"`
 	// Trace is the engine's trace (JSON).

@@ -49,6 +49,14 @@ type Prediction struct {
 	OutputTokens int
 	// SPARQLQueries is the number of SPARQL queries sent.
 	SPARQLQueries int64
+	// Certificate is the answer's certificate (nil when the answerer
+	// gives none).
+	Certificate *kgqa.Certificate
+	// CertificateEquivalent says whether the certificate's answers on
+	// the KG equal the gold query's (nil when either is missing);
+	// CertificateDisagreement classifies a difference.
+	CertificateEquivalent   *bool
+	CertificateDisagreement string
 }
 
 // Answerer answers one benchmark question. seed is passed to the LLM
@@ -291,6 +299,12 @@ func Fill(res *Result, q *dataset.Question, p Prediction, s score.Scorer) {
 	res.Tentative = p.Tentative
 	res.TentativeNotDerivable = p.TentativeNotDerivable
 	res.AnsweredWithoutKG = p.AnsweredWithoutKG
+	if c := p.Certificate; c != nil {
+		verified := c.Verified
+		res.CertificateVerified, res.CertificateCovers = &verified, string(c.Covers)
+		res.CertificateSPARQL = c.SPARQL
+	}
+	res.CertificateEquivalent, res.CertificateDisagreement = p.CertificateEquivalent, p.CertificateDisagreement
 	if p.TentativeJudged {
 		res.TentativeNames = nonAnswersDropped(p.TentativeNames)
 	}

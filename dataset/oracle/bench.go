@@ -101,7 +101,7 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 		return nil, fmt.Errorf("oracle: bench: %w", err)
 	}
 	defer func() { _ = release() }()
-	ans := eval.NewAnswerer(eng)
+	ans := eval.NewAnswerer(eng, eval.WithGoldRewrite(func(q string) string { s, _ := sparql2plan.Normalize(q); return s }))
 	path := filepath.Join(o.Dir, name+".jsonl")
 	_ = os.Remove(path)
 	w, err := eval.CreateResultWriter(path, false)

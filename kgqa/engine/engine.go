@@ -212,6 +212,9 @@ func stepErr(stage, subgoal string, err error) error {
 	return &StepError{Stage: stage, Subgoal: subgoal, Err: err}
 }
 
+// Graph is the KG the engine explores (and runs certificates on).
+func (e *Engine) Graph() kg.Graph { return e.g }
+
 // Ask answers req.Question. On failure it returns the partial Answer (the
 // trace so far, Stop and Error set) together with the error, so that a
 // caller can show how far the engine got.
