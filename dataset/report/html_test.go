@@ -73,6 +73,19 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	assert.Equal(t, 2, browsertest.Eval[int](b, `document.querySelectorAll("#cost figure").length`), "calls and tokens histograms")
 	assert.Equal(t, 2, browsertest.Eval[int](b, `document.querySelectorAll("#cost figure:first-of-type .legend .key").length`), "ours beside PoG's")
 	assert.Equal(t, 1, browsertest.Eval[int](b, `document.querySelectorAll("#refinement table.matrix").length`))
+	fromKG, verified := 0, 0
+	for _, r := range ours.Results {
+		if r.CertificateCovers == "all" || r.CertificateCovers == "partial" {
+			fromKG++
+			if *r.CertificateVerified {
+				verified++
+			}
+		}
+	}
+	require.Positive(t, fromKG, "the demo run's answers come from the KG")
+	certs := browsertest.Eval[string](b, `document.getElementById("certificates").textContent`)
+	assert.Contains(t, certs, "("+strconv.Itoa(verified)+"/"+strconv.Itoa(fromKG)+")", "the run's verified share")
+	assert.Equal(t, 1, browsertest.Eval[int](b, `document.querySelectorAll("#certificates table").length`), "a table for our run only: PoG's rows have no certificates")
 
 	failed, refused := 0, ""
 	for _, r := range ours.Results {

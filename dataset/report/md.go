@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/parog/parog-go/dataset/score"
@@ -75,10 +76,12 @@ func writeRunMarkdown(b *strings.Builder, r RunReport) {
 	for _, s := range r.Seeds {
 		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %d |\n", s.Seed, s.N, s.Hits, pct(s.Hits1), pct(s.F1), s.Errors)
 	}
-	b.WriteString("\n### By question type\n\n| type | n | Hits@1 | F1 |\n|---|---:|---:|---:|\n")
+	b.WriteString("\n### By question type\n\n| type | n | Hits@1 | F1 | certificate verified | certificate equivalent |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, t := range r.ByType {
-		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", t.Type, t.N, scoredPct(r, t.Hits1), scoredPct(r, t.F1))
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s |\n", t.Type, t.N, scoredPct(r, t.Hits1), scoredPct(r, t.F1),
+			share(t.Certificates.Verified, t.Certificates.FromKG), share(t.Certificates.Equivalent, t.Certificates.Judged))
 	}
+	writeCertificates(b, r.Certificates)
 	writeRefinement(b, r.Refinement)
 	writeEfficiency(b, r.Efficiency)
 	if r.WithoutKG > 0 {
@@ -92,6 +95,38 @@ func writeRunMarkdown(b *strings.Builder, r RunReport) {
 	b.WriteString("| reason | count | example |\n|---|---:|---|\n")
 	for _, f := range r.Failures {
 		fmt.Fprintf(b, "| %s | %d | %s |\n", f.Kind, f.Count, strings.ReplaceAll(oneLineText(f.Example), "|", "\\|"))
+	}
+	b.WriteString("\n")
+}
+
+// share is k of n as a percentage with its counts, or n/a.
+func share(k, n int) string {
+	if n == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%s (%d/%d)", pct(ratio(k, n)), k, n)
+}
+
+// writeCertificates writes the run's certificate shares and the classes
+// of disagreement with the gold queries.
+func writeCertificates(b *strings.Builder, c CertificateStats) {
+	fmt.Fprintf(b, "\nAnswer certificates: %s of the answers drawn from the KG verified (the query returns the answer); %s of the certificates compared with a gold query equivalent (the same answers on the KG).",
+		share(c.Verified, c.FromKG), share(c.Equivalent, c.Judged))
+	if len(c.Disagreements) > 0 {
+		keys := make([]string, 0, len(c.Disagreements))
+		for k := range c.Disagreements {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString(" Disagreements:")
+		for i, k := range keys {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(b, "%s %s %d", sep, k, c.Disagreements[k])
+		}
+		b.WriteString(".")
 	}
 	b.WriteString("\n")
 }

@@ -102,6 +102,8 @@ type RunReport struct {
 	ByType []TypeReport `json:"by_type,omitempty"`
 	// Refinement holds the self-refinement statistics.
 	Refinement RefinementStats `json:"refinement"`
+	// Certificates counts the answer certificates of all lines.
+	Certificates CertificateStats `json:"certificates"`
 	// Efficiency holds cost distributions.
 	Efficiency Efficiency `json:"efficiency"`
 	// Failures counts failed questions by reason.
@@ -150,6 +152,46 @@ type TypeReport struct {
 	// Hits1 and F1 are means.
 	Hits1 float64 `json:"hits1"`
 	F1    float64 `json:"f1"`
+	// Certificates counts the lines' answer certificates.
+	Certificates CertificateStats `json:"certificates"`
+}
+
+// CertificateStats counts answer certificates: of the lines whose answer
+// came from the KG (coverage all or partial), how many were verified
+// (their query, run on the KG, returned the answer); of the lines with
+// gold SPARQL, how many certificates return the gold query's answers,
+// with the others classified (eval.Disagreements).
+type CertificateStats struct {
+	// FromKG counts lines whose certificate covers all or part of the
+	// answer; Verified those of them that were verified.
+	FromKG   int `json:"from_kg"`
+	Verified int `json:"verified"`
+	// Judged counts lines compared with the gold query; Equivalent those
+	// whose answers agree.
+	Judged     int `json:"judged"`
+	Equivalent int `json:"equivalent"`
+	// Disagreements counts the others by class.
+	Disagreements map[string]int `json:"disagreements,omitempty"`
+}
+
+func (c *CertificateStats) add(r eval.Result) {
+	if r.CertificateCovers == "all" || r.CertificateCovers == "partial" {
+		c.FromKG++
+		if r.CertificateVerified != nil && *r.CertificateVerified {
+			c.Verified++
+		}
+	}
+	if r.CertificateEquivalent != nil {
+		c.Judged++
+		if *r.CertificateEquivalent {
+			c.Equivalent++
+		} else {
+			if c.Disagreements == nil {
+				c.Disagreements = map[string]int{}
+			}
+			c.Disagreements[r.CertificateDisagreement]++
+		}
+	}
 }
 
 // RefinementStats says how self-refinement changed answers. Question
@@ -384,6 +426,9 @@ func buildRun(run ResultSet, rs []eval.Result, opts ReportOptions, dataset strin
 	rr.F1 = score.TInterval(f1s)
 	rr.ByType = typeReports(rs)
 	rr.Refinement = refinementStats(rs)
+	for _, r := range rs {
+		rr.Certificates.add(r)
+	}
 	rr.Refinement.PaperFixRate = PaperFixRates[dataset]
 	rr.Efficiency = efficiency(rs, run.Format != "pog")
 	rr.Failures = failures(rs)
@@ -468,6 +513,7 @@ func typeReports(rs []eval.Result) []TypeReport {
 			out[i].Hits1++
 		}
 		out[i].F1 += r.F1
+		out[i].Certificates.add(r)
 	}
 	for i := range out {
 		out[i].Hits1 /= float64(out[i].N)

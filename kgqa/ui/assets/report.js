@@ -34,6 +34,28 @@
       el("p", { class: "note" }, ["Bars are Hits@1; whiskers the 95% interval (all: over seeds; per type: Wilson over result lines)."])].concat(rows));
   }
 
+  // certificates shows, per question type, the share of KG-drawn answers
+  // whose certificate query returned the answer, and the share of
+  // certificates whose answers equal the gold query's, with the classes
+  // of disagreement.
+  function certificates(runs) {
+    var share = function (k, n) { return n ? Draw.pct(k / n) + " (" + k + "/" + n + ")" : "n/a"; };
+    var parts = runs.filter(function (r) { var c = r.certificates; return c && (c.from_kg || c.judged); }).map(function (r) {
+      var rows = (r.by_type || []).map(function (t) {
+        var c = t.certificates || {};
+        return [t.type, String(t.n), share(c.verified || 0, c.from_kg || 0), share(c.equivalent || 0, c.judged || 0)];
+      });
+      var c = r.certificates;
+      rows.push(["all", String(r.questions), share(c.verified || 0, c.from_kg || 0), share(c.equivalent || 0, c.judged || 0)]);
+      var dis = Object.keys(c.disagreements || {}).sort().map(function (k) { return k + " " + c.disagreements[k]; });
+      return el("div", {}, [el("h3", {}, [r.name]),
+        Draw.table(["type", "n", "verified", "equivalent"], rows, { "aria-label": "certificates of " + r.name }),
+        dis.length ? el("p", { class: "meta" }, ["Disagreements with the gold query: " + dis.join(" · ")]) : null]);
+    });
+    return el("section", { id: "certificates" }, [el("h2", {}, ["Answer certificates"]),
+      el("p", { class: "note" }, ["Verified: of the answers drawn from the KG, those whose certificate query, run on the KG, returned the answer. Equivalent: of the certificates compared with a gold query, those returning the same answers."])].concat(parts));
+  }
+
   function costSection(runs, data) {
     var series = function (key) {
       return data.runs.map(function (r, i) { return { name: runs[i].name + (runs[i].format === "pog" ? " (PoG)" : ""), values: r.rows.map(function (x) { return x[key] || 0; }) }; });
@@ -93,6 +115,7 @@
     var runs = data.report.runs || [], root = document.getElementById("report");
     root.appendChild(el("p", { class: "meta" }, [runs.length + " run(s)" + (data.report.dataset ? " on " + data.report.dataset : "") + ": " + runs.map(function (r) { return r.name; }).join(", ")]));
     root.appendChild(hitsSection(runs, data.report.scoring));
+    root.appendChild(certificates(runs));
     root.appendChild(costSection(runs, data));
     root.appendChild(transitions(runs));
     root.appendChild(failures(runs, data));
