@@ -71,8 +71,8 @@ var layers = map[string][]string{
 	"kgqa/sharedcache/redistest": {},
 	"kgqa/ui":                    {},
 	"kgqa/ui/browsertest":        {},
-	"kgqa/compile":               {"kgqa"},
-	"kgqa/engine":                {"kgqa", "kgqa/compile", "kgqa/config", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts", "kgqa/retrieval", "refine"},
+	"refine":                     {"kgqa", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts"},
+	"sparql2plan":                {"dataset", "kgqa", "kgqa/compile", "kgqa/prompts", "kgqa/sft"},
 }
 
 // goList maps each package of the pattern to a list go list prints for

@@ -124,12 +124,11 @@ func findNode(n *Node, rec *kgqa.SubgoalRecord) error {
 		return nil
 	}
 	if len(rec.Result.Entities) == 0 {
-		// An empty result: any path the rounds chose states it.
-		for _, rd := range rec.Rounds {
-			for _, r := range rd.Chosen {
+		// An empty result: the first round's chosen relations state it.
+		if len(rec.Rounds) > 0 {
+			for _, r := range rec.Rounds[0].Chosen {
 				n.Paths = append(n.Paths, Path{{Relation: r.ID, Dir: r.Dir}})
 			}
-			break
 		}
 	} else {
 		n.Paths = keptPaths(rec.Rounds, rec.Result.Entities)
