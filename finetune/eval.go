@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/parog/parog-go/internal/clip"
@@ -32,8 +30,10 @@ type EvalOptions struct {
 	Data, DataSHA256 string
 	// Concurrency bounds the questions in flight (default 8).
 	Concurrency int
-	// Progress, when set, receives a progress bar.
-	Progress io.Writer
+	// Progress, when set, is called after each question with the number
+	// done and the total, from one goroutine at a time; the command draws
+	// its progress bar from it.
+	Progress func(done, total int)
 }
 
 // Outcome classifies one prediction.
@@ -112,18 +112,10 @@ func EvaluatePlanner(ctx context.Context, chat kgqa.Chatter, recs []*sft.Record,
 		conc = 8
 	}
 	items := make([]Item, len(recs))
-	var bar *progressbar.ProgressBar
-	if opts.Progress != nil {
-		bar = progressbar.NewOptions(len(recs),
-			progressbar.OptionSetWriter(opts.Progress),
-			progressbar.OptionSetDescription("planning"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionOnCompletion(func() { fmt.Fprintln(opts.Progress) }),
-		)
-	}
-	var barMu sync.Mutex
+	var (
+		progressMu sync.Mutex
+		done       int
+	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(conc)
 	for i, rec := range recs {
@@ -136,10 +128,11 @@ func EvaluatePlanner(ctx context.Context, chat kgqa.Chatter, recs []*sft.Record,
 				return err
 			}
 			items[i] = it
-			if bar != nil {
-				barMu.Lock()
-				_ = bar.Add(1)
-				barMu.Unlock()
+			if opts.Progress != nil {
+				progressMu.Lock()
+				done++
+				opts.Progress(done, len(recs))
+				progressMu.Unlock()
 			}
 			return nil
 		})

@@ -3,6 +3,7 @@ package finetune
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,14 +186,14 @@ func TestEvaluatePlannerBoundsConcurrency(t *testing.T) {
 		return llmtest.Text(`{"subgoals":[{"id":"s1","text":"x","op":"find"}]}`)
 	}))
 	recs := readFixture(t)
-	var progress strings.Builder
+	var progress []string
 	rep, err := EvaluatePlanner(context.Background(), plannerClient(t, srv.URL(), 16), recs,
-		EvalOptions{Concurrency: 2, Progress: &progress})
+		EvalOptions{Concurrency: 2, Progress: func(done, total int) { progress = append(progress, fmt.Sprintf("%d/%d", done, total)) }})
 	require.NoError(t, err)
 	assert.Equal(t, 7, rep.Overall.Valid)
 	assert.LessOrEqual(t, peak.Load(), int64(2))
 	assert.Equal(t, int64(2), peak.Load(), "two at a time were allowed and used")
-	assert.Contains(t, progress.String(), "7/7")
+	assert.Equal(t, []string{"1/7", "2/7", "3/7", "4/7", "5/7", "6/7", "7/7"}, progress, "told once per question, in order")
 }
 
 func TestEvaluatePlannerCancelled(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
+
 	"github.com/parog/parog-go/finetune"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -187,7 +189,15 @@ func runEvalPlanner(ctx context.Context, env *Env, args []string) error {
 	}
 	opts := finetune.EvalOptions{Model: ep.Model, PlannerURL: ep.BaseURL, Data: e.data, DataSHA256: sum, Concurrency: e.concurrency}
 	if !e.quiet {
-		opts.Progress = env.Stderr
+		bar := progressbar.NewOptions(len(recs),
+			progressbar.OptionSetWriter(env.Stderr),
+			progressbar.OptionSetDescription("planning"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(env.Stderr) }),
+		)
+		opts.Progress = func(done, _ int) { _ = bar.Set(done) }
 	}
 	rep, err := finetune.EvaluatePlanner(ctx, client, recs, opts)
 	if err != nil {
