@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/compile"
 	"github.com/parog/parog-go/kgqa/kg"
@@ -12,15 +13,18 @@ import (
 
 // Disagreements are the classes of a certificate that is not equivalent
 // to the gold query: it has no query, one of the two queries failed on
-// the KG, or its answers are a strict subset or superset of the gold
-// query's, overlap them, or miss them all.
-var Disagreements = []string{"no_certificate", "gold_failed", "certificate_failed", "subset", "superset", "overlap", "disjoint"}
+// the KG, its answers differ from the gold query's but are exactly the
+// question's gold answers (the gold query is narrower or wider than the
+// answer list it comes with), or they are a strict subset or superset of
+// the gold query's, overlap them, or miss them all.
+var Disagreements = []string{"no_certificate", "gold_failed", "certificate_failed", "gold_answers", "subset", "superset", "overlap", "disjoint"}
 
 // equivalent runs the gold query and the certificate's on the engine's KG
 // and compares their answer sets: the certificate's ?answer, the gold
 // query's first projected variable. It reports nil when the gold query
 // gives nothing to compare with.
-func (a *EngineAnswerer) equivalent(ctx context.Context, gold string, c *kgqa.Certificate) (*bool, string) {
+func (a *EngineAnswerer) equivalent(ctx context.Context, q dataset.Question, c *kgqa.Certificate) (*bool, string) {
+	gold := q.SPARQL
 	no := false
 	if c == nil || c.SPARQL == "" {
 		return &no, "no_certificate"
@@ -52,6 +56,8 @@ func (a *EngineAnswerer) equivalent(ctx context.Context, gold string, c *kgqa.Ce
 	case shared == len(want) && shared == len(got):
 		yes := true
 		return &yes, ""
+	case sameAsAnswers(got, q.Answers):
+		return &no, "gold_answers"
 	case shared == len(got) && shared > 0:
 		return &no, "subset"
 	case shared == len(want) && shared > 0:
@@ -60,6 +66,20 @@ func (a *EngineAnswerer) equivalent(ctx context.Context, gold string, c *kgqa.Ce
 		return &no, "overlap"
 	}
 	return &no, "disjoint"
+}
+
+// sameAsAnswers reports whether got is exactly the gold answers' entity
+// ids (only when every gold answer has one).
+func sameAsAnswers(got map[string]bool, answers []dataset.Answer) bool {
+	if len(answers) == 0 || len(answers) != len(got) {
+		return false
+	}
+	for _, a := range answers {
+		if a.ID == "" || !got[a.ID] {
+			return false
+		}
+	}
+	return true
 }
 
 // answerSet keys the values of variable v: an entity by id, a number by

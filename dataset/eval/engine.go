@@ -61,7 +61,7 @@ func (a *EngineAnswerer) Answer(ctx context.Context, q dataset.Question, seed *i
 	}
 	p := PredictionFromAnswer(ans)
 	if err == nil && q.SPARQL != "" {
-		p.CertificateEquivalent, p.CertificateDisagreement = a.equivalent(ctx, q.SPARQL, ans.Certificate)
+		p.CertificateEquivalent, p.CertificateDisagreement = a.equivalent(ctx, q, ans.Certificate)
 	}
 	return p, err
 }
