@@ -20,6 +20,10 @@ type Report struct {
 	// the oracle cannot answer (their gold query does not convert).
 	Questions int    `json:"questions"`
 	Skipped   []Skip `json:"skipped,omitempty"`
+	// Sufficiency is the oracle's sufficiency mode.
+	Sufficiency string `json:"sufficiency"`
+	// NoiseKinds are the noise kinds of the robustness runs.
+	NoiseKinds []string `json:"noise_kinds"`
 	// Ceiling is Hits@1 with the perfect oracle (gold tentative answers
 	// included), and every miss.
 	Ceiling Ceiling `json:"ceiling"`
@@ -111,7 +115,15 @@ type Refinement struct {
 func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 	qs := Labelled(o.Questions)
 	_, skipped := New(qs)
-	rep := &Report{Name: o.Name, Questions: len(qs), Skipped: skipped}
+	suf, err := ParseSufficiency(o.Sufficiency)
+	if err != nil {
+		return nil, err
+	}
+	kinds := o.NoiseKinds
+	if len(kinds) == 0 {
+		kinds = FormatKinds
+	}
+	rep := &Report{Name: o.Name, Questions: len(qs), Skipped: skipped, Sufficiency: suf, NoiseKinds: kinds}
 	ceil, err := runOnce(ctx, o, "ceiling", qs, Policy{Kind: "gold"}, Noise{}, []int{1})
 	if err != nil {
 		return nil, err
@@ -128,7 +140,7 @@ func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 			run := evidence // the oracle ignores the seed without noise
 			if rate > 0 {
 				name := fmt.Sprintf("noise-%g-seed-%d", rate, seed)
-				if run, err = runOnce(ctx, o, name, qs, Policy{Kind: "none"}, Noise{Rate: rate, Seed: int64(seed)}, []int{seed}); err != nil {
+				if run, err = runOnce(ctx, o, name, qs, Policy{Kind: "none"}, Noise{Rate: rate, Seed: int64(seed), Kinds: kinds}, []int{seed}); err != nil {
 					return nil, err
 				}
 			}
