@@ -45,6 +45,8 @@ type Ceiling struct {
 	Hits  int     `json:"hits"`
 	Total int     `json:"total"`
 	Hits1 float64 `json:"hits1"`
+	// ByType is Hits@1 by question type (shape).
+	ByType map[string]float64 `json:"by_type,omitempty"`
 	// Misses are the questions missed, each with what went wrong.
 	Misses []Miss `json:"misses,omitempty"`
 }
@@ -85,6 +87,8 @@ type Noisy struct {
 	Noise float64 `json:"noise"`
 	Seed  int     `json:"seed"`
 	Hits1 float64 `json:"hits1"`
+	// ByType is Hits@1 by question type (shape).
+	ByType map[string]float64 `json:"by_type,omitempty"`
 	// Rows is the number of results rows written; Errors the rows that
 	// failed; Crashes the rows whose failure was a panic.
 	Rows     int            `json:"rows"`
@@ -213,7 +217,7 @@ func ceiling(run *Pass, skipped []Skip) Ceiling {
 		}
 		c.Misses = append(c.Misses, m)
 	}
-	c.Hits1 = ratio(c.Hits, c.Total)
+	c.Hits1, c.ByType = ratio(c.Hits, c.Total), byType(run.Results)
 	return c
 }
 
@@ -282,7 +286,7 @@ func relationsTokens(trace json.RawMessage) int {
 }
 
 func noisy(run *Pass, rate float64, seed int) Noisy {
-	n := Noisy{Noise: rate, Seed: seed, Hits1: hits(run.Results), Rows: len(run.Results), Expected: run.Expected, Injected: run.Oracle.Noisy}
+	n := Noisy{Noise: rate, Seed: seed, Hits1: hits(run.Results), ByType: byType(run.Results), Rows: len(run.Results), Expected: run.Expected, Injected: run.Oracle.Noisy}
 	for _, r := range run.Results {
 		if r.Error != "" {
 			n.Errors++
@@ -292,6 +296,19 @@ func noisy(run *Pass, rate float64, seed int) Noisy {
 		}
 	}
 	return n
+}
+
+// byType is Hits@1 by question type.
+func byType(rs []dataset.Result) map[string]float64 {
+	by := map[string][]dataset.Result{}
+	for _, r := range rs {
+		by[r.Type] = append(by[r.Type], r)
+	}
+	out := map[string]float64{}
+	for t, xs := range by {
+		out[t] = hits(xs)
+	}
+	return out
 }
 
 // JSON renders the report.
