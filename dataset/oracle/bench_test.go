@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
@@ -101,7 +102,7 @@ func readRows(t *testing.T, path string) map[string]*kgqa.Answer {
 	require.NoError(t, err)
 	out := map[string]*kgqa.Answer{}
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var r dataset.Result
+		var r eval.Result
 		require.NoError(t, json.Unmarshal([]byte(line), &r))
 		var a kgqa.Answer
 		require.NoError(t, json.Unmarshal(r.Trace, &a), r.ID)

@@ -299,8 +299,8 @@ func noisy(run *Pass, rate float64, seed int) Noisy {
 }
 
 // byType is Hits@1 by question type.
-func byType(rs []dataset.Result) map[string]float64 {
-	by := map[string][]dataset.Result{}
+func byType(rs []eval.Result) map[string]float64 {
+	by := map[string][]eval.Result{}
 	for _, r := range rs {
 		by[r.Type] = append(by[r.Type], r)
 	}
