@@ -19,7 +19,9 @@ const (
 	NoiseWrongRelation = "wrong_relation"
 	// NoiseWrongEntity answers with another candidate of the same kind:
 	// a term the prompt shows in the same place of a fact along the same
-	// relation (or another member of the same set), not chosen.
+	// relation (or another member of the same set), not chosen; in a
+	// prune reply it keeps such a candidate line instead of the first one
+	// kept.
 	NoiseWrongEntity = "wrong_entity"
 	// NoisePrematureSufficient judges the question answerable when it is
 	// not, answering with the candidates in hand.
@@ -49,7 +51,15 @@ var semanticTable = map[string]noiseKind{
 		out["relations"] = rs
 		return marshal(out)
 	})},
-	NoiseWrongEntity: {func(d *draft) bool { return len(sameKind(d)) > 0 }, stopped(func(r *rand.Rand, d *draft) string {
+	NoiseWrongEntity: {func(d *draft) bool { return len(sameKind(d)) > 0 || len(prunedAlternatives(d)) > 0 }, stopped(func(r *rand.Rand, d *draft) string {
+		if d.stage == prompts.Prune {
+			alts := prunedAlternatives(d)
+			out := copyObj(d.obj)
+			keep := slices.Clone(out["keep"].([]int))
+			keep[0] = alts[r.IntN(len(alts))]
+			out["keep"] = keep
+			return marshal(out)
+		}
 		alts := sameKind(d)
 		return marshal(swapEntity(d, alts[r.IntN(len(alts))]))
 	})},
@@ -202,6 +212,30 @@ func sameKind(d *draft) []term {
 					add([]term{g.left, g.right}[side])
 				}
 			}
+		}
+	}
+	return out
+}
+
+// prunedAlternatives are, for a prune reply of the answer subgoal whose
+// first line kept reaches a gold answer, the numbers of the candidate
+// lines along the same relations that reach none and were not kept: the
+// same kind of entity, reached the same way, and not the right one.
+func prunedAlternatives(d *draft) []int {
+	keep, _ := d.obj["keep"].([]int)
+	if d.stage != prompts.Prune || len(keep) == 0 || !d.t.isAnswer {
+		return nil
+	}
+	gold := func(f fact) bool { return d.t.isGold(f.left) || d.t.isGold(f.right) }
+	cands := parseFacts(candLine, d.t.user)
+	i := slices.IndexFunc(cands, func(f fact) bool { return f.n == keep[0] })
+	if i < 0 || !gold(cands[i]) {
+		return nil
+	}
+	var out []int
+	for _, g := range cands {
+		if slices.Equal(g.rels, cands[i].rels) && !slices.Contains(keep, g.n) && !gold(g) {
+			out = append(out, g.n)
 		}
 	}
 	return out

@@ -50,6 +50,13 @@ func TestWrongEntity(t *testing.T) {
 	assert.Equal(t, "Paris", bad["answer"])
 	assert.Equal(t, true, bad["aligned"])
 
+	pd := sampleData()[prompts.Prune].(prompts.PruneData)
+	pd.Candidates, pd.Keep = append(pd.Candidates, "France [m.0f8l9c] -[country: capital]-> Paris [m.05qtj]",
+		"Germany [m.0345h] -[location: contains]-> Bonn [m.0dlv0]"), 1
+	clean, bad = corrupted(t, NoiseWrongEntity, prompts.Prune, pd)
+	assert.Equal(t, []any{1.0}, clean["keep"], "Berlin's line")
+	assert.Equal(t, []any{2.0}, bad["keep"], "Paris's line: a capital, not Berlin")
+
 	sd := sampleData()[prompts.Select].(prompts.SelectData)
 	sd.Members = []string{"Berlin [m.0156q]", "Paris [m.05qtj]"}
 	clean, bad = corrupted(t, NoiseWrongEntity, prompts.Select, sd)
