@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/parog/parog-go/dataset"
@@ -39,7 +40,8 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	tentative := fs.String("tentative", "gold", "tentative answers: gold, wrong, none or mixed:P (a share P wrong)")
 	rate := fs.Float64("noise", 0, "share `P` of replies corrupted, in [0, 1]")
 	seed := fs.Int64("seed", 1, "noise seed")
-	kinds := fs.String("noise-kinds", "", "comma-separated noise kinds (default all): "+joinKinds())
+	kinds := fs.String("noise-kinds", "", "comma-separated noise kinds or families (format, semantic, all; default format): "+joinKinds())
+	sufficiency := fs.String("sufficiency", oracle.SufficiencyStrict, "when to judge the question answerable early: strict (only when the evidence shown determines the answer) or never (every step of every plan runs)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -58,6 +60,10 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	if err != nil {
 		return usage(stderr, err)
 	}
+	suf, err := oracle.ParseSufficiency(*sufficiency)
+	if err != nil {
+		return usage(stderr, err)
+	}
 	if *rate < 0 || *rate > 1 {
 		return usage(stderr, fmt.Errorf("--noise %g is not in [0, 1]", *rate))
 	}
@@ -68,15 +74,24 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	if err != nil {
 		return fmt.Errorf("oracle-llm: %w", err)
 	}
-	m, skipped := oracle.New(loaded.Questions, oracle.WithTentative(policy), oracle.WithNoise(oracle.Noise{Rate: *rate, Seed: *seed, Kinds: ks}))
-	fmt.Fprintf(stderr, "oracle-llm: %d questions, %d without a gold plan, %d malformed records; tentative %s, noise %g (seed %d)\n",
-		len(loaded.Questions), len(skipped), len(loaded.Skipped), policy, *rate, *seed)
+	m, skipped := oracle.New(loaded.Questions, oracle.WithTentative(policy), oracle.WithNoise(oracle.Noise{Rate: *rate, Seed: *seed, Kinds: ks}),
+		oracle.WithSufficiency(suf))
+	fmt.Fprintf(stderr, "oracle-llm: %d questions, %d without a gold plan, %d malformed records; tentative %s, noise %g (seed %d, kinds %s), sufficiency %s\n",
+		len(loaded.Questions), len(skipped), len(loaded.Skipped), policy, *rate, *seed, kindsLabel(ks), suf)
 	return serve(ctx, m, *addr, stderr, ready)
 }
 
 func usage(w io.Writer, err error) error {
 	fmt.Fprintf(w, "oracle-llm: %v\n", err)
 	return fmt.Errorf("%w: %v", errUsage, err)
+}
+
+// kindsLabel names the noise kinds enabled for the startup line.
+func kindsLabel(ks []string) string {
+	if len(ks) == 0 {
+		return oracle.FamilyFormat
+	}
+	return strings.Join(ks, ",")
 }
 
 func joinKinds() string {

@@ -141,15 +141,39 @@ func TestServesThePlanOfTheQuestionFile(t *testing.T) {
 	assert.Contains(t, logs.String(), "22 questions, 0 without a gold plan")
 }
 
+// TestSemanticFamily: with --noise-kinds semantic every plan the oracle
+// serves is a plan error: still a valid plan, not the gold one.
+func TestSemanticFamily(t *testing.T) {
+	url, logs := start(t, "--noise", "1", "--noise-kinds", "semantic", "--sufficiency", "never")
+	cfg := openai.DefaultConfig("")
+	cfg.BaseURL = url
+	c := openai.NewClientWithConfig(cfg)
+	resp, err := c.CreateChatCompletion(context.Background(), planRequest(t, "What is the capital of the country that contains Weeze Airport?"))
+	require.NoError(t, err)
+	var plan kgqa.Plan
+	require.NoError(t, json.Unmarshal([]byte(resp.Choices[0].Message.Content), &plan))
+	require.NoError(t, plan.Validate(), "a plan error is still a valid plan")
+	gold := []string{"s1", "s2"}
+	var got []string
+	for _, s := range plan.Subgoals {
+		got = append(got, s.ID+strings.Join(s.Needs, ","))
+	}
+	assert.NotEqual(t, []string{"s1", "s2s1"}, got, "not the gold plan %v", gold)
+	assert.Contains(t, logs.String(), "kinds wrong_relation,wrong_entity,plan_dropped_constraint")
+	assert.Contains(t, logs.String(), "sufficiency never")
+}
+
 func TestBadCommandLines(t *testing.T) {
 	for name, args := range map[string][]string{
-		"no format":      {"--input", demoFile},
-		"unknown format": {"--format", "qald", "--input", demoFile},
-		"no input":       {"--format", "demo"},
-		"bad policy":     {"--format", "demo", "--input", demoFile, "--tentative", "mixed:2"},
-		"bad noise":      {"--format", "demo", "--input", demoFile, "--noise", "1.5"},
-		"bad kind":       {"--format", "demo", "--input", demoFile, "--noise-kinds", "fence,typo"},
-		"unknown flag":   {"--colour"},
+		"no format":       {"--input", demoFile},
+		"unknown format":  {"--format", "qald", "--input", demoFile},
+		"no input":        {"--format", "demo"},
+		"bad policy":      {"--format", "demo", "--input", demoFile, "--tentative", "mixed:2"},
+		"bad noise":       {"--format", "demo", "--input", demoFile, "--noise", "1.5"},
+		"bad kind":        {"--format", "demo", "--input", demoFile, "--noise-kinds", "fence,typo"},
+		"bad family":      {"--format", "demo", "--input", demoFile, "--noise-kinds", "semantics"},
+		"bad sufficiency": {"--format", "demo", "--input", demoFile, "--sufficiency", "lax"},
+		"unknown flag":    {"--colour"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var logs lockedBuffer

@@ -43,6 +43,8 @@ type benchFlags struct {
 	limit        int
 	noise        string
 	seeds        string
+	noiseKinds   string
+	sufficiency  string
 	concurrency  int
 	timeout      time.Duration
 	out          string
@@ -62,6 +64,8 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` questions of --input (0: all)")
 	fs.StringVar(&f.noise, "noise", "0,0.05,0.1,0.2,0.4", "comma-separated noise `rates`")
 	fs.StringVar(&f.seeds, "seeds", "1,2,3", "comma-separated noise `seeds`")
+	fs.StringVar(&f.noiseKinds, "noise-kinds", "", "comma-separated noise `kinds` or families (format, semantic, all; default format)")
+	fs.StringVar(&f.sufficiency, "sufficiency", oracle.SufficiencyStrict, "the oracle's early `stop`: strict (only when the evidence shown determines the answer) or never (every step of every plan runs)")
 	fs.IntVar(&f.concurrency, "concurrency", 4, "questions answered at once")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "deadline of one question")
 	fs.StringVar(&f.out, "out", "bench-oracle", "output `DIR`")
@@ -85,6 +89,14 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return usageError("--seeds: %v", err)
 	}
+	kinds, err := oracle.ParseNoiseKinds(f.noiseKinds)
+	if err != nil {
+		return usageError("--noise-kinds: %v", err)
+	}
+	suf, err := oracle.ParseSufficiency(f.sufficiency)
+	if err != nil {
+		return usageError("--sufficiency: %v", err)
+	}
 	cfg, err := f.cfg.load(env)
 	if err != nil {
 		return err
@@ -96,7 +108,7 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 	qs, _ = eval.Select(qs, f.limit, eval.Shard{})
 	logf := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "parog bench: "+format+"\n", a...) }
 	o := oracle.BenchOptions{Name: strings.TrimSuffix(filepath.Base(f.input), filepath.Ext(f.input)), Config: cfg, Questions: qs,
-		Noise: rates, Seeds: seeds, Concurrency: f.concurrency, Timeout: f.timeout, Logf: logf}
+		Noise: rates, Seeds: seeds, NoiseKinds: kinds, Sufficiency: suf, Concurrency: f.concurrency, Timeout: f.timeout, Logf: logf}
 	if o.Name == "" || o.Name == "." {
 		o.Name = string(format)
 	}

@@ -13,7 +13,7 @@ import (
 func TestBenchOracleCLI(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := runParog(t, nil, "bench", "oracle", "--config", demoConfig, "--format", "demo", "--demo=false",
-		"--noise", "0,0.2", "--seeds", "1", "--out", dir)
+		"--noise", "0,0.2", "--seeds", "1", "--noise-kinds", "semantic", "--sufficiency", "never", "--out", dir)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "## Ceiling from evidence alone")
 	assert.Contains(t, stdout, "| 0.2 | 1 |", "the robustness row of noise 0.2")
@@ -23,15 +23,29 @@ func TestBenchOracleCLI(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, "demo", "report.json"))
 	require.NoError(t, err)
 	var rep struct {
-		Ceiling struct{ Total int } `json:"ceiling"`
+		Ceiling     struct{ Total int } `json:"ceiling"`
+		Sufficiency string              `json:"sufficiency"`
+		NoiseKinds  []string            `json:"noise_kinds"`
+		Robustness  []struct {
+			Injected map[string]int `json:"injected"`
+		} `json:"robustness"`
 	}
 	require.NoError(t, json.Unmarshal(b, &rep))
 	assert.Equal(t, 22, rep.Ceiling.Total)
+	assert.Equal(t, "never", rep.Sufficiency)
+	assert.Contains(t, rep.NoiseKinds, "wrong_relation")
+	require.Len(t, rep.Robustness, 2)
+	assert.NotEmpty(t, rep.Robustness[1].Injected, "semantic errors injected at 0.2")
+	for k := range rep.Robustness[1].Injected {
+		assert.NotContains(t, []string{"fence", "prose", "trailing_comma", "cut_off", "empty", "refusal"}, k, "only the semantic family")
+	}
 
 	for name, args := range map[string][]string{
-		"no subcommand": {"bench"},
-		"bad noise":     {"bench", "oracle", "--config", demoConfig, "--format", "demo", "--noise", "0,2"},
-		"bad format":    {"bench", "oracle", "--config", demoConfig, "--format", "qald"},
+		"no subcommand":   {"bench"},
+		"bad noise":       {"bench", "oracle", "--config", demoConfig, "--format", "demo", "--noise", "0,2"},
+		"bad format":      {"bench", "oracle", "--config", demoConfig, "--format", "qald"},
+		"bad kinds":       {"bench", "oracle", "--config", demoConfig, "--format", "demo", "--noise-kinds", "semantics"},
+		"bad sufficiency": {"bench", "oracle", "--config", demoConfig, "--format", "demo", "--sufficiency", "lax"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, _, stderr := runParog(t, nil, args...)

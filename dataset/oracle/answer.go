@@ -38,10 +38,13 @@ func (t *turn) reply() (map[string]any, string) {
 	case prompts.Refine:
 		return t.refine(), ""
 	case prompts.Sufficiency:
-		present, names := t.inHand()
-		return map[string]any{"sufficient": len(names) > 0, "answer": strings.Join(names, ", "), "entities": present, "reason": "oracle"}, ""
+		ok, present, names := t.judgeSufficiency(nil)
+		return map[string]any{"sufficient": ok, "answer": strings.Join(names, ", "), "entities": present, "reason": "oracle"}, ""
 	case prompts.Final:
-		present, names := t.inHand()
+		present, names := []string{}, []string(nil)
+		if t.determined(nil) {
+			present, names = t.inHand()
+		}
 		ans := strings.Join(names, ", ")
 		if ans == "" {
 			ans = "unknown"
@@ -150,11 +153,14 @@ func (t *turn) relations() map[string]any {
 // the step's result: the object of the first relation, or its subject when
 // the step runs against it (prompts.Fact writes a fact from subject to
 // object).
-func (t *turn) onPath(f fact) (term, bool) {
-	if len(t.step.Path) == 0 {
+func (t *turn) onPath(f fact) (term, bool) { return t.onPathOf(t.step, f) }
+
+// onPathOf is onPath for another step of the gold plan.
+func (t *turn) onPathOf(step sparql2plan.Step, f fact) (term, bool) {
+	if len(step.Path) == 0 {
 		return term{}, false
 	}
-	for i, h := range t.step.Path {
+	for i, h := range step.Path {
 		if i > 1 {
 			break
 		}
@@ -167,7 +173,7 @@ func (t *turn) onPath(f fact) (term, bool) {
 			return term{}, false
 		}
 	}
-	if t.step.Path[0].Reverse {
+	if step.Path[0].Reverse {
 		return f.left, true
 	}
 	return f.right, true
@@ -188,6 +194,7 @@ func (t *turn) isGold(x term) bool {
 // picked is a set of terms chosen from the evidence, in order.
 type picked struct {
 	refs, names []string
+	terms       []term
 	used        []int
 	seen        map[string]bool
 }
@@ -203,6 +210,7 @@ func (p *picked) add(x term, n int) {
 		return
 	}
 	p.seen[x.ref()] = true
+	p.terms = append(p.terms, x)
 	p.refs = append(p.refs, x.ref())
 	p.names = append(p.names, x.label())
 }
@@ -256,8 +264,12 @@ func (t *turn) refine() map[string]any {
 		rep["answer"], rep["reason"] = t.tentativeText(), "oracle: the gold answer is not among the facts"
 	}
 	if strings.Contains(t.sys, "final_answer") {
-		refs, names := t.inHand()
-		rep["sufficient"], rep["final_answer"], rep["final_entities"] = len(names) > 0, strings.Join(names, ", "), refs
+		var current []term
+		if !t.isAnswer {
+			current = p.terms
+		}
+		ok, refs, names := t.judgeSufficiency(current)
+		rep["sufficient"], rep["final_answer"], rep["final_entities"] = ok, strings.Join(names, ", "), refs
 	}
 	return rep
 }

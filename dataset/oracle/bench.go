@@ -45,6 +45,12 @@ type BenchOptions struct {
 	Noise []float64
 	// Seeds are the seeds of each noise rate.
 	Seeds []int
+	// NoiseKinds are the noise kinds of the robustness runs (see
+	// ParseNoiseKinds; empty: the format family).
+	NoiseKinds []string
+	// Sufficiency is the oracle's sufficiency mode (SufficiencyStrict
+	// when empty).
+	Sufficiency string
 	// Concurrency is the number of questions in flight.
 	Concurrency int
 	// Timeout bounds one question.
@@ -73,7 +79,11 @@ type Pass struct {
 // runOnce answers qs once per seed with the engine talking to an oracle of
 // the given policy and noise, served on a loopback port.
 func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Question, p Policy, n Noise, seeds []int) (*Pass, error) {
-	m, _ := New(qs, WithTentative(p), WithNoise(n))
+	suf, err := ParseSufficiency(o.Sufficiency)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := New(qs, WithTentative(p), WithNoise(n), WithSufficiency(suf))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("oracle: bench: %w", err)

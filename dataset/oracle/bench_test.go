@@ -2,7 +2,10 @@ package oracle
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
@@ -45,12 +50,16 @@ func TestDemoBench(t *testing.T) {
 	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
 	require.NoError(t, err)
 	g, build := benchEngine(t, cfg)
+	dir := t.TempDir()
 	rep, err := Bench(context.Background(), BenchOptions{Name: "demo", Config: cfg, Graph: g, Engine: build, Questions: l.Questions,
-		Noise: []float64{0, 0.1}, Seeds: []int{1}, Concurrency: 4, Dir: t.TempDir()})
+		Noise: []float64{0, 0.1}, Seeds: []int{1}, Concurrency: 4, Dir: dir})
 	require.NoError(t, err)
 
 	assert.Equal(t, 22, rep.Ceiling.Total)
-	assert.GreaterOrEqual(t, rep.Ceiling.Hits1, 0.85, "misses: %+v", rep.Ceiling.Misses)
+	// 18 of 22 with strict sufficiency: the two comparative or superlative
+	// questions that start a subgoal from the year 2019, and the two
+	// counts of World Series, miss at a step the lax judge used to skip.
+	assert.GreaterOrEqual(t, rep.Ceiling.Hits1, 0.80, "misses: %+v", rep.Ceiling.Misses)
 	for _, m := range rep.Ceiling.Misses {
 		assert.NotEmpty(t, m.Kind, "every miss is classified")
 	}
@@ -61,6 +70,14 @@ func TestDemoBench(t *testing.T) {
 	assert.Positive(t, rep.Cost[0].Facts)
 	assert.Positive(t, rep.Cost[0].RelationsTokens, "relations prompts are counted from the traces")
 	assert.Less(t, rep.Cost[0].RelationsTokens, rep.Cost[0].PromptTokens)
+
+	rows := readRows(t, filepath.Join(dir, "evidence.jsonl"))
+	river := rows["demo-04"]
+	require.NotNil(t, river, "the river question was answered")
+	assert.NotEqual(t, kgqa.StopSufficient, river.Stop, "s1's rivers hold the Rhine among others: the run goes on")
+	for _, s := range river.Subgoals {
+		assert.Equal(t, "done", s.Status, "%s of %q ran", s.ID, river.Question)
+	}
 
 	require.Len(t, rep.Robustness, 2)
 	for _, n := range rep.Robustness {
@@ -76,6 +93,22 @@ func TestDemoBench(t *testing.T) {
 	}
 	svg := rep.SVG()
 	assert.True(t, strings.HasPrefix(svg, "<svg") && strings.Contains(svg, "<polyline"), svg)
+}
+
+// readRows reads a results file's traces by question id.
+func readRows(t *testing.T, path string) map[string]*kgqa.Answer {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	out := map[string]*kgqa.Answer{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r eval.Result
+		require.NoError(t, json.Unmarshal([]byte(line), &r))
+		var a kgqa.Answer
+		require.NoError(t, json.Unmarshal(r.Trace, &a), r.ID)
+		out[r.ID] = &a
+	}
+	return out
 }
 
 // TestEngineKnowsNothingOfTheOracle: the engine's packages never link the

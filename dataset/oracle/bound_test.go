@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 )
 
@@ -55,9 +56,9 @@ func boundGraph() string {
 // TestOracleAnswersACompareBoundToAnotherSubgoal: the oracle runs the plan
 // of a query comparing the answer's dates with a presidency's (a compare
 // whose value is "#k") and follows the gold path to the presidency's
-// dates. The perfect judge sees the gold conflict among the USA's
-// conflicts and stops the run there, so the bound compare itself is not
-// reached here (kgqa's TestCompareWithAnotherSubgoalsValue executes one).
+// dates. The gold conflict among the USA's four conflicts does not
+// determine the answer, so the strict judge lets the run go on to the
+// bound compares, which pick it.
 func TestOracleAnswersACompareBoundToAnotherSubgoal(t *testing.T) {
 	dir := t.TempDir()
 	nt := filepath.Join(dir, "bound.nt")
@@ -143,4 +144,12 @@ SELECT DISTINCT ?x WHERE {
 	}
 	assert.Contains(t, s1, "government.politician.government_positions_held", "s1 explores the gold path")
 	assert.Contains(t, s1, "1861-03-04", "the presidency's start is among s1's facts")
+	ans := readRows(t, filepath.Join(dir, "evidence.jsonl"))["bound-1"]
+	require.NotNil(t, ans)
+	assert.NotEqual(t, kgqa.StopSufficient, ans.Stop, "not stopped with the gold among other conflicts")
+	for _, s := range ans.Subgoals {
+		if s.ID == "s4" || s.ID == "s5" {
+			assert.Equal(t, "done", s.Status, "the bound compare %s ran", s.ID)
+		}
+	}
 }

@@ -56,7 +56,7 @@ func (m *Model) Answer(req openai.ChatCompletionRequest, header string) Reply {
 	if obj != nil {
 		content = marshal(obj)
 	}
-	content, finish, kind := m.noise.corrupt(m.rng(req), stage, obj, content)
+	content, finish, kind := m.noise.corrupt(m.rng(req), &draft{stage: stage, obj: obj, content: content, t: t})
 	if kind != "" {
 		m.mu.Lock()
 		m.stats.Noisy[kind]++

@@ -20,6 +20,10 @@ type Report struct {
 	// the oracle cannot answer (their gold query does not convert).
 	Questions int    `json:"questions"`
 	Skipped   []Skip `json:"skipped,omitempty"`
+	// Sufficiency is the oracle's sufficiency mode.
+	Sufficiency string `json:"sufficiency"`
+	// NoiseKinds are the noise kinds of the robustness runs.
+	NoiseKinds []string `json:"noise_kinds"`
 	// Ceiling is Hits@1 with the perfect oracle (gold tentative answers
 	// included), and every miss.
 	Ceiling Ceiling `json:"ceiling"`
@@ -41,6 +45,8 @@ type Ceiling struct {
 	Hits  int     `json:"hits"`
 	Total int     `json:"total"`
 	Hits1 float64 `json:"hits1"`
+	// ByType is Hits@1 by question type (shape).
+	ByType map[string]float64 `json:"by_type,omitempty"`
 	// Misses are the questions missed, each with what went wrong.
 	Misses []Miss `json:"misses,omitempty"`
 }
@@ -81,6 +87,8 @@ type Noisy struct {
 	Noise float64 `json:"noise"`
 	Seed  int     `json:"seed"`
 	Hits1 float64 `json:"hits1"`
+	// ByType is Hits@1 by question type (shape).
+	ByType map[string]float64 `json:"by_type,omitempty"`
 	// Rows is the number of results rows written; Errors the rows that
 	// failed; Crashes the rows whose failure was a panic.
 	Rows     int            `json:"rows"`
@@ -111,7 +119,15 @@ type Refinement struct {
 func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 	qs := Labelled(o.Questions)
 	_, skipped := New(qs)
-	rep := &Report{Name: o.Name, Questions: len(qs), Skipped: skipped}
+	suf, err := ParseSufficiency(o.Sufficiency)
+	if err != nil {
+		return nil, err
+	}
+	kinds := o.NoiseKinds
+	if len(kinds) == 0 {
+		kinds = FormatKinds
+	}
+	rep := &Report{Name: o.Name, Questions: len(qs), Skipped: skipped, Sufficiency: suf, NoiseKinds: kinds}
 	ceil, err := runOnce(ctx, o, "ceiling", qs, Policy{Kind: "gold"}, Noise{}, []int{1})
 	if err != nil {
 		return nil, err
@@ -128,7 +144,7 @@ func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 			run := evidence // the oracle ignores the seed without noise
 			if rate > 0 {
 				name := fmt.Sprintf("noise-%g-seed-%d", rate, seed)
-				if run, err = runOnce(ctx, o, name, qs, Policy{Kind: "none"}, Noise{Rate: rate, Seed: int64(seed)}, []int{seed}); err != nil {
+				if run, err = runOnce(ctx, o, name, qs, Policy{Kind: "none"}, Noise{Rate: rate, Seed: int64(seed), Kinds: kinds}, []int{seed}); err != nil {
 					return nil, err
 				}
 			}
@@ -201,7 +217,7 @@ func ceiling(run *Pass, skipped []Skip) Ceiling {
 		}
 		c.Misses = append(c.Misses, m)
 	}
-	c.Hits1 = ratio(c.Hits, c.Total)
+	c.Hits1, c.ByType = ratio(c.Hits, c.Total), byType(run.Results)
 	return c
 }
 
@@ -270,7 +286,7 @@ func relationsTokens(trace json.RawMessage) int {
 }
 
 func noisy(run *Pass, rate float64, seed int) Noisy {
-	n := Noisy{Noise: rate, Seed: seed, Hits1: hits(run.Results), Rows: len(run.Results), Expected: run.Expected, Injected: run.Oracle.Noisy}
+	n := Noisy{Noise: rate, Seed: seed, Hits1: hits(run.Results), ByType: byType(run.Results), Rows: len(run.Results), Expected: run.Expected, Injected: run.Oracle.Noisy}
 	for _, r := range run.Results {
 		if r.Error != "" {
 			n.Errors++
@@ -280,6 +296,19 @@ func noisy(run *Pass, rate float64, seed int) Noisy {
 		}
 	}
 	return n
+}
+
+// byType is Hits@1 by question type.
+func byType(rs []eval.Result) map[string]float64 {
+	by := map[string][]eval.Result{}
+	for _, r := range rs {
+		by[r.Type] = append(by[r.Type], r)
+	}
+	out := map[string]float64{}
+	for t, xs := range by {
+		out[t] = hits(xs)
+	}
+	return out
 }
 
 // JSON renders the report.

@@ -73,6 +73,8 @@ type Model struct {
 	policy  Policy
 	noise   Noise
 	dialect kg.Dialect
+	// sufficiency is SufficiencyStrict or SufficiencyNever.
+	sufficiency string
 
 	mu       sync.Mutex
 	attempts map[uint64]int // identical requests seen, for fresh noise draws
@@ -127,7 +129,7 @@ type Skip struct {
 // cannot convert are returned as skipped; the oracle then does not know
 // them. When two questions have the same text the first one is kept.
 func New(qs []dataset.Question, opts ...Option) (*Model, []Skip) {
-	m := &Model{byText: map[string]*question{}, policy: Policy{Kind: "gold"}, attempts: map[uint64]int{}, perQ: map[string]*QuestionStats{},
+	m := &Model{byText: map[string]*question{}, policy: Policy{Kind: "gold"}, sufficiency: SufficiencyStrict, attempts: map[uint64]int{}, perQ: map[string]*QuestionStats{},
 		dialect: kg.Freebase(kg.DialectOptions{}),
 		stats:   Stats{Calls: map[string]int{}, Noisy: map[string]int{}}}
 	for _, o := range opts {

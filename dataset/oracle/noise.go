@@ -1,200 +1,132 @@
 package oracle
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
-
-	"github.com/parog/parog-go/kgqa/prompts"
 )
 
-// The kinds of error the oracle makes on purpose, each one real models
-// are seen to make.
+// The families of noise kinds: format errors (noise_format.go) break the
+// reply's form; semantic errors (noise_semantic.go, noise_plan.go) keep it
+// well formed and valid for the stage's schema but say something wrong.
 const (
-	NoiseFence        = "fence"          // ```json fences around the JSON
-	NoiseProse        = "prose"          // a sentence before and after the JSON
-	NoiseTrailing     = "trailing_comma" // a comma before the closing brace
-	NoiseUnoffered    = "unoffered"      // a relation that was not offered
-	NoiseCaseDir      = "case_or_dir"    // the right relation in upper case or the wrong direction
-	NoiseMisspelled   = "misspelled"     // an entity name or id misspelled
-	NoiseMissingField = "missing_field"  // a required field left out
-	NoiseCutOff       = "cut_off"        // the reply cut off, finish_reason "length"
-	NoiseEmpty        = "empty"          // an empty reply
-	NoiseRefusal      = "refusal"        // a refusal sentence instead of JSON
+	FamilyFormat   = "format"
+	FamilySemantic = "semantic"
+	FamilyAll      = "all"
 )
 
-// NoiseKinds lists every kind, in a fixed order.
-var NoiseKinds = []string{NoiseFence, NoiseProse, NoiseTrailing, NoiseUnoffered, NoiseCaseDir, NoiseMisspelled,
-	NoiseMissingField, NoiseCutOff, NoiseEmpty, NoiseRefusal}
+// NoiseKinds lists every kind, format kinds first, in a fixed order.
+var NoiseKinds = append(slices.Clone(FormatKinds), SemanticKinds...)
 
 // Noise corrupts a share Rate of the replies, each with one kind drawn
-// uniformly from Kinds (all when empty) among those that apply to the
-// reply (relation errors to relation choices, misspellings to replies
-// naming entities). The draw depends only on Seed, the request's messages
-// and how many times the same request was seen, so a run is reproducible
-// whatever the order in which requests arrive, and a retried request can
-// come back clean as it would from a sampled model.
+// uniformly from Kinds among those that apply to the reply (relation
+// errors to relation choices, misspellings to replies naming entities,
+// plan errors to plans). The draw depends only on Seed, the request's
+// messages and how many times the same request was seen, so a run is
+// reproducible whatever the order in which requests arrive, and a retried
+// request can come back clean as it would from a sampled model.
 type Noise struct {
 	// Rate is the share of replies corrupted, in [0, 1].
 	Rate float64
 	// Seed selects the reproducible sequence of errors.
 	Seed int64
-	// Kinds are the kinds enabled; empty enables all.
+	// Kinds are the kinds enabled; empty enables the format family (the
+	// kinds the oracle had before it had semantic ones, so that figures
+	// measured then can be measured again).
 	Kinds []string
 }
 
-// ParseNoiseKinds reads a comma-separated list of kinds ("" is all).
+// ParseNoiseKinds reads a comma-separated list of kinds and family names
+// (format, semantic, all); "" is the format family's kinds. Families
+// expand to their kinds; each kind is listed once.
 func ParseNoiseKinds(s string) ([]string, error) {
 	var out []string
+	add := func(ks ...string) {
+		for _, k := range ks {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
 	for _, k := range strings.Split(s, ",") {
-		k = strings.TrimSpace(k)
-		if k == "" {
-			continue
+		switch k = strings.TrimSpace(k); {
+		case k == "":
+		case k == FamilyFormat:
+			add(FormatKinds...)
+		case k == FamilySemantic:
+			add(SemanticKinds...)
+		case k == FamilyAll:
+			add(NoiseKinds...)
+		case slices.Contains(NoiseKinds, k):
+			add(k)
+		default:
+			return nil, fmt.Errorf("oracle: unknown noise kind %q (want a family: format, semantic, all; or some of %s)", k, strings.Join(NoiseKinds, ", "))
 		}
-		if !slices.Contains(NoiseKinds, k) {
-			return nil, fmt.Errorf("oracle: unknown noise kind %q (want some of %s)", k, strings.Join(NoiseKinds, ", "))
-		}
-		out = append(out, k)
 	}
 	return out, nil
 }
 
-const refusal = "I'm sorry, but I can't help with that request."
+// draft is a reply before the noise: what a noise kind reads and changes.
+type draft struct {
+	stage string
+	// obj is the reply object (nil for a plan, whose text is content).
+	obj     map[string]any
+	content string
+	// t is the turn that computed the reply: the prompt and the gold.
+	t *turn
+}
 
-// corrupt applies the noise to a reply. It returns the content, the
-// finish reason and the kind applied ("" for none).
-func (n Noise) corrupt(r *rand.Rand, stage string, obj map[string]any, content string) (string, string, string) {
-	if n.Rate <= 0 || r.Float64() >= n.Rate {
-		return content, "stop", ""
-	}
-	var kinds []string
-	for _, k := range NoiseKinds {
-		if (len(n.Kinds) == 0 || slices.Contains(n.Kinds, k)) && applies(k, stage, obj) {
-			kinds = append(kinds, k)
+// noiseKind is how one kind of error applies to replies.
+type noiseKind struct {
+	// applies reports whether the kind can corrupt this reply.
+	applies func(d *draft) bool
+	// apply returns the corrupted content and the finish reason.
+	apply func(r *rand.Rand, d *draft) (content, finish string)
+}
+
+// noiseTable holds every kind, by name.
+var noiseTable = joinTables(formatTable, semanticTable, planTable)
+
+func joinTables(ts ...map[string]noiseKind) map[string]noiseKind {
+	out := map[string]noiseKind{}
+	for _, t := range ts {
+		for k, v := range t {
+			out[k] = v
 		}
-	}
-	if len(kinds) == 0 {
-		return content, "stop", ""
-	}
-	k := kinds[r.IntN(len(kinds))]
-	switch k {
-	case NoiseFence:
-		return "```json\n" + content + "\n```", "stop", k
-	case NoiseProse:
-		return "Sure! Here is my answer:\n" + content + "\nI hope this helps.", "stop", k
-	case NoiseTrailing:
-		i := strings.LastIndexByte(content, '}')
-		return content[:i] + ",}" + content[i+1:], "stop", k
-	case NoiseCutOff:
-		return content[:len(content)/2], "length", k
-	case NoiseEmpty:
-		return "", "stop", k
-	case NoiseRefusal:
-		return refusal, "stop", k
-	}
-	return marshal(mutate(r, k, stage, obj)), "stop", k
-}
-
-// applies reports whether kind k can corrupt this reply.
-func applies(k, stage string, obj map[string]any) bool {
-	switch k {
-	case NoiseUnoffered, NoiseCaseDir:
-		rs, _ := obj["relations"].([]map[string]string)
-		return stage == prompts.Relations && len(rs) > 0
-	case NoiseMisspelled:
-		return len(names(obj)) > 0
-	case NoiseMissingField:
-		return len(requiredIn(stage, obj)) > 0 && obj != nil
-	case NoiseTrailing:
-		return strings.HasPrefix(stage, "plan") || obj != nil
-	}
-	return true
-}
-
-// names is the list of entity references a reply carries, if any.
-func names(obj map[string]any) []string {
-	for _, key := range []string{"entities", "mentions", "final_entities"} {
-		if xs, ok := obj[key].([]string); ok && len(xs) > 0 {
-			return xs
-		}
-	}
-	return nil
-}
-
-// required are the fields the stage's reply schema requires.
-func required(stage string) []string {
-	var s struct {
-		Required []string `json:"required"`
-	}
-	_ = json.Unmarshal(prompts.Schema(stage), &s)
-	return s.Required
-}
-
-// requiredIn are the fields a reply cannot do without: its schema's
-// required fields and, in a refine reply that carries the sufficiency
-// verdict (the folded call), "sufficient", which the engine requires
-// there. So a folded reply can lose its sufficiency verdict as a separate
-// sufficiency reply can, and the two modes meet the same noise.
-func requiredIn(stage string, obj map[string]any) []string {
-	req := required(stage)
-	if _, ok := obj["sufficient"]; ok && stage == prompts.Refine {
-		req = append(req, "sufficient")
-	}
-	return req
-}
-
-// mutate returns a corrupted copy of the reply object.
-func mutate(r *rand.Rand, k, stage string, obj map[string]any) map[string]any {
-	out := make(map[string]any, len(obj))
-	for key, v := range obj {
-		out[key] = v
-	}
-	switch k {
-	case NoiseUnoffered:
-		rs := slices.Clone(out["relations"].([]map[string]string))
-		rs[0] = map[string]string{"id": "people.person.favorite_color", "dir": "out"}
-		out["relations"] = rs
-	case NoiseCaseDir:
-		rs := slices.Clone(out["relations"].([]map[string]string))
-		first := map[string]string{"id": rs[0]["id"], "dir": rs[0]["dir"]}
-		if r.IntN(2) == 0 {
-			first["id"] = strings.ToUpper(first["id"])
-		} else if first["dir"] == "out" {
-			first["dir"] = "in"
-		} else {
-			first["dir"] = "out"
-		}
-		rs[0] = first
-		out["relations"] = rs
-	case NoiseMisspelled:
-		for _, key := range []string{"entities", "mentions", "final_entities"} {
-			if xs, ok := out[key].([]string); ok && len(xs) > 0 {
-				xs = slices.Clone(xs)
-				xs[0] = misspell(xs[0])
-				out[key] = xs
-				break
-			}
-		}
-	case NoiseMissingField:
-		req := requiredIn(stage, obj)
-		delete(out, req[r.IntN(len(req))])
 	}
 	return out
 }
 
-// misspell swaps two neighbouring letters near the middle of s, or doubles
-// its last letter when it is too short to swap.
-func misspell(s string) string {
-	b := []rune(s)
-	if len(b) < 3 {
-		return s + s[len(s)-1:]
+// corrupt applies the noise to a reply. It returns the content, the
+// finish reason and the kind applied ("" for none).
+func (n Noise) corrupt(r *rand.Rand, d *draft) (string, string, string) {
+	if n.Rate <= 0 || r.Float64() >= n.Rate {
+		return d.content, "stop", ""
 	}
-	i := len(b) / 2
-	if b[i] == b[i-1] {
-		return string(b) + string(b[len(b)-1])
+	enabled := n.Kinds
+	if len(enabled) == 0 {
+		enabled = FormatKinds
 	}
-	b[i], b[i-1] = b[i-1], b[i]
-	return string(b)
+	var kinds []string
+	for _, k := range NoiseKinds {
+		if slices.Contains(enabled, k) && noiseTable[k].applies(d) {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		return d.content, "stop", ""
+	}
+	k := kinds[r.IntN(len(kinds))]
+	content, finish := noiseTable[k].apply(r, d)
+	return content, finish, k
+}
+
+// copyObj is a shallow copy of a reply object, to corrupt.
+func copyObj(obj map[string]any) map[string]any {
+	out := make(map[string]any, len(obj))
+	for key, v := range obj {
+		out[key] = v
+	}
+	return out
 }

@@ -12,10 +12,10 @@ import (
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
-func TestEachNoiseKind(t *testing.T) {
+func TestEachFormatNoiseKind(t *testing.T) {
 	rel := chatRequest(t, prompts.Relations, sampleData()[prompts.Relations], true)
 	clean := demoModel(t).Answer(rel, "").Content
-	for _, kind := range NoiseKinds {
+	for _, kind := range FormatKinds {
 		t.Run(kind, func(t *testing.T) {
 			stage, req := prompts.Relations, rel
 			if kind == NoiseMisspelled {
@@ -90,6 +90,15 @@ func TestParseNoiseKinds(t *testing.T) {
 	ks, err := ParseNoiseKinds(" fence, empty ")
 	require.NoError(t, err)
 	assert.Equal(t, []string{NoiseFence, NoiseEmpty}, ks)
+	ks, err = ParseNoiseKinds("semantic")
+	require.NoError(t, err)
+	assert.Equal(t, SemanticKinds, ks)
+	ks, err = ParseNoiseKinds("format,wrong_relation,fence")
+	require.NoError(t, err)
+	assert.Equal(t, append(append([]string{}, FormatKinds...), NoiseWrongRelation), ks, "a kind is listed once")
+	ks, err = ParseNoiseKinds("all")
+	require.NoError(t, err)
+	assert.Len(t, ks, len(FormatKinds)+len(SemanticKinds))
 	ks, err = ParseNoiseKinds("")
 	require.NoError(t, err)
 	assert.Empty(t, ks)

@@ -49,7 +49,7 @@ func (r *Report) Markdown() string {
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(&b, " (%d without a gold plan: sparql2plan cannot convert their query)", len(r.Skipped))
 	}
-	b.WriteString(".\n\n")
+	fmt.Fprintf(&b, ". Sufficiency %s; noise kinds %s.\n\n", r.Sufficiency, strings.Join(r.NoiseKinds, ", "))
 	misses(&b, "Ceiling (perfect oracle, gold tentative answers)", r.Ceiling)
 	misses(&b, "Ceiling from evidence alone (perfect oracle, no tentative answers)", r.Evidence)
 	fmt.Fprintf(&b, "## Cost per question (perfect oracle)\n\nPoG with GPT-3.5 on WebQSP: %.2f calls, %d tokens.\n\n", PoGWebQSPCalls, PoGWebQSPTokens)
@@ -61,9 +61,9 @@ func (r *Report) Markdown() string {
 	for _, m := range r.ByNoise() {
 		fmt.Fprintf(&b, "| %g | %s | %s | %s | %d |\n", m.Noise, pct(m.Mean), pct(m.Min), pct(m.Max), m.Runs)
 	}
-	b.WriteString("\n| noise | seed | Hits@1 | rows/expected | errors | crashes | errors injected |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| noise | seed | Hits@1 | by type | rows/expected | errors | crashes | errors injected |\n|---|---|---|---|---|---|---|---|\n")
 	for _, n := range r.Robustness {
-		fmt.Fprintf(&b, "| %g | %d | %s | %d/%d | %d | %d | %s |\n", n.Noise, n.Seed, pct(n.Hits1), n.Rows, n.Expected, n.Errors, n.Crashes, injected(n.Injected))
+		fmt.Fprintf(&b, "| %g | %d | %s | %s | %d/%d | %d | %d | %s |\n", n.Noise, n.Seed, pct(n.Hits1), typeHits(n.ByType), n.Rows, n.Expected, n.Errors, n.Crashes, injected(n.Injected))
 	}
 	rf := r.Refinement
 	fmt.Fprintf(&b, "\n## Refinement\n\nWrong tentative answers corrected from evidence: %s (%d/%d).\n", pct(rf.FixRate), rf.Fixed, rf.WrongJudged)
@@ -75,7 +75,7 @@ func (r *Report) Markdown() string {
 
 // misses writes a ceiling's score and its misses, counted by kind.
 func misses(b *strings.Builder, title string, c Ceiling) {
-	fmt.Fprintf(b, "## %s\n\nHits@1 %.1f%% (%d/%d).\n\n", title, 100*c.Hits1, c.Hits, c.Total)
+	fmt.Fprintf(b, "## %s\n\nHits@1 %.1f%% (%d/%d); by type: %s.\n\n", title, 100*c.Hits1, c.Hits, c.Total, typeHits(c.ByType))
 	if len(c.Misses) == 0 {
 		return
 	}
@@ -89,6 +89,20 @@ func misses(b *strings.Builder, title string, c Ceiling) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", m.ID, m.Type, m.Kind, cell(strings.Join(m.Gold, "; ")), cell(m.Prediction), cell(strings.Join(m.Notes, "; ")+" "+m.Error))
 	}
 	b.WriteString("\n")
+}
+
+// typeHits renders Hits@1 by type, types in order.
+func typeHits(m map[string]float64) string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	var parts []string
+	for _, k := range ks {
+		parts = append(parts, fmt.Sprintf("%s %.1f%%", k, 100*m[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func cell(s string) string {
