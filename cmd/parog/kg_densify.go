@@ -9,18 +9,6 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/densify"
 )
 
-const kgDensifyHelp = `Usage: parog kg densify --slice FILE.nt.gz --schema DIR --out DIR [--seed N] [--target-triples N]
-
-Build a Freebase-dense world around a real slice (such as the output of
-parog kg import fb15k237): every real triple is kept, and schema-true
-synthetic facts with made-up names surround its entities as distractors,
-written as part-NNNNN.nt.gz shards that parog kg virtuoso setup loads.
-See docs/dense-world.md for what is real and what is synthetic.
-
-Example:
-  parog kg densify --slice out/fb15k237.nt.gz --schema ../shared/data/freebase-schema --out out/dense
-`
-
 func runKGDensify(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "kg densify", "--slice FILE.nt.gz --schema DIR --out DIR [--seed N] [--target-triples N]")
 	slice := fs.String("slice", "", "the real slice: an N-Triples `FILE` (gzip when it ends in .gz)")
