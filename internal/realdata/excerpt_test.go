@@ -60,8 +60,8 @@ var excerpts = []excerpt{
 	{"freebase-schema/reverse_properties", firstLines("freebase-schema/reverse_properties", 300)},
 	{"freebase-schema/properties-typeinfo.nt", firstLines("freebase-schema/properties-typeinfo.nt", 300)},
 	{"freebase-schema/type-instance-counts.tsv", firstLines("freebase-schema/type-instance-counts.tsv", 300)},
-	{"freebase-schema/LICENSE.GrailQA-Apache-2.0", firstLines("freebase-schema/LICENSE.GrailQA-Apache-2.0", 1 << 20)},
-	{"freebase-schema/LICENSE.freebase-triples-BSD-2", firstLines("freebase-schema/LICENSE.freebase-triples-BSD-2", 1 << 20)},
+	{"freebase-schema/LICENSE.GrailQA-Apache-2.0", firstLines("freebase-schema/LICENSE.GrailQA-Apache-2.0", 1<<20)},
+	{"freebase-schema/LICENSE.freebase-triples-BSD-2", firstLines("freebase-schema/LICENSE.freebase-triples-BSD-2", 1<<20)},
 }
 
 // TestExcerptsAreCutFromTheRealData cuts every excerpt from the real data

@@ -93,10 +93,8 @@ func TestSetupLoadsTheFB15k237Slice(t *testing.T) {
 // FB15k-237 in testdata, which a fresh clone has. The expected values are
 // read off the excerpt's text: its names file has 3,788 lines; train.txt's
 // first line is the Dominican Republic's form of government (Republic);
-// its second, the one
-// regular_cast path of Mighty Morphin Power Rangers in the excerpt, reaches
-// Wendee Lee
-// through a mediator.
+// its second, the one regular_cast path of Mighty Morphin Power Rangers in
+// the excerpt, reaches Wendee Lee through a mediator.
 func TestSetupLoadsTheFB15k237Excerpt(t *testing.T) {
 	virtuosotest.Require(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
