@@ -68,7 +68,7 @@ func TestMakeTestCountsDataSkips(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs make and go test; skipped with -short")
 	}
-	cmd := exec.Command("make", "--no-print-directory", "test-go", "GO=go", "PKGS=./kgqa/naming", "TESTFLAGS=-run FoldKeeps")
+	cmd := exec.Command("make", "--no-print-directory", "test-go", "GO=go", "PKGS=./internal/naming", "TESTFLAGS=-run FoldKeeps")
 	cmd.Dir = "../.."
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MAKELEVEL" && k != "MFLAGS" && k != "PAROG_DATA" {
