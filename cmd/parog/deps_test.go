@@ -27,7 +27,7 @@ const module = "github.com/parog/parog-go/"
 // kgqa/kg is the domain core: its adapters (endpoint, embedded) meet it in
 // kgqa/kg/backend and only kgqa/kg/adapters knows them all.
 var layers = map[string][]string{
-	"cmd/parog":                  {"dataset", "dataset/answerable", "dataset/eval", "dataset/oracle", "dataset/pogrule", "dataset/report", "dataset/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
+	"cmd/parog":                  {"dataset", "dataset/answerable", "dataset/eval", "dataset/oracle", "dataset/pogrule", "dataset/report", "dataset/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/densify", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
 	"dataset":                    {"kgqa/kg/demokg"},
 	"dataset/answerable":         {"dataset", "kgqa/kg", "internal/naming"},
@@ -50,6 +50,7 @@ var layers = map[string][]string{
 	"kgqa/kg/backend":            {},
 	"kgqa/kg/demokg":             {},
 	"kgqa/kg/demokg/gen":         {"kgqa", "kgqa/kg/demokg"},
+	"kgqa/kg/densify":            {},
 	"kgqa/kg/embedded":           {"kgqa/kg/backend", "kgqa/kg/demokg"},
 	"kgqa/kg/endpoint":           {"internal/backoff", "kgqa/kg/backend"},
 	"kgqa/kg/fbimport":           {"kgqa/kg"},
