@@ -1,7 +1,7 @@
 # PARoG-Go. `make test` is the one command that runs every test.
 GO ?= go
 
-.PHONY: test lint build run bench
+.PHONY: test test-go lint build run bench
 
 # -buildvcs=auto stamps the git revision into the binary for parog --version
 # even where GOFLAGS turns stamping off.
@@ -20,7 +20,16 @@ run: build
 # skip).
 test: lint
 	./scripts/ensure-packages.sh
-	PAROG_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 40m ./...
+	@$(MAKE) --no-print-directory test-go
+
+# The tests of PKGS (all by default) with the race detector, then one line
+# counting the tests that skipped for want of the real data (each appends
+# a line to $$PAROG_SKIPLOG; see internal/realdata). TESTFLAGS adds flags.
+PKGS ?= ./...
+test-go:
+	@log=$$(mktemp); \
+	PAROG_SKIPLOG=$$log PAROG_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 40m $(TESTFLAGS) $(PKGS); rc=$$?; \
+	echo "data tests skipped: $$(wc -l <$$log) (set PAROG_DATA to run them)"; rm -f $$log; exit $$rc
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

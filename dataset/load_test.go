@@ -12,11 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/internal/realdata"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 )
-
-// sharedData holds the benchmark samples, kept beside the repository.
-const sharedData = "../../shared/data"
 
 func TestNormalizeMID(t *testing.T) {
 	tests := []struct {
@@ -44,13 +42,27 @@ func TestNormalizeMID(t *testing.T) {
 	}
 }
 
+// The whole samples (from the real data directory) and their excerpts
+// (from testdata, which a fresh clone has) load with the same first
+// question; each excerpt keeps the first record and the sample's one
+// GrailQA count question.
 func TestLoadSharedSamples(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		path     func(testing.TB, string) string
+		cwq, gqa int
+	}{{"whole", realdata.Path, 1057, 493}, {"excerpt", realdata.Excerpt, 30, 30}} {
+		t.Run(tc.name, func(t *testing.T) { loadSamples(t, tc.path, tc.cwq, tc.gqa) })
+	}
+}
+
+func loadSamples(t *testing.T, path func(testing.TB, string) string, ncwq, ngqa int) {
 	ctx := context.Background()
 	t.Run("cwq", func(t *testing.T) {
-		got, err := LoadFile(ctx, filepath.Join(sharedData, "cwq_sample.json"), CWQ)
+		got, err := LoadFile(ctx, path(t, "cwq_sample.json"), CWQ)
 		require.NoError(t, err)
 		assert.Empty(t, got.Skipped)
-		require.Len(t, got.Questions, 1057)
+		require.Len(t, got.Questions, ncwq)
 		q := got.Questions[0]
 		assert.Equal(t, "WebQTest-832_c334509bb5e02cacae1ba2e80c176499", q.ID)
 		assert.Equal(t, "Lou Seal is the mascot for the team that last won the World Series when?", q.Text)
@@ -61,10 +73,10 @@ func TestLoadSharedSamples(t *testing.T) {
 		assert.Contains(t, q.SPARQL, "ns:m.03_dwn")
 	})
 	t.Run("grailqa", func(t *testing.T) {
-		got, err := LoadFile(ctx, filepath.Join(sharedData, "grailqa_sample.json"), GrailQA)
+		got, err := LoadFile(ctx, path(t, "grailqa_sample.json"), GrailQA)
 		require.NoError(t, err)
 		assert.Empty(t, got.Skipped)
-		require.Len(t, got.Questions, 493)
+		require.Len(t, got.Questions, ngqa)
 		q := got.Questions[0]
 		assert.Equal(t, "2101960008000", q.ID)
 		assert.Equal(t, []Entity{{ID: "m.0yrlqjm", Name: "The Illusion"}}, q.TopicEntities)
@@ -79,6 +91,19 @@ func TestLoadSharedSamples(t *testing.T) {
 		require.NotNil(t, count, "the sample has one count question")
 		assert.Equal(t, []Answer{{Name: "5", Datatype: XSD + "integer"}}, count.Answers)
 	})
+}
+
+// The WebQSP train excerpt, in the release's envelope: 30 questions, the
+// first being the release's first.
+func TestLoadWebQSPTrainExcerpt(t *testing.T) {
+	got, err := LoadFile(t.Context(), realdata.Excerpt(t, "webqsp/WebQSP.train.json"), WebQSP)
+	require.NoError(t, err)
+	assert.Empty(t, got.Skipped)
+	require.Len(t, got.Questions, 30)
+	q := got.Questions[0]
+	assert.Equal(t, "WebQTrn-0", q.ID)
+	assert.Equal(t, "what is the name of justin bieber brother?", q.Text)
+	assert.Equal(t, WebQSP, q.Source)
 }
 
 func TestLoadWebQSPFixture(t *testing.T) {
@@ -224,16 +249,28 @@ func TestLoadWebQSPListShape(t *testing.T) {
 	assert.Equal(t, "1962", q.Answers[1].Name, "anything else is a value")
 	assert.Empty(t, q.Answers[1].ID)
 
-	// The shared gold files of all three benchmarks load whole.
+}
+
+// The gold files PoG is scored against, of all three benchmarks, load
+// whole: the full ones from the real data directory, the excerpts' 30 from
+// testdata.
+func TestLoadPoGGold(t *testing.T) {
 	for _, tc := range []struct {
-		file string
-		f    Format
-		n    int
+		file  string
+		f     Format
+		whole int
 	}{{"webqsp_test_gold.json", WebQSP, 1639}, {"cwq_gold.json", CWQ, 3531}, {"grailqa_gold.json", GrailQA, 1000}} {
-		got, err := LoadFile(t.Context(), filepath.Join(filepath.Join(sharedData, "pog"), tc.file), tc.f)
-		require.NoError(t, err, tc.file)
-		assert.Len(t, got.Questions, tc.n, tc.file)
-		assert.Empty(t, got.Skipped, tc.file)
+		t.Run(tc.file, func(t *testing.T) {
+			got, err := LoadFile(t.Context(), realdata.Excerpt(t, "pog/"+tc.file), tc.f)
+			require.NoError(t, err)
+			assert.Len(t, got.Questions, 30)
+			assert.Empty(t, got.Skipped)
+
+			got, err = LoadFile(t.Context(), realdata.Path(t, "pog/"+tc.file), tc.f)
+			require.NoError(t, err)
+			assert.Len(t, got.Questions, tc.whole)
+			assert.Empty(t, got.Skipped)
+		})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/internal/realdata"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -15,10 +16,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// The benchmark files: the whole samples in the real data directory (the
+// test skips without them), or their excerpts in the repository's testdata.
 const (
-	sharedCWQ     = "../../shared/data/cwq_sample.json"
-	sharedGrailQA = "../../shared/data/grailqa_sample.json"
-	sharedWebQSP  = "../../shared/data/webqsp/WebQSP.train.json"
+	cwqFile     = "cwq_sample.json"
+	grailQAFile = "grailqa_sample.json"
+	webQSPFile  = "webqsp/WebQSP.train.json"
 )
 
 func planSchema(t testing.TB) *jsonschema.Schema {
@@ -39,16 +42,16 @@ func planSchema(t testing.TB) *jsonschema.Schema {
 func TestAcceptanceOnSharedSamples(t *testing.T) {
 	schema := planSchema(t)
 	tests := []struct {
-		path               string
+		file               string
 		format             dataset.Format
 		minConvert, minLab float64
 	}{
-		{sharedCWQ, dataset.CWQ, 0.98, 0.95},
-		{sharedGrailQA, dataset.GrailQA, 1.0, 1.0},
+		{cwqFile, dataset.CWQ, 0.98, 0.95},
+		{grailQAFile, dataset.GrailQA, 1.0, 1.0},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.format), func(t *testing.T) {
-			l, err := dataset.LoadFile(context.Background(), tc.path, tc.format)
+			l, err := dataset.LoadFile(context.Background(), realdata.Path(t, tc.file), tc.format)
 			require.NoError(t, err)
 			converted, agreed := 0, 0
 			failures := map[string]int{}
@@ -75,6 +78,47 @@ func TestAcceptanceOnSharedSamples(t *testing.T) {
 				tc.format, converted, len(l.Questions), 100*float64(converted)/n, agreed, len(l.Questions), 100*float64(agreed)/n, failures)
 			assert.GreaterOrEqual(t, float64(converted)/n, tc.minConvert)
 			assert.GreaterOrEqual(t, float64(agreed)/n, tc.minLab)
+		})
+	}
+}
+
+// TestAcceptanceOnExcerpts holds the excerpts of testdata to the same
+// bar, so that a fresh clone converts real questions too. Every question
+// of the three excerpts converts to a plan that validates (none of them is
+// among the whole samples' failures), and every CWQ label and GrailQA
+// function agrees with its plan (WebQSP questions carry no label).
+func TestAcceptanceOnExcerpts(t *testing.T) {
+	schema := planSchema(t)
+	for _, tc := range []struct {
+		file   string
+		format dataset.Format
+	}{{cwqFile, dataset.CWQ}, {grailQAFile, dataset.GrailQA}, {webQSPFile, dataset.WebQSP}} {
+		t.Run(string(tc.format), func(t *testing.T) {
+			l, err := dataset.LoadFile(t.Context(), realdata.Excerpt(t, tc.file), tc.format)
+			require.NoError(t, err)
+			require.Len(t, l.Questions, 30)
+			converted, agreed := 0, 0
+			for _, q := range l.Questions {
+				c, err := Convert(q)
+				if err != nil {
+					t.Logf("%s: %v", q.ID, err)
+					continue
+				}
+				converted++
+				if ok, checked := LabelAgrees(q.Source, q.Label, c.Plan); ok && checked {
+					agreed++
+				}
+				b, err := json.Marshal(c.Plan)
+				require.NoError(t, err)
+				inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+				require.NoError(t, err)
+				require.NoError(t, schema.Validate(inst), "%s: %s", q.ID, b)
+			}
+			t.Logf("%s excerpt: converted %d/30, label agrees %d/30", tc.format, converted, agreed)
+			assert.Equal(t, 30, converted)
+			if tc.format != dataset.WebQSP {
+				assert.Equal(t, 30, agreed)
+			}
 		})
 	}
 }
@@ -153,8 +197,8 @@ func BenchmarkConvertSamples(b *testing.B) {
 	for _, f := range []struct {
 		p string
 		f dataset.Format
-	}{{sharedCWQ, dataset.CWQ}, {sharedGrailQA, dataset.GrailQA}} {
-		l, err := dataset.LoadFile(context.Background(), f.p, f.f)
+	}{{cwqFile, dataset.CWQ}, {grailQAFile, dataset.GrailQA}} {
+		l, err := dataset.LoadFile(context.Background(), realdata.Path(b, f.p), f.f)
 		require.NoError(b, err)
 		qs = append(qs, l.Questions...)
 	}

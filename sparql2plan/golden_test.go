@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/internal/realdata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -45,10 +46,12 @@ func TestGoldenPlans(t *testing.T) {
 		require.NoError(t, err)
 		return l.Questions
 	}
-	cwq := load(sharedCWQ, dataset.CWQ)
-	grail := load(sharedGrailQA, dataset.GrailQA)
+	// The questions named below are in the excerpts of testdata, so these
+	// plans are checked on a fresh clone.
+	cwq := load(realdata.Excerpt(t, cwqFile), dataset.CWQ)
+	grail := load(realdata.Excerpt(t, grailQAFile), dataset.GrailQA)
 	webqsp := load("../dataset/testdata/webqsp_small.json", dataset.WebQSP)
-	webqspTrain := load(sharedWebQSP, dataset.WebQSP)
+	webqspTrain := load(realdata.Excerpt(t, webQSPFile), dataset.WebQSP)
 	tests := []struct {
 		name, text string
 		qs         []dataset.Question
@@ -269,7 +272,7 @@ func TestGoldenPlans(t *testing.T) {
 // value, then a compare whose value is "#k", a need of the compare. The
 // expected lines were written from the SPARQL.
 func TestComparisonWithAnotherVariablesValue(t *testing.T) {
-	l, err := dataset.LoadFile(context.Background(), sharedWebQSP, dataset.WebQSP)
+	l, err := dataset.LoadFile(context.Background(), realdata.Excerpt(t, webQSPFile), dataset.WebQSP)
 	require.NoError(t, err)
 	byID := map[string]dataset.Question{}
 	for _, q := range l.Questions {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/internal/realdata"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm"
@@ -179,7 +180,7 @@ func TestRunRefusesForeignOutput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.jsonl")
 	require.NoError(t, os.WriteFile(out, []byte("not json\n"), 0o600))
-	_, err := Run(context.Background(), RunOptions{Input: sharedGrailQA, Format: dataset.GrailQA, Out: out})
+	_, err := Run(context.Background(), RunOptions{Input: realdata.Excerpt(t, grailQAFile), Format: dataset.GrailQA, Out: out})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "line 1 is not a record")
 	assert.False(t, errors.Is(err, os.ErrNotExist))

@@ -22,7 +22,7 @@ Commands:
   answerable   run each question's gold SPARQL on the configured KG and keep the
                questions whose gold answers come back, in the input's own format
 
-Example (the FB15k-237 slice, see README "Freebase"):
+Example (the FB15k-237 slice, see docs/freebase.md):
   parog dataset answerable --config configs/fb15k237.yaml --format webqsp \
     --input WebQSP.train.json --out out/webqsp-train-fb15k237.json --report out/answerable.json
 `

@@ -30,7 +30,7 @@ Commands:
   eval-planner  ask a served planner for the plans of held-out questions and score them
   compare       put two eval-planner reports side by side
 
-Training and serving configs: configs/finetune/ (see README, "Fine-tuning the planner").
+Training and serving configs: configs/finetune/ (see docs/fine-tuning.md).
 Run "parog finetune <command> --help" for a command's flags.
 `
 

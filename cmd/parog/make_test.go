@@ -60,3 +60,24 @@ func TestStaticcheckIsATool(t *testing.T) {
 		assert.NotContains(t, l, "@", "make lint builds a tool outside go.mod: %s", l)
 	}
 }
+
+// TestMakeTestCountsDataSkips runs the recipe make test ends with on one
+// package whose whole-data test skips when PAROG_DATA names no directory:
+// its last line counts that one skip.
+func TestMakeTestCountsDataSkips(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs make and go test; skipped with -short")
+	}
+	cmd := exec.Command("make", "--no-print-directory", "test-go", "GO=go", "PKGS=./internal/naming", "TESTFLAGS=-run FoldKeeps")
+	cmd.Dir = "../.."
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MAKELEVEL" && k != "MFLAGS" && k != "PAROG_DATA" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "PAROG_DATA="+t.TempDir()+"/none")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	assert.Equal(t, "data tests skipped: 1 (set PAROG_DATA to run them)", lines[len(lines)-1])
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/internal/realdata"
 	"github.com/parog/parog-go/kgqa/config"
 )
 
@@ -53,20 +54,28 @@ func readmeLines(t *testing.T, readme string) [][]string {
 	return out
 }
 
-// readmeCommands returns the README commands that need no model: parog kg,
-// parog sparql2plan (without --teacher) and parog finetune export, and the
+// readmeCommands returns the commands of a page that need no model: parog
+// kg, parog sparql2plan (without --teacher), parog finetune export, parog
+// eval report of files that no model run wrote (none under out/), and the
 // mkdir and cat around them.
 func readmeCommands(t *testing.T, readme string) [][]string {
 	t.Helper()
 	var out [][]string
 	for _, args := range readmeLines(t, readme) {
 		noModel := args[0] == "parog" && (args[1] == "kg" || args[1] == "sparql2plan" && !slices.Contains(args, "--teacher") ||
-			args[1] == "finetune" && len(args) > 2 && args[2] == "export")
+			args[1] == "finetune" && len(args) > 2 && args[2] == "export" ||
+			args[1] == "eval" && len(args) > 2 && args[2] == "report" && !slices.ContainsFunc(args, modelResults))
 		if noModel || args[0] == "cat" || args[0] == "mkdir" {
 			out = append(out, args)
 		}
 	}
 	return out
+}
+
+// modelResults reports whether a command-line word is a results file a
+// model run wrote (a .jsonl under out/).
+func modelResults(word string) bool {
+	return strings.HasPrefix(word, "out/") && strings.HasSuffix(word, ".jsonl")
 }
 
 var inlineCode = regexp.MustCompile("`((?:parog|cat|mkdir) [^`]+)`")
@@ -105,88 +114,130 @@ func shellWords(t *testing.T, s string) []string {
 	return words
 }
 
-// TestREADMECommands runs every README command that needs no model,
-// exactly as written, from a copy of the repository root whose configs/
-// and ../shared are the real ones, so a flag, path or input file that
-// README names wrongly fails here.
-func TestREADMECommands(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// guides returns README.md and every guide in docs/, by path from the
+// repository root.
+func guides(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob("../../docs/*.md")
 	require.NoError(t, err)
-	cmds := readmeCommands(t, string(readme))
-	require.NotEmpty(t, cmds)
-
-	repo, err := filepath.Abs("../..")
-	require.NoError(t, err)
-	shared := filepath.Join(repo, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "data")); err != nil {
-		t.Skipf("SKIPPING: README's sparql2plan commands read %s, which is missing: %v", shared, err)
+	require.GreaterOrEqual(t, len(docs), 9, "the guides are in docs/")
+	out := []string{"README.md"}
+	for _, d := range docs {
+		out = append(out, filepath.ToSlash(strings.TrimPrefix(d, "../../")))
 	}
-	root := t.TempDir()
-	work := filepath.Join(root, "main")
-	require.NoError(t, os.Mkdir(work, 0o755))
-	require.NoError(t, os.Symlink(filepath.Join(repo, "configs"), filepath.Join(work, "configs")))
-	require.NoError(t, os.Symlink(shared, filepath.Join(root, "shared")))
-	t.Chdir(work)
-
-	seen := map[string]bool{}
-	for _, args := range cmds {
-		name := strings.Join(args, " ")
-		switch args[0] {
-		case "cat":
-			catInto(t, args[1:])
-			continue
-		case "mkdir":
-			require.Equal(t, []string{"mkdir", "-p", "out"}, args)
-			require.NoError(t, os.MkdirAll("out", 0o755))
-			continue
-		}
-		seen[args[1]] = true
-		code, stdout, stderr := runParog(t, nil, args[1:]...)
-		require.Equalf(t, 0, code, "README command failed: %s\nstderr: %s", name, stderr)
-		require.NotEmptyf(t, strings.TrimSpace(stdout), "README command printed nothing: %s", name)
-	}
-	for _, c := range []string{"kg", "sparql2plan", "finetune"} {
-		require.Truef(t, seen[c], "README shows no parog %s command that runs without a model", c)
-	}
-	// Everything the commands wrote is under out/, which git ignores.
-	entries, err := os.ReadDir(".")
-	require.NoError(t, err)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	assert.ElementsMatch(t, []string{"configs", "out"}, names, "README commands wrote outside out/")
+	return out
 }
 
-// TestREADMEOutputsUnderOut checks every README command, model or not:
-// each file or directory a flag names for writing is under out/, which
-// .gitignore lists, so following README leaves the repository clean.
-func TestREADMEOutputsUnderOut(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// guideData returns the data directory the guides' ../shared/data paths
+// stand for: the real one when present, else the excerpts in testdata,
+// which a fresh clone has.
+func guideData(t *testing.T) string {
+	t.Helper()
+	if d, err := realdata.Dir(); err == nil {
+		return d
+	}
+	d, err := realdata.ExcerptDir()
 	require.NoError(t, err)
+	return d
+}
+
+// TestREADMECommands runs every command of README.md and of each guide in
+// docs/ that needs no model, exactly as written, from a copy of the
+// repository root whose configs/ is the real one and whose ../shared/data
+// is the real data (or, on a fresh clone, its excerpts), so a flag, path or
+// input file that a page names wrongly fails here. Each page starts from
+// an empty out/, which README says to create.
+func TestREADMECommands(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	data := guideData(t)
+	seen := map[string]bool{}
+	for _, guide := range guides(t) {
+		text, err := os.ReadFile(filepath.Join(repo, guide))
+		require.NoError(t, err)
+		cmds := readmeCommands(t, string(text))
+		if len(cmds) == 0 {
+			continue
+		}
+		t.Run(guide, func(t *testing.T) {
+			root := t.TempDir()
+			work := filepath.Join(root, "main")
+			require.NoError(t, os.Mkdir(work, 0o755))
+			require.NoError(t, os.Symlink(filepath.Join(repo, "configs"), filepath.Join(work, "configs")))
+			require.NoError(t, os.Mkdir(filepath.Join(root, "shared"), 0o755))
+			require.NoError(t, os.Symlink(data, filepath.Join(root, "shared", "data")))
+			t.Chdir(work)
+			require.NoError(t, os.Mkdir("out", 0o755))
+			for _, args := range cmds {
+				runGuideCommand(t, guide, args, seen)
+			}
+			// Everything the commands wrote is under out/, which git ignores.
+			entries, err := os.ReadDir(".")
+			require.NoError(t, err)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			assert.ElementsMatch(t, []string{"configs", "out"}, names, "%s's commands wrote outside out/", guide)
+		})
+	}
+	for _, c := range []string{"kg", "sparql2plan", "finetune", "eval"} {
+		require.Truef(t, seen[c], "no page shows a parog %s command that runs without a model", c)
+	}
+}
+
+// runGuideCommand runs one command of a page: cat and mkdir as the shell
+// would, parog in-process; a parog command must succeed and print.
+func runGuideCommand(t *testing.T, guide string, args []string, seen map[string]bool) {
+	t.Helper()
+	name := strings.Join(args, " ")
+	switch args[0] {
+	case "cat":
+		catInto(t, args[1:])
+		return
+	case "mkdir":
+		require.Equal(t, []string{"mkdir", "-p", "out"}, args)
+		require.NoError(t, os.MkdirAll("out", 0o755))
+		return
+	}
+	seen[args[1]] = true
+	code, stdout, stderr := runParog(t, nil, args[1:]...)
+	require.Equalf(t, 0, code, "%s: command failed: %s\nstderr: %s", guide, name, stderr)
+	require.NotEmptyf(t, strings.TrimSpace(stdout), "%s: command printed nothing: %s", guide, name)
+}
+
+// TestREADMEOutputsUnderOut checks every command of README.md and the
+// guides, model or not: each file or directory a flag names for writing is
+// under out/, which .gitignore lists, so following them leaves the
+// repository clean.
+func TestREADMEOutputsUnderOut(t *testing.T) {
 	ignore, err := os.ReadFile("../../.gitignore")
 	require.NoError(t, err)
 	require.Contains(t, strings.Fields(string(ignore)), "/out/")
 	outputs := 0
-	for _, args := range readmeLines(t, string(readme)) {
-		if args[0] == "cat" && len(args) > 2 && args[len(args)-2] == ">" {
-			outputs++
-			assert.Truef(t, strings.HasPrefix(args[len(args)-1], "out/"), "README writes outside out/: %s", strings.Join(args, " "))
-		}
-		for len(args) > 0 && strings.Contains(args[0], "=") {
-			args = args[1:] // VAR=value before the command
-		}
-		if len(args) == 0 || args[0] != "parog" {
-			continue
-		}
-		for i, a := range args[:len(args)-1] {
-			if slices.Contains([]string{"--out", "--report", "--md", "--json", "--compare"}, a) {
+	for _, guide := range guides(t) {
+		text, err := os.ReadFile(filepath.Join("../..", guide))
+		require.NoError(t, err)
+		for _, args := range readmeLines(t, string(text)) {
+			if args[0] == "cat" && len(args) > 2 && args[len(args)-2] == ">" {
 				outputs++
-				assert.Truef(t, strings.HasPrefix(args[i+1], "out/"), "README writes outside out/: %s", strings.Join(args, " "))
+				assert.Truef(t, strings.HasPrefix(args[len(args)-1], "out/"), "%s writes outside out/: %s", guide, strings.Join(args, " "))
+			}
+			for len(args) > 0 && strings.Contains(args[0], "=") {
+				args = args[1:] // VAR=value before the command
+			}
+			if len(args) == 0 || args[0] != "parog" {
+				continue
+			}
+			for i, a := range args[:len(args)-1] {
+				if slices.Contains([]string{"--out", "--report", "--md", "--json", "--compare", "--html"}, a) {
+					outputs++
+					assert.Truef(t, strings.HasPrefix(args[i+1], "out/"), "%s writes outside out/: %s", guide, strings.Join(args, " "))
+				}
 			}
 		}
 	}
-	assert.GreaterOrEqual(t, outputs, 10, "README output paths found")
+	assert.GreaterOrEqual(t, outputs, 10, "output paths found")
 }
 
 // TestREADMEMainCommand checks the main command README gives: make run

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/internal/realdata"
 	"github.com/parog/parog-go/kgqa"
 )
 
@@ -172,14 +173,11 @@ func TestSPARQL2PlanCLIBadInput(t *testing.T) {
 	}
 }
 
-// TestSPARQL2PlanWrongFormat passes the shared GrailQA sample as CWQ:
+// TestSPARQL2PlanWrongFormat passes the GrailQA sample's excerpt as CWQ:
 // every record is malformed, so the run fails instead of reporting a
 // conversion of nothing.
 func TestSPARQL2PlanWrongFormat(t *testing.T) {
-	const grailQA = "../../../shared/data/grailqa_sample.json"
-	if _, err := os.Stat(grailQA); err != nil {
-		t.Skipf("SKIPPING: %s is missing: %v", grailQA, err)
-	}
+	grailQA := realdata.Excerpt(t, "grailqa_sample.json")
 	out := filepath.Join(t.TempDir(), "sft.jsonl")
 	code, stdout, stderr := runParog(t, nil, "sparql2plan", "--format", "cwq", "--split", "train", "--input", grailQA, "--out", out, "--report", out+".json")
 	assert.Equal(t, 1, code)

@@ -41,15 +41,16 @@ func demoRun(t *testing.T) string {
 	return path
 }
 
-// TestHTMLReportInBrowser writes the HTML report of a demo run beside
-// PoG's released GrailQA results and loads it in headless Chromium: it
-// must render without console errors, and a failed question's trace must
-// open from the failure table.
+// TestHTMLReportInBrowser writes the HTML report of a demo run beside the
+// excerpt of PoG's released GrailQA results (in testdata, so that a fresh
+// clone runs it too) and loads it in headless Chromium: it must render
+// without console errors, and a failed question's trace must open from the
+// failure table.
 func TestHTMLReportInBrowser(t *testing.T) {
 	b := browsertest.New(t)
 	ours, err := LoadRun(demoRun(t), Gold{})
 	require.NoError(t, err)
-	pog, err := LoadRun(realdata.Path(t, "pog/PoG_grailqa_gpt-3.5-turbo-0125.jsonl"), Gold{})
+	pog, err := LoadRun(realdata.Excerpt(t, "pog/PoG_grailqa_gpt-3.5-turbo-0125.jsonl"), Gold{})
 	require.NoError(t, err)
 	runs := []ResultSet{ours, pog}
 	h := NewHTMLReport(BuildReport(runs, ReportOptions{BootstrapRounds: 200}), runs)

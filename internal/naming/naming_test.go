@@ -3,12 +3,13 @@ package naming
 import (
 	"bufio"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/internal/realdata"
 )
 
 // Real FB15k-237 names (FB15k_mid2name.txt, underscores as spaces) next to
@@ -80,47 +81,15 @@ func TestCanonical(t *testing.T) {
 	}
 }
 
-// mid2name is the FB15k name list, kept beside the repository.
-var mid2name = filepath.Join("..", "..", "..", "shared", "data", "fb15k237", "FB15k_mid2name.txt")
-
 // TestFoldKeepsGraphNamesApart is why the engine does not use Canonical:
 // over the real FB15k-237 names, Canonical gives more distinct entities
 // the same key (the band The Police and the force Police, the musician
 // Sting and the film The Sting), and a name that several terms of the
 // evidence share no longer resolves to one of them.
 func TestFoldKeepsGraphNamesApart(t *testing.T) {
-	f, err := os.Open(mid2name)
-	if os.IsNotExist(err) {
-		t.Skipf("SKIPPED: %s is missing; the shared data sits beside the repository", mid2name)
-	}
-	require.NoError(t, err)
-	defer f.Close()
-	byFold, byCanonical := map[string][]string{}, map[string][]string{}
-	names := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		mid, name, ok := strings.Cut(sc.Text(), "\t")
-		require.True(t, ok, "line %q", sc.Text())
-		name = strings.ReplaceAll(name, "_", " ")
-		names[mid] = name
-		byFold[Fold(name)] = append(byFold[Fold(name)], mid)
-		byCanonical[Canonical(name)] = append(byCanonical[Canonical(name)], mid)
-	}
-	require.NoError(t, sc.Err())
+	names, byFold, byCanonical := readNames(t, realdata.Path(t, "fb15k237/FB15k_mid2name.txt"))
 	require.Greater(t, len(names), 14000, "the whole list was read")
-
-	shared := func(keys map[string][]string) int {
-		n := 0
-		for _, mids := range keys {
-			if len(mids) > 1 {
-				n += len(mids)
-			}
-		}
-		return n
-	}
-	t.Logf("%d entities; a key shared with another entity: %d under Fold, %d under Canonical",
-		len(names), shared(byFold), shared(byCanonical))
-	assert.Greater(t, shared(byCanonical), shared(byFold))
+	assert.Greater(t, sharedKeys(byCanonical), sharedKeys(byFold))
 
 	for _, pair := range [][2]string{{"/m/05ws7", "/m/0frsw"}, {"/m/0lbj1", "/m/0gw7p"}, {"/m/05r5c", "/m/0_b9f"}} {
 		a, b := names[pair[0]], names[pair[1]]
@@ -141,4 +110,47 @@ func TestStopword(t *testing.T) {
 	}{{"the", true}, {"which", true}, {"find", true}, {"border", false}, {"The", false}, {"", false}} {
 		t.Run(tc.word, func(t *testing.T) { assert.Equal(t, tc.want, Stopword(tc.word)) })
 	}
+}
+
+// The same on the excerpt of the names in testdata (the 3,788 entities of
+// the FB15k-237 excerpt), which a fresh clone has: there too Canonical
+// gives more entities a key another entity has.
+func TestFoldKeepsExcerptNamesApart(t *testing.T) {
+	names, byFold, byCanonical := readNames(t, realdata.Excerpt(t, "fb15k237/FB15k_mid2name.txt"))
+	require.Len(t, names, 3788)
+	assert.Greater(t, sharedKeys(byCanonical), sharedKeys(byFold))
+}
+
+// readNames reads an FB15k name list (underscores as spaces) and keys its
+// MIDs by Fold and by Canonical of their names.
+func readNames(t *testing.T, path string) (names map[string]string, byFold, byCanonical map[string][]string) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	names, byFold, byCanonical = map[string]string{}, map[string][]string{}, map[string][]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		mid, name, ok := strings.Cut(sc.Text(), "\t")
+		require.True(t, ok, "line %q", sc.Text())
+		name = strings.ReplaceAll(name, "_", " ")
+		names[mid] = name
+		byFold[Fold(name)] = append(byFold[Fold(name)], mid)
+		byCanonical[Canonical(name)] = append(byCanonical[Canonical(name)], mid)
+	}
+	require.NoError(t, sc.Err())
+	t.Logf("%d entities; a key shared with another entity: %d under Fold, %d under Canonical",
+		len(names), sharedKeys(byFold), sharedKeys(byCanonical))
+	return names, byFold, byCanonical
+}
+
+// sharedKeys counts the entities whose key another entity has too.
+func sharedKeys(keys map[string][]string) int {
+	n := 0
+	for _, mids := range keys {
+		if len(mids) > 1 {
+			n += len(mids)
+		}
+	}
+	return n
 }

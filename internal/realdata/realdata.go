@@ -4,6 +4,11 @@
 // repository (../shared/data from its root) when it exists. A fresh clone
 // has neither; the tests that need a file then skip, each with one line
 // that names the file and the variable, and make test counts them.
+//
+// Small excerpts of the same files live in the repository's testdata/
+// (laid out like the data directory, sources and licences in NOTICE), so
+// that every package with a real-data test still runs one on a fresh
+// clone: Excerpt finds them.
 package realdata
 
 import (
@@ -84,4 +89,30 @@ func Path(tb testing.TB, rel string) string {
 	}
 	tb.Skip(line)
 	return ""
+}
+
+// ExcerptDir returns the repository's testdata directory, which holds
+// excerpts of the real data laid out like the data directory.
+func ExcerptDir() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "testdata"), nil
+}
+
+// Excerpt returns the excerpt rel of the real data (a path inside the
+// repository's testdata, such as "pog/cwq_gold.json"); it fails tb when
+// the file is missing, since the repository ships it.
+func Excerpt(tb testing.TB, rel string) string {
+	tb.Helper()
+	d, err := ExcerptDir()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := filepath.Join(d, rel)
+	if _, err := os.Stat(p); err != nil {
+		tb.Fatalf("realdata: excerpt %s is missing from the repository: %v", rel, err)
+	}
+	return p
 }

@@ -42,3 +42,11 @@ func TestDirRefusesAVariableThatIsNoDirectory(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), Env)
 }
+
+// Excerpt finds the repository's testdata from any package directory.
+func TestExcerptFindsTestdata(t *testing.T) {
+	p := Excerpt(t, "pog/cwq_gold.json")
+	assert.Equal(t, "testdata", filepath.Base(filepath.Dir(filepath.Dir(p))))
+	_, err := os.Stat(p)
+	assert.NoError(t, err)
+}

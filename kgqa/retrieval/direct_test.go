@@ -3,12 +3,13 @@ package retrieval
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/internal/realdata"
 )
 
 func TestDirectAnswer(t *testing.T) {
@@ -51,17 +52,22 @@ func TestNotDirect(t *testing.T) {
 }
 
 // TestKGQuestionsAreNeverDirect checks the direct route against real KG
-// questions: every demo question and every WebQSP train question.
+// questions: every demo question, every question of the WebQSP train
+// excerpt in testdata, and every WebQSP train question when the real data
+// is present.
 func TestKGQuestionsAreNeverDirect(t *testing.T) {
 	for _, q := range append(demokg.FreebaseQuestions(), demokg.WikidataQuestions()...) {
 		_, ok := DirectAnswer(q.Question)
 		assert.False(t, ok, "demo question %s %q routed direct", q.ID, q.Question)
 	}
-	path := filepath.Join("..", "..", "..", "shared", "data", "webqsp", "WebQSP.train.json")
+	t.Run("excerpt", func(t *testing.T) { neverDirect(t, realdata.Excerpt(t, "webqsp/WebQSP.train.json"), 30) })
+	t.Run("whole", func(t *testing.T) { neverDirect(t, realdata.Path(t, "webqsp/WebQSP.train.json"), 3098) })
+}
+
+// neverDirect checks that no question of a WebQSP file of n questions is
+// routed direct.
+func neverDirect(t *testing.T, path string, n int) {
 	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		t.Skipf("WebQSP train is not at %s: the check on real questions did not run", path)
-	}
 	require.NoError(t, err)
 	var file struct {
 		Questions []struct {
@@ -70,7 +76,7 @@ func TestKGQuestionsAreNeverDirect(t *testing.T) {
 		} `json:"Questions"`
 	}
 	require.NoError(t, json.Unmarshal(data, &file))
-	require.Greater(t, len(file.Questions), 3000)
+	require.Len(t, file.Questions, n)
 	for _, q := range file.Questions {
 		_, ok := DirectAnswer(q.RawQuestion)
 		assert.False(t, ok, "WebQSP %s %q routed direct", q.QuestionID, q.RawQuestion)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/answerable"
+	"github.com/parog/parog-go/internal/realdata"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
@@ -23,19 +24,18 @@ import (
 	"github.com/parog/parog-go/sparql2plan"
 )
 
-const shared = "../../../../shared/data"
-
 // TestSetupLoadsTheFB15k237Slice imports the real FB15k-237 slice, sets up
 // Virtuoso with it, runs every WebQSP train gold query on it, and sets up
 // again to see that nothing loads twice.
 func TestSetupLoadsTheFB15k237Slice(t *testing.T) {
+	archive, names := realdata.Path(t, "fb15k237/FB15k-237.tar.gz"), realdata.Path(t, "fb15k237/FB15k_mid2name.txt")
+	webqsp := realdata.Path(t, "webqsp/WebQSP.train.json")
 	virtuosotest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	tmp := t.TempDir()
 	data := filepath.Join(tmp, "data")
-	_, err := fbimport.ImportFB15k237(ctx, filepath.Join(shared, "fb15k237/FB15k-237.tar.gz"),
-		filepath.Join(shared, "fb15k237/FB15k_mid2name.txt"), filepath.Join(data, "fb15k237.nt.gz"))
+	_, err := fbimport.ImportFB15k237(ctx, archive, names, filepath.Join(data, "fb15k237.nt.gz"))
 	require.NoError(t, err)
 	ports, err := virtuoso.FreePorts(2)
 	require.NoError(t, err)
@@ -59,7 +59,7 @@ func TestSetupLoadsTheFB15k237Slice(t *testing.T) {
 	g, err := kg.Open(ctx, config.KG{Backend: "sparql", Dialect: "freebase", Endpoint: rep.Server.SPARQL(), Timeout: time.Minute}, "", adapters.Open)
 	require.NoError(t, err)
 	defer g.Close()
-	in, err := os.Open(filepath.Join(shared, "webqsp/WebQSP.train.json"))
+	in, err := os.Open(webqsp)
 	require.NoError(t, err)
 	defer in.Close()
 	out, err := os.Create(filepath.Join(tmp, "kept.json"))
@@ -87,6 +87,45 @@ func TestSetupLoadsTheFB15k237Slice(t *testing.T) {
 	_, err = virtuoso.Setup(ctx, virtuoso.SetupOptions{Dir: o.Dir, Data: []string{other}, SQLPort: ports[0], HTTPPort: ports[1]})
 	require.ErrorIs(t, err, virtuoso.ErrDirsAllowed)
 	assert.Contains(t, err.Error(), "parog kg virtuoso stop --dir")
+}
+
+// TestSetupLoadsTheFB15k237Excerpt sets Virtuoso up with the excerpt of
+// FB15k-237 in testdata, which a fresh clone has. The expected values are
+// read off the excerpt's text: its names file has 3,788 lines; train.txt's
+// first line is the Dominican Republic's form of government (Republic);
+// its second, the one regular_cast path of Mighty Morphin Power Rangers in
+// the excerpt, reaches Wendee Lee through a mediator.
+func TestSetupLoadsTheFB15k237Excerpt(t *testing.T) {
+	virtuosotest.Require(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "data")
+	_, err := fbimport.ImportFB15k237(ctx, realdata.Excerpt(t, "fb15k237/FB15k-237.tar.gz"),
+		realdata.Excerpt(t, "fb15k237/FB15k_mid2name.txt"), filepath.Join(data, "fb15k237.nt.gz"))
+	require.NoError(t, err)
+	ports, err := virtuoso.FreePorts(2)
+	require.NoError(t, err)
+	rep, err := virtuoso.Setup(ctx, virtuoso.SetupOptions{Dir: filepath.Join(tmp, "db"), Data: []string{data},
+		Memory: virtuoso.GiB, Parallel: 1, SQLPort: ports[0], HTTPPort: ports[1], Interval: time.Second})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rep.Server.Stop() })
+	assert.GreaterOrEqual(t, rep.Load.Triples, int64(1057+2*1943+3788))
+	assert.Equal(t, int64(3788), rep.Verified.Names)
+
+	g, err := kg.Open(ctx, config.KG{Backend: "sparql", Dialect: "freebase", Endpoint: rep.Server.SPARQL(), Timeout: time.Minute}, "", adapters.Open)
+	require.NoError(t, err)
+	defer g.Close()
+	name, err := g.Name(ctx, "m.0c94fn")
+	require.NoError(t, err)
+	assert.Equal(t, "Gary Rydstrom", name)
+	res, err := g.Select(ctx, `PREFIX ns: <http://rdf.freebase.com/ns/>
+SELECT ?g ?a WHERE { ns:m.027rn ns:location.country.form_of_government ?g .
+  ns:m.017dcd ns:tv.tv_program.regular_cast ?c . ?c ns:tv.regular_tv_appearance.actor ?a }`)
+	require.NoError(t, err)
+	require.Len(t, res.Rows, 1)
+	assert.Equal(t, "m.06cx9", res.Rows[0]["g"].ID)
+	assert.Equal(t, "m.06v8s0", res.Rows[0]["a"].ID)
 }
 
 func TestSetupErrors(t *testing.T) {
