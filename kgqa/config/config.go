@@ -68,6 +68,7 @@ type KG struct {
 	NoiseRelations   []string      `yaml:"noise_relations" desc:"relation prefixes dropped from exploration (empty keeps the dialect's defaults)"`
 	NeighborLimit    int           `yaml:"neighbor_limit" desc:"default cap on facts returned by one neighbour query"`
 	ScanBudget       int           `yaml:"scan_budget" desc:"triples one raw SELECT (/sparql, parog kg query) may read from the embedded store before it is refused; bounds its memory (0: 100000)"`
+	RowBudget        int           `yaml:"row_budget" desc:"intermediate rows one raw SELECT may build in the embedded store (VALUES and BIND products read no triple) before it is refused; bounds its memory (0: 100000)"`
 	User             string        `yaml:"user" desc:"user name for HTTP authentication (Basic or Digest) to the SPARQL endpoint, e.g. the read-only user of parog kg virtuoso setup"`
 	PasswordEnv      string        `yaml:"password_env" desc:"environment variable holding the SPARQL endpoint password"`
 	Password         string        `yaml:"password" desc:"SPARQL endpoint password (prefer password_env); masked in logs" secret:"true"`

@@ -57,8 +57,14 @@ func (s *Server) sparql(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
 	defer cancel()
 	res, err := s.graph.Select(ctx, q.String())
-	if errors.Is(err, kg.ErrQuery) {
+	switch {
+	case err == nil:
+	case errors.Is(err, kg.ErrQuery):
 		err = &httpError{status: http.StatusBadRequest, msg: err.Error(), cause: err}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && c.Request.Context().Err() == nil:
+		// Whichever layer noticed the deadline first (the store, the
+		// endpoint client, the cache), the client sees one status.
+		err = &httpError{status: http.StatusGatewayTimeout, msg: "the query did not finish within server.sparql_timeout (" + timeout.String() + ")", cause: err}
 	}
 	if err != nil {
 		s.fail(c, err)
