@@ -122,3 +122,16 @@ func TestSPARQLValuesProductRefused(t *testing.T) {
 	assert.Contains(t, string(r.body), "intermediate rows")
 	assert.Equal(t, 0.0, gauge(t, h.srv, "parog_kg_evaluations_running"))
 }
+
+// The probe's CONCAT chain (24 doublings) is refused before any backend
+// sees it, with the reason.
+func TestSPARQLRefusesCostlyExpression(t *testing.T) {
+	h := newHarness(t, setup{noLLM: true})
+	q := `SELECT ?v24 WHERE { BIND("aaaaaaaaaaaaaaaa" AS ?v0) `
+	for i := range 24 {
+		q += "BIND(CONCAT(?v" + strconv.Itoa(i) + ", ?v" + strconv.Itoa(i) + ") AS ?v" + strconv.Itoa(i+1) + ") "
+	}
+	r := h.call(t, "GET", "/sparql?query="+url.QueryEscape(q+"}"), "", nil)
+	require.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+	assert.Contains(t, string(r.body), "times longer")
+}
