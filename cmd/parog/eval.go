@@ -64,6 +64,7 @@ type evalRunFlags struct {
 	dataset     string
 	input       string
 	out         string
+	force       bool
 	concurrency int
 	rate        float64
 	burst       int
@@ -108,6 +109,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&f.retryFailed, "retry-failed", false, "on resume, run again the questions whose last result is an error")
 	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress bar")
 	fs.BoolVar(&f.noSync, "no-fsync", false, "do not fsync each result line (faster; a power loss may lose lines)")
+	fs.BoolVar(&f.force, "force", false, "write --out even when it is a symbolic link or not a regular file")
 	f.cache = addLLMCacheFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -121,6 +123,9 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 func (f *evalRunFlags) run(ctx context.Context, env *Env) error {
 	if f.out == "" {
 		return usageError("--out FILE is required")
+	}
+	if err := checkOut("--out", f.out, false, f.force); err != nil {
+		return err
 	}
 	if f.concurrency < 1 {
 		return usageError("--concurrency must be at least 1")

@@ -56,11 +56,15 @@ func runImportFB15k(ctx context.Context, env *Env, args []string) error {
 	names := fs.String("names", "", "the names `FILE`: one MID<TAB>Name_With_Underscores per line")
 	out := fs.String("out", "", "N-Triples output `FILE` (gzip when it ends in .gz); written only when complete")
 	report := fs.String("report", "", "also write the counts as JSON to `FILE`")
+	force := fs.Bool("force", false, "write --out even when it is a symbolic link or not a regular file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *in == "" || *names == "" || *out == "" || fs.NArg() > 0 {
 		return usageError("--in, --names and --out are required, and nothing else")
+	}
+	if err := checkOut("--out", *out, false, *force); err != nil {
+		return err
 	}
 	rep, err := fbimport.ImportFB15k237(ctx, *in, *names, *out)
 	if err != nil {
@@ -82,11 +86,15 @@ func runImportFreebase(ctx context.Context, env *Env, args []string) error {
 	shard := fs.Int64("shard-lines", 50_000_000, "input `LINES` per output shard")
 	report := fs.String("report", "", "also write the counts (per domain, per reason, bad lines) as JSON to `FILE`")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	force := fs.Bool("force", false, "write into --out even when it is a symbolic link")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *in == "" || *out == "" || fs.NArg() > 0 {
 		return usageError("--in and --out are required, and nothing else")
+	}
+	if err := checkOut("--out", *out, true, *force); err != nil {
+		return err
 	}
 	st, err := os.Stat(*in)
 	if err != nil {

@@ -61,6 +61,9 @@ func runVirtuosoSetup(ctx context.Context, env *Env, args []string) error {
 	parallel := fs.Int("parallel", 2, "rdf_loader_run() at once (about one per core)")
 	sqlPort := fs.Int("sql-port", 1111, "ISQL `PORT`")
 	httpPort := fs.Int("http-port", 8890, "/sparql `PORT`")
+	queryMem := fs.String("query-memory", "", "memory one query may use (`SIZE`; default an eighth of --memory, 256MiB to 4GiB): MaxQueryMem")
+	queryTime := fs.Duration("query-time", time.Minute, "time one public query may run: MaxQueryExecutionTime")
+	maxRows := fs.Int("max-rows", 100000, "rows one public query may return: ResultSetMaxRows")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -71,8 +74,18 @@ func runVirtuosoSetup(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return usageError("--memory: %v", err)
 	}
+	var qmem int64
+	if *queryMem != "" {
+		if qmem, err = parseSize(*queryMem); err != nil {
+			return usageError("--query-memory: %v", err)
+		}
+	}
+	if *queryTime < time.Second || *maxRows <= 0 {
+		return usageError("--query-time must be at least 1s and --max-rows positive")
+	}
 	rep, err := virtuoso.Setup(ctx, virtuoso.SetupOptions{
 		Dir: *dir, Data: splitList(*data), Memory: mem, Parallel: *parallel, SQLPort: *sqlPort, HTTPPort: *httpPort,
+		MaxQueryMem: qmem, MaxQueryTime: int(queryTime.Seconds()), MaxRows: *maxRows,
 		Detach: true, Progress: func(p virtuoso.Progress) { fmt.Fprintln(env.Stderr, progressLine(p)) },
 	})
 	if err != nil {

@@ -68,6 +68,7 @@ type KG struct {
 	NoiseRelations   []string      `yaml:"noise_relations" desc:"relation prefixes dropped from exploration (empty keeps the dialect's defaults)"`
 	NeighborLimit    int           `yaml:"neighbor_limit" desc:"default cap on facts returned by one neighbour query"`
 	ScanBudget       int           `yaml:"scan_budget" desc:"triples one raw SELECT (/sparql, parog kg query) may read from the embedded store before it is refused; bounds its memory (0: 100000)"`
+	RowBudget        int           `yaml:"row_budget" desc:"intermediate rows one raw SELECT may build in the embedded store (VALUES and BIND products read no triple) before it is refused; bounds its memory (0: 100000)"`
 	User             string        `yaml:"user" desc:"user name for HTTP authentication (Basic or Digest) to the SPARQL endpoint, e.g. the read-only user of parog kg virtuoso setup"`
 	PasswordEnv      string        `yaml:"password_env" desc:"environment variable holding the SPARQL endpoint password"`
 	Password         string        `yaml:"password" desc:"SPARQL endpoint password (prefer password_env); masked in logs" secret:"true"`
@@ -147,6 +148,8 @@ type Server struct {
 	SPARQLTimeout      time.Duration `yaml:"sparql_timeout" desc:"deadline of one /sparql query"`
 	SPARQLMaxRows      int           `yaml:"sparql_max_rows" desc:"rows returned by /sparql at most"`
 	SPARQLConcurrency  int           `yaml:"sparql_concurrency" desc:"/sparql queries evaluated at once; more get 503 (0: 2)"`
+	SPARQLMaxBytes     int64         `yaml:"sparql_max_bytes" desc:"largest /sparql answer held for a client, in bytes; rows past it are cut (X-Parog-Truncated) (0: 16 MiB)"`
+	SPARQLWriteTimeout time.Duration `yaml:"sparql_write_timeout" desc:"time a client has to read a whole /sparql answer before its connection is closed (0: 30s)"`
 	MaxQuestions       int           `yaml:"max_questions" desc:"questions (ask, chat, plan) answered at once (0: llm.reasoner.concurrency / engine.parallelism)"`
 	MaxQuestionsPerKey int           `yaml:"max_questions_per_key" desc:"questions one API key (or client address) may have answered at once (0: three quarters of max_questions)"`
 	QuestionQueue      int           `yaml:"question_queue" desc:"questions waiting for a place at most; more get 503 (0: max_questions)"`

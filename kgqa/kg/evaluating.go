@@ -10,6 +10,12 @@ import "github.com/parog/parog-go/kgqa/kg/backend"
 // TestSelectMemoryBound.
 const DefaultScanBudget = 100_000
 
+// DefaultRowBudget is the number of intermediate rows a raw query may
+// build in an in-process backend when kg.row_budget is unset. VALUES
+// blocks joined through BIND multiply rows without reading a triple, so
+// the scan budget alone does not bound them.
+const DefaultRowBudget = 100_000
+
 // Evaluating is implemented by graphs that evaluate queries in the
 // process (the embedded store): it reports the evaluations running,
 // including those whose caller has gone, for the metrics.

@@ -41,6 +41,9 @@ type store struct {
 	// scanBudget is the number of triples a raw query may read on a
 	// backend.Evaluator.
 	scanBudget int
+	// rowBudget bounds the intermediate rows of a raw query on a
+	// backend.Evaluator.
+	rowBudget int
 }
 
 var _ Graph = (*store)(nil)
@@ -56,6 +59,9 @@ type Options struct {
 	// ScanBudget is the number of triples a raw query (Select) may read on
 	// an in-process backend (DefaultScanBudget when <= 0).
 	ScanBudget int
+	// RowBudget is the number of intermediate rows a raw query (Select)
+	// may build on an in-process backend (DefaultRowBudget when <= 0).
+	RowBudget int
 }
 
 // New builds a Graph on b: it validates ids, builds every query with
@@ -72,7 +78,10 @@ func New(d Dialect, b backend.Backend, o Options) (Graph, error) {
 	if o.ScanBudget <= 0 {
 		o.ScanBudget = DefaultScanBudget
 	}
-	return &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText, scanBudget: o.ScanBudget}, nil
+	if o.RowBudget <= 0 {
+		o.RowBudget = DefaultRowBudget
+	}
+	return &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText, scanBudget: o.ScanBudget, rowBudget: o.RowBudget}, nil
 }
 
 func (s *store) run(ctx context.Context, q string) (*backend.Table, error) {
@@ -472,6 +481,7 @@ func (s *store) Select(ctx context.Context, query string) (*Results, error) {
 	}
 	if inProcess {
 		ctx = backend.WithScanBudget(ctx, s.scanBudget)
+		ctx = backend.WithRowBudget(ctx, s.rowBudget)
 	}
 	t, err := s.run(ctx, q.String())
 	if err != nil {

@@ -65,6 +65,10 @@ type Graph interface {
 var (
 	// ErrInvalidID is wrapped by *IDError.
 	ErrInvalidID = errors.New("kg: invalid identifier")
+	// ErrInvalidText means a name or other text cannot be put in a query
+	// as a literal (a \u escape an engine would decode, a control
+	// character): the caller's input is at fault, not the KG.
+	ErrInvalidText = errors.New("kg: text not accepted in a query")
 	// ErrUnavailable means the endpoint could not be reached or failed
 	// (connection error, 5xx after retries, timeout).
 	ErrUnavailable = backend.ErrUnavailable

@@ -37,6 +37,7 @@ func Open(ctx context.Context, cfg config.KG, baseDir string, open OpenBackend, 
 		NeighborLimit: cfg.NeighborLimit,
 		FullText:      cfg.FullText && strings.EqualFold(cfg.Backend, "sparql"),
 		ScanBudget:    cfg.ScanBudget,
+		RowBudget:     cfg.RowBudget,
 	})
 	if err != nil {
 		_ = b.Close()

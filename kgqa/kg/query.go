@@ -27,15 +27,16 @@ const (
 // and refusing keeps every engine's lexer on the same reading.
 func literal(s string) (stringLit, error) {
 	if !utf8.ValidString(s) {
-		return "", fmt.Errorf("kg: literal: invalid UTF-8")
+		return "", fmt.Errorf("%w: invalid UTF-8", ErrInvalidText)
 	}
 	if len(s) > maxSearchName {
-		return "", fmt.Errorf("kg: literal: longer than %d bytes", maxSearchName)
+		return "", fmt.Errorf("%w: longer than %d bytes", ErrInvalidText, maxSearchName)
 	}
-	if strings.Contains(s, `\u`) || strings.Contains(s, `\U`) {
-		// SPARQL engines may decode \u escapes before lexing, even after an
-		// escaped backslash, which would turn the text into a quote.
-		return "", fmt.Errorf("kg: literal: \\u escape sequences are not accepted")
+	if codepointEscape(s) {
+		// SPARQL engines may decode \uXXXX escapes before lexing, even
+		// after an escaped backslash, which could turn the text into a
+		// quote. A backslash before anything else (C:\users) is escaped.
+		return "", fmt.Errorf("%w: \\u and \\U escape sequences are not accepted", ErrInvalidText)
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 2)
@@ -47,13 +48,40 @@ func literal(s string) (stringLit, error) {
 		case r == '"':
 			b.WriteString(`\"`)
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029:
-			return "", fmt.Errorf("kg: literal: control character %U", r)
+			return "", fmt.Errorf("%w: control character %U", ErrInvalidText, r)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	b.WriteByte('"')
 	return stringLit(b.String()), nil
+}
+
+// codepointEscape reports whether s holds \uXXXX or \UXXXXXXXX (hex
+// digits), which an engine may decode before it lexes the query.
+func codepointEscape(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '\\' || (s[i+1] != 'u' && s[i+1] != 'U') {
+			continue
+		}
+		n := 4
+		if s[i+1] == 'U' {
+			n = 8
+		}
+		if i+2+n <= len(s) && isHex(s[i+2:i+2+n]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isHex(s string) bool {
+	for _, c := range []byte(s) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 func clampLimit(limit, max int) int {

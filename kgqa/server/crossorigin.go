@@ -3,7 +3,9 @@ package server
 import (
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 )
@@ -12,9 +14,17 @@ import (
 // (none by default): a listed origin gets Access-Control-Allow-Origin and
 // its preflight (OPTIONS) is answered 204; any other origin gets no CORS
 // header, so a browser keeps the response from the page.
+//
+// Before that, a request to /sparql or /v1/* that a page of another
+// origin made the browser send is refused (crossSite), GET included.
 func (s *Server) crossOrigin(c *gin.Context) {
 	origin := c.GetHeader("Origin")
-	if origin == "" || !slices.Contains(s.cfg.CORSOrigins, origin) {
+	allowed := origin != "" && slices.Contains(s.cfg.CORSOrigins, origin)
+	if !allowed && s.guarded(c.Request.URL.Path) && crossSite(c.Request) {
+		s.fail(c, errorf(http.StatusForbidden, "cross-site request refused: a page of another origin cannot use this endpoint unless server.cors_origins lists it"))
+		return
+	}
+	if !allowed {
 		if c.Request.Method == http.MethodOptions && origin != "" {
 			s.fail(c, errorf(http.StatusForbidden, "origin %q is not allowed (server.cors_origins)", truncate(origin, 100)))
 		}
@@ -30,6 +40,33 @@ func (s *Server) crossOrigin(c *gin.Context) {
 		h.Set("Access-Control-Max-Age", "600")
 		c.AbortWithStatus(http.StatusNoContent)
 	}
+}
+
+// guarded reports whether path does work a page of another site must not
+// start: the API and the SPARQL endpoint. The viewer's own pages and files
+// are not: they load through its origin.
+func (s *Server) guarded(path string) bool {
+	return path == "/sparql" || strings.HasPrefix(path, "/v1/")
+}
+
+// crossSite reports whether a browser sent r on behalf of a page of
+// another origin. Fetch metadata says so even for what a page can send
+// without CORS (an <img>, a form): Sec-Fetch-Site is cross-site, or
+// same-site for another port or subdomain of the same site. An Origin
+// header naming another host says so too, for browsers that send no
+// fetch metadata. A request without either (curl, the Go client, the
+// address bar) is not cross-site.
+func crossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+		return true
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
 }
 
 // simpleTypes are the content types a web page may POST to any site

@@ -73,6 +73,8 @@ func classify(err error) *httpError {
 		return wrap(http.StatusBadRequest, err.Error())
 	case errors.Is(err, engine.ErrNoTopicEntities):
 		return wrap(http.StatusUnprocessableEntity, "no topic entity was given or could be linked from the question; pass topic_entities")
+	case errors.Is(err, kg.ErrInvalidText):
+		return wrap(http.StatusBadRequest, "text not accepted"+step+": "+err.Error())
 	case errors.Is(err, kg.ErrQuery):
 		// A query the server built (a lookup, an engine step) was refused
 		// by the KG: an upstream failure, whose text (the endpoint's error

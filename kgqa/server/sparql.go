@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,22 +45,7 @@ func (s *Server) sparql(c *gin.Context) {
 		// One row more than returned tells that the answer was cut.
 		q.CapRows(max + 1)
 	}
-	release, err := s.sparqlSlot()
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	defer release()
-	timeout := s.cfg.SPARQLTimeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
-	defer cancel()
-	res, err := s.graph.Select(ctx, q.String())
-	if errors.Is(err, kg.ErrQuery) {
-		err = &httpError{status: http.StatusBadRequest, msg: err.Error(), cause: err}
-	}
+	res, err := s.sparqlSelect(c, q.String())
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -69,9 +55,73 @@ func (s *Server) sparql(c *gin.Context) {
 		rows = rows[:max]
 		c.Header("X-Parog-Truncated", "true")
 	}
+	maxBytes := s.cfg.SPARQLMaxBytes
+	if maxBytes <= 0 {
+		maxBytes = defaultSPARQLMaxBytes
+	}
+	body, cut := renderResults(s.entityNS(), res.Vars, rows, maxBytes)
+	if cut {
+		c.Header("X-Parog-Truncated", "true")
+	}
 	c.Header("Content-Type", api.SPARQLResultsContentType)
+	c.Header("Content-Length", strconv.Itoa(len(body)))
 	c.Status(http.StatusOK)
-	writeResults(c.Writer, s.entityNS(), res.Vars, rows)
+	s.writeAnswer(c, body)
+}
+
+// Defaults of the /sparql answer bounds.
+const (
+	defaultSPARQLMaxBytes     = 16 << 20
+	defaultSPARQLWriteTimeout = 30 * time.Second
+)
+
+// sparqlSelect runs a checked query in one of the /sparql slots. The slot
+// is held while the query is evaluated only, not while its answer is
+// written: a client that does not read cannot keep others out.
+func (s *Server) sparqlSelect(c *gin.Context, q string) (*kg.Results, error) {
+	release, err := s.sparqlSlot()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	timeout := s.cfg.SPARQLTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
+	defer cancel()
+	res, err := s.graph.Select(ctx, q)
+	switch {
+	case err == nil:
+	case errors.Is(err, kg.ErrQuery):
+		err = &httpError{status: http.StatusBadRequest, msg: err.Error(), cause: err}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && c.Request.Context().Err() == nil:
+		// Whichever layer noticed the deadline first (the store, the
+		// endpoint client, the cache), the client sees one status.
+		err = &httpError{status: http.StatusGatewayTimeout, msg: "the query did not finish within server.sparql_timeout (" + timeout.String() + ")", cause: err}
+	}
+	return res, err
+}
+
+// writeAnswer writes a held answer within server.sparql_write_timeout; a
+// client that reads slower loses its connection.
+func (s *Server) writeAnswer(c *gin.Context, body []byte) {
+	d := s.cfg.SPARQLWriteTimeout
+	if d <= 0 {
+		d = defaultSPARQLWriteTimeout
+	}
+	rc := http.NewResponseController(c.Writer)
+	if err := rc.SetWriteDeadline(time.Now().Add(d)); err == nil {
+		// The server sets no write deadline of its own, so the next
+		// request on this connection must not inherit this one.
+		defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+	}
+	if c.Request.Method == http.MethodHead {
+		return
+	}
+	if _, err := c.Writer.Write(body); err != nil {
+		s.log.Info("sparql answer not delivered", "request_id", requestIDOf(c), "bytes", len(body), "error", err.Error())
+	}
 }
 
 // sparqlQuery extracts the query text of a protocol request.
@@ -138,9 +188,10 @@ func (s *Server) entityNS() string {
 	return kg.FreebaseNS
 }
 
-// writeResults writes SPARQL 1.1 Query Results JSON. Graph.Select gives
-// entity ids without their namespace; they are made IRIs again here.
-func writeResults(w io.Writer, ns string, vars []string, rows []map[string]kgqa.Term) {
+// renderResults writes SPARQL 1.1 Query Results JSON, cut after the last
+// row that fits in maxBytes (cut is then true). Graph.Select gives entity
+// ids without their namespace; they are made IRIs again here.
+func renderResults(ns string, vars []string, rows []map[string]kgqa.Term, maxBytes int64) (body []byte, cut bool) {
 	var b strings.Builder
 	b.WriteString(`{"head":{"vars":[`)
 	for i, v := range vars {
@@ -150,33 +201,37 @@ func writeResults(w io.Writer, ns string, vars []string, rows []map[string]kgqa.
 		b.WriteString(jsonString(v))
 	}
 	b.WriteString(`]},"results":{"bindings":[`)
-	for i, row := range rows {
+	const tail = "]}}\n"
+	var row strings.Builder
+	for i, r := range rows {
+		row.Reset()
 		if i > 0 {
-			b.WriteByte(',')
+			row.WriteByte(',')
 		}
-		b.WriteByte('{')
+		row.WriteByte('{')
 		first := true
 		for _, v := range vars {
-			t, ok := row[v]
+			t, ok := r[v]
 			if !ok {
 				continue
 			}
 			if !first {
-				b.WriteByte(',')
+				row.WriteByte(',')
 			}
 			first = false
-			b.WriteString(jsonString(v))
-			b.WriteByte(':')
-			writeTerm(&b, ns, t)
+			row.WriteString(jsonString(v))
+			row.WriteByte(':')
+			writeTerm(&row, ns, t)
 		}
-		b.WriteByte('}')
-		if b.Len() > 64<<10 {
-			_, _ = io.WriteString(w, b.String())
-			b.Reset()
+		row.WriteByte('}')
+		if int64(b.Len()+row.Len()+len(tail)) > maxBytes {
+			cut = true
+			break
 		}
+		b.WriteString(row.String())
 	}
-	b.WriteString("]}}\n")
-	_, _ = io.WriteString(w, b.String())
+	b.WriteString(tail)
+	return []byte(b.String()), cut
 }
 
 func writeTerm(b *strings.Builder, ns string, t kgqa.Term) {

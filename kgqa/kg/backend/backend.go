@@ -92,3 +92,19 @@ func ScanBudget(ctx context.Context) int {
 	n, _ := ctx.Value(scanBudgetKey{}).(int)
 	return n
 }
+
+type rowBudgetKey struct{}
+
+// WithRowBudget asks an Evaluator to build at most n intermediate rows for
+// each query run under ctx (rows it pairs or joins without reading a
+// triple, such as VALUES products), and to fail the query when it would
+// build more.
+func WithRowBudget(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, rowBudgetKey{}, n)
+}
+
+// RowBudget returns the budget WithRowBudget set, or 0.
+func RowBudget(ctx context.Context) int {
+	n, _ := ctx.Value(rowBudgetKey{}).(int)
+	return n
+}

@@ -158,51 +158,96 @@ func openSource(name, baseDir string) (io.Reader, string, func(), error) {
 	return r, format, closeFn, nil
 }
 
-// Query implements backend.Backend: it evaluates q in a goroutine so that
-// the caller's deadline holds even while the evaluator (which takes no
-// context) is busy. The evaluation reads the store through a budgetStore,
-// so it also stops reading when the deadline passes or the scan budget
-// (backend.WithScanBudget) is spent.
+// stopGrace bounds how long Query waits, once its context is done, for
+// the evaluation to notice and unwind. Every row and triple the evaluator
+// touches asks the store, so it stops within milliseconds; the grace only
+// matters for a single expression that runs long on one row.
+const stopGrace = time.Second
+
+// Query implements backend.Backend. The evaluator (goRDFlib) takes no
+// context; it runs in a goroutine on an instrumented copy of the query
+// (instrument) over a budgetStore, which stops it, by a panic that this
+// goroutine recovers, when ctx is done, when it reads more triples than
+// the scan budget (backend.WithScanBudget) or when it builds more
+// intermediate rows than the row budget (backend.WithRowBudget). Query
+// returns once the evaluation has stopped (waiting at most stopGrace past
+// the deadline), so a caller that holds a slot while it queries also
+// bounds the evaluations running.
 func (e *Store) Query(ctx context.Context, q string) (*backend.Table, error) {
-	type outcome struct {
-		t   *backend.Table
-		err error
-	}
 	if e.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, e.timeout)
 		defer cancel()
 	}
-	budget := backend.ScanBudget(ctx)
-	if budget <= 0 {
-		budget = math.MaxInt64
+	pq, err := sparql.Parse(q)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", backend.ErrQuery, err)
 	}
-	bs := newBudgetStore(ctx, e.g.Store(), budget)
+	rewriteCasts(pq)
+	scans, rows := budget(backend.ScanBudget(ctx)), budget(backend.RowBudget(ctx))
+	bs := newBudgetStore(ctx, e.g.Store(), scans, rows)
 	done := make(chan outcome, 1)
 	e.running.Add(1)
 	go func() {
 		defer e.running.Add(-1)
-		res, err := evaluate(bs.view(e.g), q)
-		switch {
-		case err != nil:
-			done <- outcome{err: fmt.Errorf("%w: %v", backend.ErrQuery, err)}
-		case bs.exceeded.Load():
-			done <- outcome{err: fmt.Errorf("%w: the query reads more than %d triples of the graph: narrow it", backend.ErrQuery, budget)}
-		default:
-			done <- outcome{t: fromRDFLib(res)}
-		}
+		done <- e.evaluate(bs, instrument(pq), scans, rows)
 	}()
 	select {
 	case o := <-done:
 		if o.err == nil && ctx.Err() != nil {
-			// The store went dry when the deadline passed: the result
-			// is incomplete.
+			// The evaluation may have been cut short.
 			return nil, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
 		}
 		return o.t, o.err
 	case <-ctx.Done():
+		t := time.NewTimer(stopGrace)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+		}
 		return nil, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
 	}
+}
+
+type outcome struct {
+	t   *backend.Table
+	err error
+}
+
+func budget(n int) int64 {
+	if n <= 0 {
+		return math.MaxInt64
+	}
+	return int64(n)
+}
+
+// evaluate runs one evaluation and turns its stop, or any panic of the
+// evaluator, into an error.
+func (e *Store) evaluate(bs *budgetStore, pq *sparql.ParsedQuery, scans, rows int64) (o outcome) {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		switch {
+		case bs.scanned.Load():
+			o = outcome{err: fmt.Errorf("%w: the query reads more than %d triples of the graph: narrow it", backend.ErrQuery, scans)}
+		case bs.paired.Load():
+			o = outcome{err: fmt.Errorf("%w: the query builds more than %d intermediate rows (VALUES, BIND or groups joined to each other): narrow it", backend.ErrQuery, rows)}
+		case bs.ctx.Err() != nil:
+			o = outcome{err: fmt.Errorf("%w: %w", backend.ErrUnavailable, bs.ctx.Err())}
+		default:
+			// The evaluator is not ours; a panic in it on odd input
+			// fails the query, not the process.
+			o = outcome{err: fmt.Errorf("%w: the evaluator failed: %v", backend.ErrQuery, v)}
+		}
+	}()
+	res, err := sparql.EvalQuery(bs.view(e.g), pq, nil)
+	if err != nil {
+		return outcome{err: fmt.Errorf("%w: %v", backend.ErrQuery, err)}
+	}
+	return outcome{t: fromRDFLib(res)}
 }
 
 // Evaluating implements backend.Evaluator.
@@ -232,14 +277,4 @@ func fromRDFLib(res *sparql.Result) *backend.Table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
-}
-
-// evaluate parses q, makes its casts evaluable (rewriteCasts) and runs it.
-func evaluate(g *rdflibgo.Graph, q string) (*sparql.Result, error) {
-	pq, err := sparql.Parse(q)
-	if err != nil {
-		return nil, fmt.Errorf("sparql parse error: %w", err)
-	}
-	rewriteCasts(pq)
-	return sparql.EvalQuery(g, pq, nil)
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -121,7 +122,13 @@ const noRetry = time.Duration(-1)
 // the endpoint asked for (0 when it named none); one that is not, with
 // noRetry.
 func (e *Client) attempt(ctx context.Context, q string) (*backend.Table, time.Duration, error) {
-	form := url.Values{"query": {q}}.Encode()
+	params := url.Values{"query": {q}}
+	if d, ok := ctx.Deadline(); ok {
+		// The endpoint stops when the caller does (Virtuoso reads timeout
+		// in milliseconds; an endpoint that does not know it ignores it).
+		params.Set("timeout", strconv.FormatInt(max(time.Until(d).Milliseconds(), 1), 10))
+	}
+	form := params.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, strings.NewReader(form))
 	if err != nil {
 		return nil, noRetry, fmt.Errorf("%w: %v", backend.ErrUnavailable, err)
@@ -148,6 +155,12 @@ func (e *Client) attempt(ctx context.Context, q string) (*backend.Table, time.Du
 		return nil, noRetry, fmt.Errorf("%w: %s: %s", backend.ErrQuery, resp.Status, snippet(resp.Body))
 	case resp.StatusCode != http.StatusOK:
 		return nil, noRetry, fmt.Errorf("%w: unexpected status %s", backend.ErrBadResponse, resp.Status)
+	}
+	if resp.Header.Get("X-SQL-State") == "S1TAT" {
+		// Virtuoso's "anytime" answer: the rows it had when the timeout
+		// cut the query, which are not the query's answer.
+		return nil, noRetry, fmt.Errorf("%w: %w: the endpoint returned incomplete results at the timeout (%s)",
+			backend.ErrUnavailable, context.DeadlineExceeded, resp.Header.Get("X-SQL-Message"))
 	}
 	t, err := e.decode(resp)
 	if err != nil && ctx.Err() != nil {

@@ -66,6 +66,9 @@ func Parse(text string) (q *Query, err error) {
 	if pq.BaseURI != "" {
 		return nil, refuse("BASE is not supported: write absolute IRIs")
 	}
+	if err := checkCosts(pq); err != nil {
+		return nil, err
+	}
 	q = &Query{Form: pq.Type, Limit: pq.Limit, parsed: pq}
 	canon, err := q.render()
 	if err != nil {

@@ -38,6 +38,20 @@ type Ini struct {
 	MaxQueryTime int
 	// MaxRows caps a public SPARQL result (default 100000).
 	MaxRows int
+	// MaxQueryMem caps the memory of one query's evaluation, in bytes
+	// (default: an eighth of Memory, between 256 MiB and 4 GiB).
+	MaxQueryMem int64
+}
+
+// maxQueryCostSeconds caps the time Virtuoso spends planning one query.
+const maxQueryCostSeconds = 400
+
+// queryMem is MaxQueryMem or its default.
+func (c Ini) queryMem() int64 {
+	if c.MaxQueryMem > 0 {
+		return c.MaxQueryMem
+	}
+	return min(max(c.Memory/8, 256<<20), 4*GiB)
 }
 
 // sizing is Virtuoso's own table (the comments of its default
@@ -95,7 +109,7 @@ func (c Ini) Write() error {
 
 // Text is the virtuoso.ini: everything lives in Dir, only DataDirs may be
 // read by the loader, checkpoints run only when asked, and the public
-// endpoint's queries are capped in time and rows.
+// endpoint's queries are capped in memory, time, rows and planning time.
 func (c Ini) Text() string {
 	p := func(name string) string { return filepath.Join(c.Dir, name) }
 	buffers, dirty := Buffers(c.Memory)
@@ -148,6 +162,7 @@ RdfFreeTextRulesSize = 100
 IndexTreeMaps = 64
 NumberOfBuffers = %d
 MaxDirtyBuffers = %d
+MaxQueryMem = %dM
 
 [HTTPServer]
 ServerPort = 127.0.0.1:%d
@@ -172,12 +187,12 @@ SQL_TXN_TIMEOUT = 0
 
 [SPARQL]
 ResultSetMaxRows = %d
-MaxQueryCostEstimationTime = 400
+MaxQueryCostEstimationTime = %d
 MaxQueryExecutionTime = %d
 DeferInferenceRulesInit = 0
 `, p("virtuoso.db"), p("virtuoso.log"), p("virtuoso.lck"), p("virtuoso.trx"), p("virtuoso.pxa"),
 		p("virtuoso-temp.db"), p("virtuoso-temp.trx"), c.SQLPort, strings.Join(c.DataDirs, ", "),
-		buffers, dirty, c.HTTPPort, c.Dir, maxRows, maxTime)
+		buffers, dirty, c.queryMem()>>20, c.HTTPPort, c.Dir, maxRows, maxQueryCostSeconds, maxTime)
 }
 
 // dirsAllowed reads DirsAllowed from an existing ini.

@@ -36,6 +36,11 @@ type SetupOptions struct {
 	Progress func(Progress)
 	// Detach leaves the server running after the process exits.
 	Detach bool
+	// MaxQueryMem, MaxQueryTime (seconds) and MaxRows bound one public
+	// query (see Ini; zero takes Ini's default).
+	MaxQueryMem  int64
+	MaxQueryTime int
+	MaxRows      int
 }
 
 // SetupReport is what Setup did.
@@ -95,7 +100,8 @@ func Setup(ctx context.Context, o SetupOptions) (*SetupReport, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	ini := Ini{Dir: o.Dir, SQLPort: o.SQLPort, HTTPPort: o.HTTPPort, Memory: o.Memory}
+	ini := Ini{Dir: o.Dir, SQLPort: o.SQLPort, HTTPPort: o.HTTPPort, Memory: o.Memory,
+		MaxQueryMem: o.MaxQueryMem, MaxQueryTime: o.MaxQueryTime, MaxRows: o.MaxRows}
 	for _, d := range o.Data {
 		abs, err := filepath.Abs(d)
 		if err != nil {

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -198,4 +200,23 @@ func (s *Server) Stop() error {
 	var err error
 	s.stopOnce.Do(func() { err = s.v.Stop() })
 	return err
+}
+
+// RSS returns the server process's resident memory, in bytes, read from
+// /proc.
+func (s *Server) RSS() (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.v.PID))
+	if err != nil {
+		return 0, fmt.Errorf("virtuosotest: %w", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("virtuosotest: VmRSS %q: %w", rest, err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("virtuosotest: no VmRSS in /proc/%d/status", s.v.PID)
 }
