@@ -298,6 +298,11 @@ type run struct {
 	maxSeen int
 	facts   []factRef // all evidence, for sufficiency and final prompts
 	stopped bool      // early stop: the question was judged answerable
+	stopPos int       // plan index of the subgoal whose judgement stopped the run
+
+	// Fixed before execution (see determinism.go).
+	rank map[string]int // subgoal -> its place in the one-at-a-time order, or its wave
+	pos  map[string]int // subgoal -> its index in the plan
 
 	topicList []kgqa.Topic
 	records   map[string]*kgqa.SubgoalRecord

@@ -81,7 +81,7 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 			// resolve against all evidence, as the separate check does.
 			ents := v.FinalEntities
 			if *v.Sufficient {
-				ents = sg.resolveAll(v.FinalRefs)
+				ents = sg.resolveAll(sg.judgedAfter(sg.plan, sg.s.ID), v.FinalRefs)
 			}
 			sg.rec.Sufficiency = &kgqa.Sufficiency{Sufficient: *v.Sufficient, Answer: v.FinalAnswer, Entities: ents, Fused: true, Reason: v.Reason}
 		}
