@@ -232,6 +232,11 @@ func (e *Engine) Ask(ctx context.Context, req Request) (*kgqa.Answer, error) {
 	if req.Seed != nil {
 		ctx = llm.WithSeed(ctx, *req.Seed)
 	}
+	var recorder *kgqa.Recorder
+	if budgets.TracePrompts {
+		recorder = &kgqa.Recorder{}
+		ctx = kgqa.WithRecorder(ctx, recorder)
+	}
 	ctx, cancel := context.WithTimeout(ctx, budgets.Deadline)
 	defer cancel()
 
@@ -253,6 +258,8 @@ func (e *Engine) Ask(ctx context.Context, req Request) (*kgqa.Answer, error) {
 		CriticalPathCalls: r.criticalPath(), WallMS: time.Since(start).Milliseconds(),
 		Calls: callSpans(ledger.Calls(), start),
 	}
+	ans.Transcript = recorder.Transcript(ans.Plan.Index)
+	ans.Prompts = e.promptSet
 	if err != nil {
 		return ans, err
 	}

@@ -171,7 +171,7 @@ func (r *run) runSubgoal(ctx context.Context, plan *kgqa.Plan, s kgqa.Subgoal) (
 	}
 	r.mu.Unlock()
 	sg := &subgoalRun{run: r, plan: plan, s: s, rec: rec, d0: d0, b: withPack(r.b, rec.Retrieval)}
-	res, end, err := sg.execute(ctx)
+	res, end, err := sg.execute(kgqa.WithStep(ctx, kgqa.Step{Subgoal: s.ID}))
 	r.mu.Lock()
 	rec.ElapsedMS = time.Since(start).Milliseconds()
 	if err != nil {
