@@ -92,6 +92,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	}
 	fs := newFlags(env, "eval", evalSynopsis)
 	f := evalRunFlags{cfg: addConfigFlags(fs)}
+	f.cfg.addTraceFlags(fs)
 	fs.StringVar(&f.dataset, "dataset", "", "input format: cwq, webqsp, grailqa or demo")
 	fs.StringVar(&f.input, "input", "", "benchmark question `FILE` (optional for demo)")
 	fs.StringVar(&f.out, "out", "", "results `FILE` (JSONL, appended to; resumed when it exists)")

@@ -20,6 +20,14 @@ type Config struct {
 	Cache Cache `yaml:"cache"`
 	// Planner selects how a question becomes a plan.
 	Planner Planner `yaml:"planner"`
+	// Prompts selects the prompt templates.
+	Prompts Prompts `yaml:"prompts"`
+}
+
+// Prompts selects the prompt templates: the built-in set, or a directory
+// of edited templates (start from `parog prompts dump DIR`).
+type Prompts struct {
+	Dir string `yaml:"dir" desc:"directory of prompt templates (one NAME.tmpl per stage and common.tmpl, as parog prompts dump writes them), validated at start-up; empty uses the built-in set; relative to the config file (--prompts-dir)"`
 }
 
 // Planner selects the planning mode. Mode parog asks the planner role (or

@@ -194,7 +194,7 @@ type tentativeReply struct {
 // model could not put in shape, repair included, is no guess: it returns
 // an empty one, the question goes on, and the evidence decides.
 func (sg *subgoalRun) tentative(ctx context.Context, text string) (*kgqa.Tentative, error) {
-	req, err := prompts.Request(kgqa.Reasoner, prompts.Tentative, prompts.SubgoalData{Plan: sg.view(), Subgoal: text})
+	req, err := sg.e.tmpl.Request(kgqa.Reasoner, prompts.Tentative, prompts.SubgoalData{Plan: sg.view(), Subgoal: text})
 	if err != nil {
 		return nil, stepErr("tentative", sg.s.ID, err)
 	}

@@ -60,7 +60,7 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 		}
 		known := sg.judgedAfter(sg.plan, sg.s.ID)
 		_, lines := sg.evidence(known)
-		req, err := prompts.Request(kgqa.Reasoner, prompts.Sufficiency, prompts.SufficiencyData{Plan: sg.run.view(sg.plan, "", known), Facts: lines})
+		req, err := sg.e.tmpl.Request(kgqa.Reasoner, prompts.Sufficiency, prompts.SufficiencyData{Plan: sg.run.view(sg.plan, "", known), Facts: lines})
 		if err != nil {
 			return false, stepErr("sufficiency", sg.s.ID, err)
 		}
@@ -104,7 +104,7 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 // answer subgoal produced nothing.
 func (r *run) finalAnswer(ctx context.Context, plan *kgqa.Plan) error {
 	facts, lines := r.evidence(nil)
-	req, err := prompts.Request(kgqa.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, "", nil), Facts: lines})
+	req, err := r.e.tmpl.Request(kgqa.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, "", nil), Facts: lines})
 	if err != nil {
 		return stepErr("final", "", err)
 	}
@@ -132,7 +132,7 @@ func (r *run) answerWithoutKG(ctx context.Context, plan *kgqa.Plan) error {
 	for _, s := range r.ans.Subgoals {
 		s.Status = statusSkipped
 	}
-	req, err := prompts.Request(kgqa.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, "", nil)})
+	req, err := r.e.tmpl.Request(kgqa.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, "", nil)})
 	if err != nil {
 		return stepErr("final", "", err)
 	}

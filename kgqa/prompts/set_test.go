@@ -62,7 +62,9 @@ func TestLoadRefusesBadSets(t *testing.T) {
 		msg  string
 	}{
 		{"missing template", func(dir string) { _ = os.Remove(filepath.Join(dir, "prune.tmpl")) }, "template prune.tmpl"},
-		{"parse error", func(dir string) { write(dir, "refine.tmpl", `{{define "refine.system"}}{{if .Fused}}{{end}}{{define "refine.user"}}x{{end}}`) }, "refine.tmpl"},
+		{"parse error", func(dir string) {
+			write(dir, "refine.tmpl", `{{define "refine.system"}}{{if .Fused}}{{end}}{{define "refine.user"}}x{{end}}`)
+		}, "refine.tmpl"},
 		{"unknown field", func(dir string) {
 			write(dir, "tentative.tmpl", `{{define "tentative.system"}}x{{end}}{{define "tentative.user"}}{{.Subgoal}} {{.Answer}}{{end}}`)
 		}, `tentative.tmpl: prompts: render tentative: template: tentative.tmpl:1:79: executing "tentative.user" at <.Answer>: can't evaluate field Answer`},
