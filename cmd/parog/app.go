@@ -14,8 +14,8 @@ import (
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmcache"
 	"github.com/parog/parog-go/kgqa/lqt"
-	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/metrics"
+	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/sharedcache"
 )
 
