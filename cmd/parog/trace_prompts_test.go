@@ -101,6 +101,12 @@ func TestEvalTracePromptsSize(t *testing.T) {
 		sizes[traced] = int(st.Size())
 	}
 	assert.Greater(t, sizes[true], sizes[false])
+	md := filepath.Join(dir, "r.md")
+	code, _, stderr := runParog(t, nil, "eval", "report", filepath.Join(dir, "traced.jsonl"), "--md", md)
+	require.Equal(t, 0, code, stderr)
+	text, err := os.ReadFile(md)
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "Prompt templates: builtin.")
 	t.Logf("results file for 22 demo questions: %d bytes plain, %d bytes traced: %.1f KB more per question (x%.1f)",
 		sizes[false], sizes[true], float64(sizes[true]-sizes[false])/22/1024, float64(sizes[true])/float64(sizes[false]))
 }

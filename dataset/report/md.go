@@ -50,6 +50,9 @@ func writeRunMarkdown(b *strings.Builder, r RunReport) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(b, "> Note: %s\n\n", n)
 	}
+	if len(r.Prompts) > 0 {
+		fmt.Fprintf(b, "Prompt templates: %s.\n\n", strings.Join(r.Prompts, ", "))
+	}
 	fmt.Fprintf(b, "Questions with a result: %d", r.Questions)
 	if r.Expected > 0 {
 		fmt.Fprintf(b, " of %d expected; %d (question, seed) pairs missing, counted as misses", r.Expected, r.Missing)

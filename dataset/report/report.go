@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
 
@@ -115,6 +116,10 @@ type RunReport struct {
 	WithoutKGHits int `json:"without_kg_hits,omitempty"`
 	// Notes repeat the ResultSet's notes.
 	Notes []string `json:"notes,omitempty"`
+	// Prompts names the prompt template sets that answered, from the
+	// traces: "builtin", or "dir:" and a digest (prompts.dir); more than
+	// one when the run was resumed with other templates.
+	Prompts []string `json:"prompts,omitempty"`
 }
 
 // RuleScore is Hits@1 under one scoring rule.
@@ -279,6 +284,7 @@ func BuildReport(runs []ResultSet, opts ReportOptions) Report {
 		}
 		rr := buildRun(run, results, opts, rep.Dataset)
 		rr.Rules = rules
+		rr.Prompts = promptSets(run.Results)
 		rr.Efficiency.PoG = ref
 		rep.Runs = append(rep.Runs, rr)
 	}
@@ -616,4 +622,25 @@ func guessID(id string) string {
 		return "grailqa"
 	}
 	return "?"
+}
+
+// promptSets lists, sorted, the prompt template sets named by the traces
+// of rs (none for rows without a trace, such as PoG's).
+func promptSets(rs []eval.Result) []string {
+	seen := map[string]bool{}
+	for _, r := range rs {
+		var tr struct {
+			Prompts string `json:"prompts"`
+		}
+		if len(r.Trace) == 0 || json.Unmarshal(r.Trace, &tr) != nil || tr.Prompts == "" {
+			continue
+		}
+		seen[tr.Prompts] = true
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
