@@ -93,7 +93,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "eval", evalSynopsis)
 	f := evalRunFlags{cfg: addConfigFlags(fs)}
 	f.cfg.addTraceFlags(fs)
-	fs.StringVar(&f.dataset, "dataset", "", "input format: cwq, webqsp, grailqa or demo")
+	fs.StringVar(&f.dataset, "dataset", "", "input format: cwq, webqsp, grailqa, demo, webquestions, simplequestions or qald")
 	fs.StringVar(&f.input, "input", "", "benchmark question `FILE` (optional for demo)")
 	fs.StringVar(&f.out, "out", "", "results `FILE` (JSONL, appended to; resumed when it exists)")
 	fs.IntVar(&f.concurrency, "concurrency", 4, "questions answered at once")
@@ -351,7 +351,7 @@ standard output.`
 
 func runEvalReport(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "eval report", evalReportSynopsis)
-	ds := fs.String("dataset", "", "benchmark of the runs (cwq, webqsp, grailqa, demo); guessed from file names and ids when empty")
+	ds := fs.String("dataset", "", "benchmark of the runs (cwq, webqsp, grailqa, demo, webquestions, simplequestions, qald); guessed from file names and ids when empty")
 	input := fs.String("input", "", "benchmark question `FILE`: the expected questions and their gold answers")
 	alias := fs.String("alias", "", "alias `FILE` used when rescoring (needs --input); keys may also be question texts, for the pog rule")
 	scoring := fs.String("scoring", report.RuleStrict, "rule behind the headline figures: strict or pog")
@@ -451,8 +451,8 @@ func loadReportGold(ctx context.Context, env *Env, ds, input, alias string) (rep
 	if g.Questions, err = loadQuestions(ctx, env, format, input); err != nil {
 		return g, err
 	}
-	if format == dataset.Demo {
-		return g, nil
+	if format == dataset.Demo || score.ToGRuleFormats[format] {
+		return g, nil // PoG's rule has no gold of its own for these
 	}
 	data, err := os.ReadFile(input)
 	if err != nil {

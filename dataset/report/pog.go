@@ -220,7 +220,11 @@ func DatasetFromName(path string) string {
 	found := ""
 	for _, c := range []struct{ name, ds string }{
 		{"complexwebquestions", "cwq"}, {"cwq", "cwq"}, {"webqsp", "webqsp"}, {"wqsp", "webqsp"}, {"grailqa", "grailqa"},
+		{"webquestions", "webquestions"}, {"simpleqa", "simplequestions"}, {"simplequestions", "simplequestions"}, {"qald", "qald"},
 	} {
+		if c.ds == "webquestions" && strings.Contains(base, "complexwebquestions") {
+			continue
+		}
 		if strings.Contains(base, c.name) {
 			if found != "" && found != c.ds {
 				return ""

@@ -37,6 +37,9 @@ const (
 	RuleStrict = "strict"
 	// RulePoG is PoG's evaluation script, defects included (see PoGRule).
 	RulePoG = "pog"
+	// RuleToG is Think-on-Graph's evaluation script (score.ToGHit), for
+	// the benchmarks it scores.
+	RuleToG = "tog"
 )
 
 // ReportOptions tunes BuildReport.
@@ -326,7 +329,14 @@ func ruleScores(rs []eval.Result, run ResultSet, n int) []RuleScore {
 	}
 	for _, r := range rs {
 		if r.PoGHit != nil {
-			return append(out, countRule(RulePoG, rs, n, func(r eval.Result) bool { return r.PoGHit != nil && *r.PoGHit }))
+			out = append(out, countRule(RulePoG, rs, n, func(r eval.Result) bool { return r.PoGHit != nil && *r.PoGHit }))
+			break
+		}
+	}
+	for _, r := range rs {
+		if r.ToGHit != nil {
+			out = append(out, countRule(RuleToG, rs, n, func(r eval.Result) bool { return r.ToGHit != nil && *r.ToGHit }))
+			break
 		}
 	}
 	return out
@@ -614,6 +624,12 @@ func guessID(id string) string {
 		return ""
 	case strings.HasPrefix(id, "demo"):
 		return "demo"
+	case strings.HasPrefix(id, "webquestions-"):
+		return "webquestions"
+	case strings.HasPrefix(id, "simplequestions-"):
+		return "simplequestions"
+	case strings.HasPrefix(id, "qald-"):
+		return "qald"
 	case strings.HasPrefix(id, "WebQ") && strings.Contains(id, "_"):
 		return "cwq"
 	case strings.HasPrefix(id, "WebQ"):
