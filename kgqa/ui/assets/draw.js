@@ -58,47 +58,87 @@ var Draw = (function () {
     return layer;
   }
 
-  // layout places nodes left to right by layer, each layer ordered by the
-  // mean row of its predecessors.
+  // layout places nodes left to right by layer (a layered layout). An edge
+  // that spans more than one layer gets a waypoint in each layer it
+  // crosses: a thin slot of its own in that column, ordered with the nodes
+  // by the mean row of their predecessors, so the edge passes the column
+  // through its slot and never through a node. Returns the positions of
+  // nodes (pos) and of each long edge's waypoints (via, by edge index).
   function layout(nodes, edges, o) {
     var ids = nodes.map(function (n) { return n.id; });
-    var layer = layers(ids, edges), cols = [], row = {}, pos = {};
-    nodes.forEach(function (n) { (cols[layer[n.id]] = cols[layer[n.id]] || []).push(n.id); });
+    var layer = layers(ids, edges), cols = [], row = {}, pos = {}, height = {}, via = {}, links = [];
+    nodes.forEach(function (n) { (cols[layer[n.id]] = cols[layer[n.id]] || []).push(n.id); height[n.id] = o.h; });
+    edges.forEach(function (e, i) {
+      if (layer[e.from] === undefined || layer[e.to] === undefined) return;
+      var prev = e.from;
+      via[i] = [];
+      for (var l = layer[e.from] + 1; l < layer[e.to]; l++) {
+        var d = "~" + i + "~" + l;
+        (cols[l] = cols[l] || []).push(d);
+        height[d] = o.slot;
+        via[i].push(d);
+        links.push({ from: prev, to: d });
+        prev = d;
+      }
+      links.push({ from: prev, to: e.to });
+    });
     cols.forEach(function (col, c) {
       if (c > 0) {
         var key = {};
         col.forEach(function (id, i) {
-          var preds = edges.filter(function (e) { return e.to === id && row[e.from] !== undefined; });
+          var preds = links.filter(function (e) { return e.to === id && row[e.from] !== undefined; });
           key[id] = preds.length ? preds.reduce(function (s, e) { return s + row[e.from]; }, 0) / preds.length : i;
         });
         col.sort(function (a, b) { return key[a] - key[b]; });
       }
       col.forEach(function (id, i) { row[id] = i; });
     });
-    var tallest = Math.max.apply(null, cols.map(function (c) { return c.length; }).concat([1]));
+    var colH = cols.map(function (col) { return col.reduce(function (s, id) { return s + height[id]; }, 0) + Math.max(0, col.length - 1) * o.gapY; });
+    var tallest = Math.max.apply(null, colH.concat([o.h]));
     cols.forEach(function (col, c) {
-      var off = (tallest - col.length) * (o.h + o.gapY) / 2;
-      col.forEach(function (id, i) { pos[id] = { x: o.pad + c * (o.w + o.gapX), y: o.pad + off + i * (o.h + o.gapY) }; });
+      var y = o.pad + (tallest - colH[c]) / 2;
+      col.forEach(function (id) { pos[id] = { x: o.pad + c * (o.w + o.gapX), y: y, h: height[id] }; y += height[id] + o.gapY; });
     });
-    return { pos: pos, width: 2 * o.pad + cols.length * (o.w + o.gapX) - o.gapX, height: 2 * o.pad + tallest * (o.h + o.gapY) - o.gapY };
+    var vias = {};
+    Object.keys(via).forEach(function (i) { vias[i] = via[i].map(function (d) { return pos[d]; }); });
+    return { pos: pos, via: vias, width: 2 * o.pad + cols.length * (o.w + o.gapX) - o.gapX, height: 2 * o.pad + tallest };
+  }
+
+  // route is the SVG path of edge i: out of the right side of its tail,
+  // straight through the slot of each column it crosses, curving only in
+  // the gaps between columns (where there are no nodes), into the left
+  // side of its head.
+  function route(L, o, e, i) {
+    var a = L.pos[e.from], b = L.pos[e.to];
+    if (b.x <= a.x) { // a back edge of a cycle (facts only): bottom to top
+      var x1 = a.x + o.w / 2, y1 = a.y + o.h, x2 = b.x + o.w / 2, y2 = b.y, my = (y1 + y2) / 2;
+      return { d: "M" + x1 + "," + y1 + " C" + x1 + "," + my + " " + x2 + "," + my + " " + x2 + "," + y2, label: [(x1 + x2) / 2, my] };
+    }
+    var pts = [[a.x + o.w, a.y + o.h / 2]];
+    (L.via[i] || []).forEach(function (v) { pts.push([v.x, v.y + v.h / 2], [v.x + o.w, v.y + v.h / 2]); });
+    pts.push([b.x, b.y + o.h / 2]);
+    var d = "M" + pts[0][0] + "," + pts[0][1];
+    for (var k = 1; k < pts.length; k++) {
+      var p = pts[k - 1], q = pts[k];
+      if (k % 2 === 1) { var mx = (p[0] + q[0]) / 2; d += " C" + mx + "," + p[1] + " " + mx + "," + q[1] + " " + q[0] + "," + q[1]; }
+      else d += " L" + q[0] + "," + q[1];
+    }
+    return { d: d, label: [(pts[0][0] + pts[1][0]) / 2, (pts[0][1] + pts[1][1]) / 2 - 4] };
   }
 
   // graph draws a directed graph as SVG. nodes: {id, lines[], cls, title};
   // edges: {from, to, label}. opts: w, h (node size), onSelect(id) makes
   // nodes focusable buttons.
   function graph(nodes, edges, opts) {
-    var o = Object.assign({ w: 190, h: 58, gapX: 70, gapY: 18, pad: 12, label: "graph" }, opts || {});
+    var o = Object.assign({ w: 190, h: 58, gapX: 70, gapY: 18, pad: 12, slot: 10, label: "graph" }, opts || {});
     var L = layout(nodes, edges, o), uid = "arrow" + Math.random().toString(36).slice(2);
     var svg = sv("svg", { viewBox: "0 0 " + L.width + " " + L.height, width: L.width, height: L.height, role: "group", "aria-label": o.label, class: "graph" });
     svg.appendChild(sv("defs", {}, [sv("marker", { id: uid, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, [sv("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" })])]));
-    edges.forEach(function (e) {
-      var a = L.pos[e.from], b = L.pos[e.to];
-      if (!a || !b) return;
-      var x1 = a.x + o.w, y1 = a.y + o.h / 2, x2 = b.x, y2 = b.y + o.h / 2;
-      if (x2 <= x1) { x1 = a.x + o.w / 2; y1 = a.y + o.h; x2 = b.x + o.w / 2; y2 = b.y; }
-      var mx = (x1 + x2) / 2;
-      svg.appendChild(sv("path", { d: "M" + x1 + "," + y1 + " C" + mx + "," + y1 + " " + mx + "," + y2 + " " + x2 + "," + y2, class: "edge", "marker-end": "url(#" + uid + ")" }));
-      if (e.label) svg.appendChild(sv("text", { x: mx, y: (y1 + y2) / 2 - 4, class: "edge-label", "text-anchor": "middle" }, [e.label]));
+    edges.forEach(function (e, i) {
+      if (!L.pos[e.from] || !L.pos[e.to]) return;
+      var r = route(L, o, e, i);
+      svg.appendChild(sv("path", { d: r.d, class: "edge", "data-from": e.from, "data-to": e.to, "marker-end": "url(#" + uid + ")" }));
+      if (e.label) svg.appendChild(sv("text", { x: r.label[0], y: r.label[1], class: "edge-label", "text-anchor": "middle" }, [e.label]));
     });
     nodes.forEach(function (n) {
       var p = L.pos[n.id];
