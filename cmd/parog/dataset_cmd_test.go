@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/internal/realdata"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -243,4 +244,19 @@ func TestEvalWebQuestions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(text), "Dataset: webquestions")
 	assert.Contains(t, string(text), "By scoring rule: strict 100.0% (1/1); tog 100.0% (1/1).")
+}
+
+// eval report refuses runs of different datasets unless --allow-mixed, and
+// then labels each run with its dataset.
+func TestEvalReportRefusesMixedDatasets(t *testing.T) {
+	cwq := realdata.Path(t, "pog/PoG_cwq_gpt-3.5-turbo-0125.jsonl")
+	grail := realdata.Path(t, "pog/PoG_grailqa_gpt-3.5-turbo-0125.jsonl")
+	code, _, stderr := runParog(t, nil, "eval", "report", cwq, grail)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "PoG_cwq_gpt-3.5-turbo-0125.jsonl (cwq), PoG_grailqa_gpt-3.5-turbo-0125.jsonl (grailqa)")
+	assert.Contains(t, stderr, "--allow-mixed")
+	code, stdout, stderr := runParog(t, nil, "eval", "report", cwq, grail, "--allow-mixed", "--bootstrap", "50")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "## PoG_cwq_gpt-3.5-turbo-0125.jsonl (pog, cwq)")
+	assert.Contains(t, stdout, "## PoG_grailqa_gpt-3.5-turbo-0125.jsonl (pog, grailqa)")
 }

@@ -332,7 +332,7 @@ func newRateLimitedHTTP(rate float64, burst, concurrency int) *http.Client {
 	return &http.Client{Transport: llm.RateLimitedTransport(tr, rate, burst)}
 }
 
-const evalReportSynopsis = `results.jsonl [more.jsonl ...] [--dataset D] [--input FILE] [--alias FILE] [--scoring strict|pog] [--md FILE] [--json FILE]
+const evalReportSynopsis = `results.jsonl [more.jsonl ...] [--dataset D] [--input FILE] [--alias FILE] [--scoring strict|pog] [--allow-mixed] [--md FILE] [--json FILE]
 
 Summarises results files: Hits@1 and F1 per seed with 95% intervals (a
 t-interval over seeds and a bootstrap over questions), results per question
@@ -359,6 +359,7 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 	jsonPath := fs.String("json", "", "write the JSON report to `FILE`")
 	htmlPath := fs.String("html", "", "write the report as one self-contained web page to `FILE` (failed questions open their trace)")
 	rounds := fs.Int("bootstrap", 2000, "bootstrap resamples")
+	allowMixed := fs.Bool("allow-mixed", false, "report runs of different datasets together (each labelled with its own); refused otherwise")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -391,6 +392,9 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		runs = append(runs, run)
+	}
+	if err := report.CheckMixed(runs, *allowMixed); err != nil {
+		return usageError("%v", err)
 	}
 	rep := report.BuildReport(runs, opts)
 	if *mdPath == "" && *jsonPath == "" && *htmlPath == "" {

@@ -46,7 +46,11 @@ func (rep Report) WriteMarkdown(w io.Writer) error {
 }
 
 func writeRunMarkdown(b *strings.Builder, r RunReport) {
-	fmt.Fprintf(b, "## %s (%s)\n\n", r.Name, r.Format)
+	if r.Dataset != "" {
+		fmt.Fprintf(b, "## %s (%s, %s)\n\n", r.Name, r.Format, r.Dataset)
+	} else {
+		fmt.Fprintf(b, "## %s (%s)\n\n", r.Name, r.Format)
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(b, "> Note: %s\n\n", n)
 	}

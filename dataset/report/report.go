@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -29,6 +30,11 @@ type ResultSet struct {
 	// Unscored is true when no gold answers were given for a PoG file: its
 	// Hits@1 is unknown, not zero.
 	Unscored bool `json:"unscored,omitempty"`
+	// Dataset is the benchmark the run is of, from its file name or its
+	// question ids ("" when neither says).
+	Dataset string `json:"dataset,omitempty"`
+	// Chains are PoG's reasoning chains by question text (PoG files only).
+	Chains map[string]json.RawMessage `json:"-"`
 }
 
 // The scoring rules a report can apply.
@@ -77,9 +83,10 @@ type Report struct {
 
 // RunReport is the report of one run.
 type RunReport struct {
-	// Name and Format repeat the ResultSet's.
-	Name   string `json:"name"`
-	Format string `json:"format"`
+	// Name, Format and Dataset repeat the ResultSet's.
+	Name    string `json:"name"`
+	Format  string `json:"format"`
+	Dataset string `json:"dataset,omitempty"`
 	// Questions is the number of distinct questions with a result.
 	Questions int `json:"questions"`
 	// Scored is false when the run's answers could not be scored (a PoG
@@ -262,7 +269,7 @@ type FailureCount struct {
 func BuildReport(runs []ResultSet, opts ReportOptions) Report {
 	rep := Report{Dataset: opts.Dataset, Scoring: opts.Scoring}
 	if rep.Dataset == "" {
-		rep.Dataset = GuessDataset(runs)
+		rep.Dataset = commonDataset(runs)
 	}
 	if rep.Scoring == "" {
 		rep.Scoring = RuleStrict
@@ -287,6 +294,7 @@ func BuildReport(runs []ResultSet, opts ReportOptions) Report {
 		}
 		rr := buildRun(run, results, opts, rep.Dataset)
 		rr.Rules = rules
+		rr.Dataset = run.Dataset
 		rr.Prompts = promptSets(run.Results)
 		rr.Efficiency.PoG = ref
 		rep.Runs = append(rep.Runs, rr)
@@ -659,4 +667,45 @@ func promptSets(rs []eval.Result) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// commonDataset is the dataset every run that names one agrees on: "" when
+// none does, "mixed" when they differ (CheckMixed refuses that unless
+// asked).
+func commonDataset(runs []ResultSet) string {
+	found := ""
+	for _, r := range runs {
+		switch {
+		case r.Dataset == "":
+		case found == "":
+			found = r.Dataset
+		case found != r.Dataset:
+			return "mixed"
+		}
+	}
+	if found == "" {
+		if g := GuessDataset(runs); g != "?" {
+			return g
+		}
+	}
+	return found
+}
+
+// CheckMixed refuses runs of different datasets (their Hits@1 are not
+// comparable, and PoG's reference figures are per dataset), naming each
+// run's; allowMixed lets them through, and each run is then labelled with
+// its dataset.
+func CheckMixed(runs []ResultSet, allowMixed bool) error {
+	if allowMixed || commonDataset(runs) != "mixed" {
+		return nil
+	}
+	var parts []string
+	for _, r := range runs {
+		ds := r.Dataset
+		if ds == "" {
+			ds = "unknown"
+		}
+		parts = append(parts, r.Name+" ("+ds+")")
+	}
+	return fmt.Errorf("dataset: report: the runs are of different datasets: %s; give --allow-mixed to report them together", strings.Join(parts, ", "))
 }

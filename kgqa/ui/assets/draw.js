@@ -164,7 +164,7 @@ var Draw = (function () {
   // value, lo, hi, note}, values in [0,1].
   function bars(rows, opts) {
     var o = Object.assign({ labelW: 170, barW: 360, rowH: 24, label: "bars" }, opts || {});
-    var H = rows.length * o.rowH + 24, W = o.labelW + o.barW + 280;
+    var H = rows.length * o.rowH + 24, W = o.labelW + o.barW + 400;
     var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": o.label, class: "bars" });
     [0, 0.25, 0.5, 0.75, 1].forEach(function (t) {
       var x = o.labelW + t * o.barW;
@@ -210,8 +210,45 @@ var Draw = (function () {
     return el("figure", { class: "hist-fig" }, [svg, legend(series.map(function (s) { return s.name; }))]);
   }
 
-  function legend(names) {
-    return el("figcaption", { class: "legend" }, names.map(function (n, i) { return el("span", { class: "key s" + i }, [n]); }));
+  function legend(names, classes) {
+    return el("figcaption", { class: "legend" }, names.map(function (n, i) { return el("span", { class: "key " + (classes ? classes[i] : "s" + i) }, [n]); }));
+  }
+
+  // ecdf draws the empirical cumulative distributions of several series on
+  // one axis: for each x, the share of a series' values at most x. The x
+  // axis is log(1 + x), so that a long tail (PoG's 390 calls) and a short
+  // one (our 5) are both readable; 0 sits at the left edge. series: {name,
+  // values[], cls}; opts.unit names the x quantity.
+  function ecdf(series, opts) {
+    var o = Object.assign({ W: 560, H: 180, left: 64, bottom: 40, label: "distribution", unit: "" }, opts || {});
+    var all = [].concat.apply([], series.map(function (s) { return s.values; }));
+    var Wt = o.left + o.W + 20, Ht = o.H + o.bottom + 10;
+    var svg = sv("svg", { viewBox: "0 0 " + Wt + " " + Ht, width: Wt, height: Ht, role: "img", "aria-label": o.label, class: "ecdf" });
+    if (!all.length) { svg.appendChild(sv("text", { x: 10, y: 20 }, ["no data"])); return svg; }
+    var max = Math.max.apply(null, all.concat([1])), lmax = Math.log10(1 + max);
+    function X(v) { return o.left + Math.log10(1 + Math.max(0, v)) / lmax * o.W; }
+    function Y(f) { return 10 + (1 - f) * o.H; }
+    [0, 0.25, 0.5, 0.75, 1].forEach(function (f) {
+      svg.appendChild(sv("line", { x1: o.left, x2: o.left + o.W, y1: Y(f), y2: Y(f), class: "grid" }));
+      svg.appendChild(sv("text", { x: o.left - 6, y: Y(f) + 4, "text-anchor": "end", class: "axis" }, [Math.round(f * 100) + "%"]));
+    });
+    var ticks = [0];
+    for (var p = 1; p <= max * 10; p *= 10) { [1, 2, 5].forEach(function (m) { if (p * m <= max * 1.0001) ticks.push(p * m); }); }
+    ticks.forEach(function (t) {
+      svg.appendChild(sv("line", { x1: X(t), x2: X(t), y1: 10, y2: 10 + o.H, class: "grid" }));
+      if (t === 0 || String(t)[0] !== "2") svg.appendChild(sv("text", { x: X(t), y: 10 + o.H + 14, "text-anchor": "middle", class: "axis" }, [t >= 1000 ? (t / 1000) + "k" : String(t)]));
+    });
+    svg.appendChild(sv("text", { x: o.left + o.W / 2, y: 10 + o.H + 32, "text-anchor": "middle", class: "axis" }, [o.unit + " per question (log scale)"]));
+    svg.appendChild(sv("text", { x: 12, y: 10 + o.H / 2, "text-anchor": "middle", class: "axis y-label", transform: "rotate(-90 12 " + (10 + o.H / 2) + ")" }, ["questions ≤ x"]));
+    series.forEach(function (s) {
+      var v = s.values.slice().sort(function (a, b) { return a - b; }), n = v.length;
+      if (!n) return;
+      var d = "M" + X(0) + "," + Y(0);
+      v.forEach(function (x, i) { d += " H" + X(x) + " V" + Y((i + 1) / n); });
+      d += " H" + X(max);
+      svg.appendChild(sv("path", { d: d, class: "ecdf-line " + (s.cls || ""), "data-name": s.name }, [sv("title", {}, [s.name + ": median " + v[Math.floor((n - 1) / 2)] + ", max " + v[n - 1]])]));
+    });
+    return el("figure", { class: "ecdf-fig" }, [svg, legend(series.map(function (s) { return s.name; }), series.map(function (s) { return s.cls || ""; }))]);
   }
 
   // timeline draws lanes of segments on one time axis. lanes: {name,
@@ -249,5 +286,5 @@ var Draw = (function () {
 
   function pct(x) { return (100 * (x || 0)).toFixed(1) + "%"; }
 
-  return { el: el, sv: sv, wrap: wrap, layout: layout, graph: graph, bars: bars, histograms: histograms, timeline: timeline, table: table, pct: pct };
+  return { el: el, sv: sv, wrap: wrap, layout: layout, graph: graph, bars: bars, histograms: histograms, ecdf: ecdf, timeline: timeline, table: table, pct: pct };
 })();
