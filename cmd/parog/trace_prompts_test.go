@@ -3,17 +3,22 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -186,4 +191,34 @@ func TestPromptsDir(t *testing.T) {
 	assert.Contains(t, stderr, "prompts.dir")
 	assert.Contains(t, stderr, "prune.tmpl")
 	assert.Contains(t, stderr, "can't evaluate field Kept")
+}
+
+// serve --trace-prompts answers /v1/ask with the transcript in the trace.
+func TestServeTracePrompts(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithHandler(kgqatest.DemoModel(kgqatest.Believe("mascot", "Lou Seal"))))
+	logs := &syncBuffer{}
+	envVars := evalEnv(srv.URL())
+	env := &Env{Stdout: io.Discard, Stderr: logs, Getenv: func(k string) (string, bool) { v, ok := envVars[k]; return v, ok }}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"serve", "--config", demoConfig, "--addr", "127.0.0.1:0", "--trace-prompts"}, env)
+	}()
+	base := "http://" + waitListening(t, logs)
+	resp, err := http.Post(base+"/v1/ask", "application/json", strings.NewReader(`{"question":"`+giantsQuestion+`","topic_entities":["m.0713r"]}`))
+	require.NoError(t, err)
+	var ans api.AskResponse
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&ans))
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.NotNil(t, ans.Trace.Transcript)
+	assert.Len(t, ans.Trace.Transcript.Calls, ans.Usage.LLM.Calls)
+	assert.Equal(t, "builtin", ans.Trace.Prompts)
+	stop()
+	select {
+	case code := <-done:
+		assert.Equal(t, 0, code, "logs: %s", logs.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
 }
