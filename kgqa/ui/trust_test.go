@@ -38,7 +38,7 @@ func newModellessServer(t *testing.T) string {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
 	srv, err := server.New(cfg.Server, g, server.WithEngine(engine.New(g, client, cfg.Engine)),
-		server.WithLLMConfig(cfg.LLM), server.WithBudgets(cfg.Engine), server.WithLogger(slog.New(slog.DiscardHandler)))
+		server.WithLLMConfig(cfg.LLM), server.WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
