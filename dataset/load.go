@@ -192,6 +192,12 @@ func converter(f Format) (convertFunc, error) {
 		return convertWebQSP, nil
 	case Demo:
 		return convertDemo, nil
+	case WebQuestions:
+		return convertWebQuestions, nil
+	case SimpleQuestions:
+		return convertSimpleQuestions, nil
+	case QALD:
+		return convertQALD, nil
 	}
 	return nil, fmt.Errorf("dataset: unknown format %q", f)
 }

@@ -33,10 +33,22 @@ const (
 	// {id, question, type, topic_entities, answers, sparql, plan}, one
 	// demokg.Question each.
 	Demo Format = "demo"
+	// WebQuestions is WebQuestions (Freebase) as Think-on-Graph ships it:
+	// an array of {question, answers (names), topic_entity (MID -> name),
+	// qid_topic_entity, url}.
+	WebQuestions Format = "webquestions"
+	// SimpleQuestions is SimpleQuestions (Freebase) as Think-on-Graph
+	// ships it: an array of {question, answer (a name), topic_entity,
+	// relation}.
+	SimpleQuestions Format = "simplequestions"
+	// QALD is QALD-10 English (Wikidata) as Think-on-Graph ships it: an
+	// array of {question, sparql (Wikidata SPARQL), answer (QID -> label;
+	// a literal is its own key)}.
+	QALD Format = "qald"
 )
 
 // Formats lists every supported format.
-var Formats = []Format{CWQ, GrailQA, WebQSP, Demo}
+var Formats = []Format{CWQ, GrailQA, WebQSP, Demo, WebQuestions, SimpleQuestions, QALD}
 
 // ParseFormat returns the Format named s (case-insensitive).
 func ParseFormat(s string) (Format, error) {
@@ -46,7 +58,11 @@ func ParseFormat(s string) (Format, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("dataset: unknown format %q (want one of cwq, grailqa, webqsp, demo)", s)
+	names := make([]string, len(Formats))
+	for i, k := range Formats {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("dataset: unknown format %q (want one of %s)", s, strings.Join(names, ", "))
 }
 
 // Question is one benchmark question, whatever file it came from.

@@ -68,6 +68,12 @@ type Answer struct {
 	// the KG, and whether it does (nil only on answers written before
 	// certificates existed).
 	Certificate *Certificate `json:"certificate,omitempty"`
+	// Transcript holds every model call's messages and reply and every
+	// SPARQL query; nil unless prompts are traced (engine.trace_prompts).
+	Transcript *Transcript `json:"transcript,omitempty"`
+	// Prompts names the prompt template set that answered: "builtin", or
+	// "dir:" and a digest of the templates loaded with prompts.dir.
+	Prompts string `json:"prompts,omitempty"`
 }
 
 // Coverage says how much of an answer came from the KG.

@@ -255,6 +255,20 @@ func (p *Plan) Order() ([]int, error) {
 	return order, nil
 }
 
+// Index returns the position of subgoal id in the plan: len(Subgoals) when
+// the plan has no such subgoal, 0 for a nil plan.
+func (p *Plan) Index(id string) int {
+	if p == nil {
+		return 0
+	}
+	for i, s := range p.Subgoals {
+		if s.ID == id {
+			return i
+		}
+	}
+	return len(p.Subgoals)
+}
+
 // AnswerID returns the id of the subgoal that answers the question.
 func (p *Plan) AnswerID() string {
 	if p.Answer != "" {

@@ -35,6 +35,7 @@ type Input struct {
 
 // Refiner runs refinements with the reasoner role.
 type Refiner struct {
+	tmpl     *prompts.Set
 	chat     kgqa.Chatter
 	dialect  kg.Dialect
 	role     kgqa.Role
@@ -56,9 +57,19 @@ func WithMaxFacts(n int) Option {
 // WithRole makes the refiner call role instead of llm.Reasoner.
 func WithRole(role kgqa.Role) Option { return func(r *Refiner) { r.role = role } }
 
+// WithPrompts makes the refiner render its prompt with set (prompts.dir)
+// rather than the built-in template.
+func WithPrompts(set *prompts.Set) Option {
+	return func(r *Refiner) {
+		if set != nil {
+			r.tmpl = set
+		}
+	}
+}
+
 // New returns a Refiner that asks chat and renders relations with d.
 func New(chat kgqa.Chatter, d kg.Dialect, opts ...Option) *Refiner {
-	r := &Refiner{chat: chat, dialect: d, role: kgqa.Reasoner, maxFacts: DefaultMaxFacts}
+	r := &Refiner{tmpl: prompts.Builtin, chat: chat, dialect: d, role: kgqa.Reasoner, maxFacts: DefaultMaxFacts}
 	for _, o := range opts {
 		o(r)
 	}
@@ -92,7 +103,7 @@ func (r *Refiner) Refine(ctx context.Context, in Input) (kgqa.Verdict, error) {
 	for i, f := range facts {
 		lines[i] = prompts.Fact(r.dialect, f)
 	}
-	req, err := prompts.Request(r.role, prompts.Refine, prompts.RefineData{
+	req, err := r.tmpl.Request(r.role, prompts.Refine, prompts.RefineData{
 		Plan: in.Plan, Subgoal: in.Subgoal, Tentative: in.Tentative, Facts: lines, Fused: in.Fuse,
 	})
 	if err != nil {

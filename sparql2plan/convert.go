@@ -25,6 +25,9 @@ type Conversion struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// wikidataEntity is the namespace of Wikidata's entities (wd:).
+const wikidataEntity = "http://www.wikidata.org/entity/"
+
 // ErrNoSPARQL means the question carries no gold query.
 var ErrNoSPARQL = errors.New("sparql2plan: no SPARQL")
 
@@ -37,6 +40,8 @@ func Convert(q dataset.Question) (*Conversion, error) {
 	names := map[string]string{}
 	for _, e := range q.TopicEntities {
 		names[e.ID] = e.Name
+		// A Wikidata id ("Q794") is written as its IRI in the query.
+		names[wikidataEntity+e.ID] = e.Name
 	}
 	return ConvertQuery(q.SPARQL, func(id string) string { return names[id] })
 }

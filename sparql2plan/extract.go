@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tggo/goRDFlib/paths"
 	"github.com/tggo/goRDFlib/sparql"
 )
 
@@ -30,6 +31,8 @@ type extractor struct {
 	// ignored are variables that only an ignored OPTIONAL part or a BIND
 	// binds, with what bound them ("OPTIONAL", "BIND").
 	ignored map[string]string
+	// fresh numbers the variables a property path's expansion adds.
+	fresh int
 }
 
 // extract walks a parsed query into a query graph.
@@ -149,10 +152,19 @@ func (x *extractor) pattern(p sparql.Pattern) error {
 }
 
 func (x *extractor) bgp(b *sparql.BGP) error {
+	var triples []sparql.Triple
 	for _, t := range b.Triples {
-		if t.PredicatePath != nil {
-			return unsupported("property path")
+		if t.PredicatePath == nil {
+			triples = append(triples, t)
+			continue
 		}
+		chain, err := x.sequence(t)
+		if err != nil {
+			return err
+		}
+		triples = append(triples, chain...)
+	}
+	for _, t := range triples {
 		s, err := resolve(t.Subject, x.prefixes)
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrParse, err)
@@ -168,6 +180,9 @@ func (x *extractor) bgp(b *sparql.BGP) error {
 		if p.kind != kindEntity {
 			return unsupported("variable predicate")
 		}
+		if statementEdge(p.value) {
+			return unsupported("Wikidata statement node: p: ps: pq: with qualifiers, which no plan operation reads")
+		}
 		switch {
 		case (p.value == "type.object.type" || p.value == rdfType) && o.kind == kindEntity:
 			x.g.types[s.key()] = append(x.g.types[s.key()], o.value)
@@ -179,6 +194,96 @@ func (x *extractor) bgp(b *sparql.BGP) error {
 		x.g.edges = append(x.g.edges, edge{s: s, rel: p.value, o: o})
 	}
 	return nil
+}
+
+// sequence expands a triple whose predicate is a sequence path of plain
+// IRIs (p1/p2/p3, as Wikidata's wdt:P1830/wdt:P452 or p:P6/ps:P6 through a
+// statement node) into the chain of triples it abbreviates, through fresh
+// variables: the same solutions, so the same plan. Any other path (p*, p+,
+// p?, ^p, p|q, !p) has no plan operation and is refused by its kind.
+func (x *extractor) sequence(t sparql.Triple) ([]sparql.Triple, error) {
+	seq, ok := t.PredicatePath.(*paths.SequencePath)
+	if !ok {
+		return nil, unsupported("property path with %s", pathKind(t.PredicatePath))
+	}
+	iris, err := sequenceIRIs(seq)
+	if err != nil {
+		return nil, err
+	}
+	// p:P/ps:P through a Wikidata statement node is the property's value,
+	// what wdt:P gives for the best-ranked statements: one edge.
+	if len(iris) == 2 && strings.HasPrefix(iris[0], "<"+wikidataProp) && strings.HasPrefix(iris[1], "<"+wikidataStatement) &&
+		strings.TrimPrefix(iris[0], "<"+wikidataProp) == strings.TrimPrefix(iris[1], "<"+wikidataStatement) {
+		iris = []string{"<" + wikidataDirect + strings.TrimPrefix(iris[0], "<"+wikidataProp)}
+	}
+	out := make([]sparql.Triple, len(iris))
+	subj := t.Subject
+	for i, iri := range iris {
+		obj := t.Object
+		if i < len(iris)-1 {
+			x.fresh++
+			obj = fmt.Sprintf("?path_step_%d", x.fresh)
+		}
+		out[i] = sparql.Triple{Subject: subj, Predicate: iri, Object: obj}
+		subj = obj
+	}
+	return out, nil
+}
+
+// sequenceIRIs lists the IRIs of a sequence path, nested sequences
+// flattened ((p1/p2)/p3 is p1/p2/p3).
+func sequenceIRIs(seq *paths.SequencePath) ([]string, error) {
+	var out []string
+	for _, a := range seq.Args {
+		switch a := a.(type) {
+		case paths.URIRefPath:
+			out = append(out, a.URI.N3())
+		case *paths.SequencePath:
+			inner, err := sequenceIRIs(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, inner...)
+		default:
+			return nil, unsupported("property path with %s", pathKind(a))
+		}
+	}
+	return out, nil
+}
+
+// pathKind names a property path's kind for a refusal (no "?", quote or
+// parenthesis: FailureReason keeps the text before those).
+func pathKind(p paths.Path) string {
+	switch p.(type) {
+	case *paths.MulPath:
+		return "a repeated or optional step, a transitive closure like wdt:P31/wdt:P279*"
+	case *paths.InvPath:
+		return "an inverse step ^p"
+	case *paths.AlternativePath:
+		return "an alternative p|q"
+	case *paths.NegatedPath:
+		return "a negated step !p"
+	}
+	return fmt.Sprintf("%T", p)
+}
+
+// Wikidata's property namespaces: p: (to a statement node), ps: (the
+// statement's value) and wdt: (the direct, truthy value).
+const (
+	wikidataProp      = "http://www.wikidata.org/prop/"
+	wikidataStatement = "http://www.wikidata.org/prop/statement/"
+	wikidataDirect    = "http://www.wikidata.org/prop/direct/"
+)
+
+// statementEdge reports whether rel leads to or from a Wikidata statement
+// node (p:, ps:, pq:, and the other prop/ namespaces but wdt:). A
+// statement's qualifiers (a start time on "position held") qualify the
+// statement, not its subject: a plan that hops through the node as
+// through an entity would ask for the start time of the person. Such
+// queries are refused rather than converted wrongly; p:P/ps:P alone is
+// collapsed to wdt:P before this check (see sequence).
+func statementEdge(rel string) bool {
+	return strings.HasPrefix(rel, wikidataProp) && !strings.HasPrefix(rel, wikidataDirect)
 }
 
 const (

@@ -23,7 +23,8 @@ func typeNoun(typeID string) string {
 // relationType is the type a relation belongs to, i.e. the type of its
 // subject: "sports.sports_team.team_mascot" -> "sports.sports_team".
 func relationType(rel string) string {
-	if strings.Count(rel, ".") < 2 {
+	// An IRI (a Wikidata property) has dots in its host, not a type.
+	if strings.Count(rel, ".") < 2 || strings.Contains(rel, "/") {
 		return ""
 	}
 	return relType(rel)

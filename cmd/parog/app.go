@@ -15,6 +15,7 @@ import (
 	"github.com/parog/parog-go/kgqa/llm/llmcache"
 	"github.com/parog/parog-go/kgqa/lqt"
 	"github.com/parog/parog-go/kgqa/metrics"
+	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/sharedcache"
 )
 
@@ -127,7 +128,15 @@ func (a *app) engine(cfg config.Config, client *llm.Client) (*engine.Engine, err
 		embedder = em
 		eopts = append(eopts, engine.WithEmbedder(em))
 	}
-	eopts = append(eopts, lqt.FromConfig(cfg.Planner, client, embedder))
+	var set *prompts.Set
+	if cfg.Prompts.Dir != "" {
+		var err error
+		if set, err = prompts.Load(cfg.Prompts.Dir); err != nil {
+			return nil, fmt.Errorf("prompts.dir: %w", err)
+		}
+		eopts = append(eopts, engine.WithPrompts(set))
+	}
+	eopts = append(eopts, lqt.FromConfig(cfg.Planner, client, embedder, set))
 	return engine.New(a.Graph, client, cfg.Engine, eopts...), nil
 }
 

@@ -24,6 +24,7 @@ func init() {
 func runAsk(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "ask", `--config FILE [--topic ID ...] [--json | --sparql] [--server URL] "QUESTION"`)
 	cf := addConfigFlags(fs)
+	cf.addTraceFlags(fs)
 	var topics multiFlag
 	fs.Var(&topics, "topic", "topic entity `ID` to start from (repeatable); without it entities are linked from the question")
 	asJSON := fs.Bool("json", false, "print the answer and its whole trace as JSON")

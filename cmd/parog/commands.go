@@ -158,6 +158,19 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 	return cf
 }
 
+// addTraceFlags adds --trace-prompts and --prompts-dir (ask, eval, serve),
+// each a shorthand for its setting.
+func (cf *configFlags) addTraceFlags(fs *flag.FlagSet) {
+	fs.BoolFunc("trace-prompts", "put every model call's messages and raw reply, and every SPARQL query, into the trace (engine.trace_prompts=true)", func(v string) error {
+		cf.sets = append(cf.sets, "engine.trace_prompts="+v)
+		return nil
+	})
+	fs.Func("prompts-dir", "load the prompt templates from `DIR` (prompts.dir; see parog prompts dump)", func(v string) error {
+		cf.sets = append(cf.sets, "prompts.dir="+v)
+		return nil
+	})
+}
+
 func (cf *configFlags) load(env *Env) (config.Config, error) {
 	if cf.path == "" {
 		if p, ok := env.Getenv("PAROG_CONFIG"); ok && p != "" {

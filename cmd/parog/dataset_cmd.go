@@ -44,9 +44,9 @@ func runDataset(ctx context.Context, env *Env, args []string) error {
 }
 
 func runAnswerable(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "dataset answerable", "--config FILE --format webqsp|cwq|grailqa --input FILE --out FILE [--report FILE]")
+	fs := newFlags(env, "dataset answerable", "--config FILE --format webqsp|cwq|grailqa|webquestions|simplequestions|qald --input FILE --out FILE [--report FILE]")
 	cf := addConfigFlags(fs)
-	format := fs.String("format", "", "input format: webqsp, cwq or grailqa")
+	format := fs.String("format", "", "input format: webqsp, cwq, grailqa, webquestions, simplequestions or qald")
 	input := fs.String("input", "", "benchmark `FILE` with gold SPARQL")
 	out := fs.String("out", "", "output `FILE`: the questions kept, in the input's format")
 	report := fs.String("report", "", "write the counts and each question's outcome as JSON to `FILE`")
@@ -60,7 +60,7 @@ func runAnswerable(ctx context.Context, env *Env, args []string) error {
 	}
 	f, err := dataset.ParseFormat(*format)
 	if err != nil || f == dataset.Demo {
-		return usageError("--format: want webqsp, cwq or grailqa, not %q", *format)
+		return usageError("--format: want webqsp, cwq, grailqa, webquestions, simplequestions or qald, not %q", *format)
 	}
 	k, err := answerable.ParseCoverage(*keep)
 	if err != nil || !k.AtLeast(answerable.Partial) {

@@ -12,6 +12,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/internal/realdata"
+	"github.com/parog/parog-go/kgqa/kgqatest"
+	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
 
 // fb15kArchive writes a small archive in FB15k-237's layout: France's
@@ -119,7 +124,7 @@ func TestAnswerableUsage(t *testing.T) {
 	}{
 		{"no command", []string{"dataset"}, "missing command (answerable)"},
 		{"missing flags", []string{"dataset", "answerable", "--format", "webqsp"}, "--format, --input and --out are required"},
-		{"demo format", []string{"dataset", "answerable", "--format", "demo", "--input", "a", "--out", "b"}, "--format: want webqsp, cwq or grailqa"},
+		{"demo format", []string{"dataset", "answerable", "--format", "demo", "--input", "a", "--out", "b"}, "--format: want webqsp, cwq, grailqa, webquestions, simplequestions or qald"},
 		{"bad keep", []string{"dataset", "answerable", "--format", "cwq", "--input", "a", "--out", "b", "--keep", "none"}, "--keep: want exact, superset or partial"},
 	}
 	for _, c := range cases {
@@ -166,4 +171,92 @@ func TestAnswerableWritesTheJudgedParseFirst(t *testing.T) {
 	require.Len(t, qs, 1)
 	assert.Contains(t, qs[0].SPARQL, "form_of_government", "the exact parse comes first")
 	assert.Len(t, qs[0].Answers, 3, "the other parse and its answers are kept")
+}
+
+// WebQuestions and SimpleQuestions files (ToG's shape) hold answer names
+// and no gold query: a question is answerable when every gold name lies
+// within reach of its topic entity, one hop for SimpleQuestions, two
+// (through a mediator) for WebQuestions.
+func TestAnswerableToGFormats(t *testing.T) {
+	dir := t.TempDir()
+	archive, names := fb15kArchive(t, dir)
+	nt := filepath.Join(dir, "slice.nt.gz")
+	code, _, stderr := runParog(t, nil, "kg", "import", "fb15k237", "--in", archive, "--names", names, "--out", nt)
+	require.Equal(t, 0, code, stderr)
+	cfg := filepath.Join(dir, "kg.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte("kg:\n  backend: embedded\n  dialect: freebase\n  files: ["+nt+"]\n"), 0o644))
+	france := map[string]string{"m.0f8l9c": "France"}
+	cases := []struct {
+		format  string
+		records []map[string]any
+		want    string
+	}{
+		{"webquestions", []map[string]any{
+			{"question": "what cities are in france?", "answers": []string{"Paris", "Lyon"}, "topic_entity": france},
+			{"question": "what does france export to?", "answers": []string{"Germany"}, "topic_entity": france}, // through the mediator
+			{"question": "what is the capital of germany?", "answers": []string{"Berlin"}, "topic_entity": france},
+		}, "3 questions: exact 0, superset 2, partial 0, none 1, failed 0; 2 written"},
+		{"simplequestions", []map[string]any{
+			{"question": "what government does france have?", "answer": "Republic", "topic_entity": france, "relation": "form of government"},
+			{"question": "what does france export to?", "answer": "Germany", "topic_entity": france, "relation": "exported to"}, // two hops away
+		}, "2 questions: exact 0, superset 1, partial 0, none 1, failed 0; 1 written"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.format, func(t *testing.T) {
+			b, err := json.Marshal(tc.records)
+			require.NoError(t, err)
+			in := filepath.Join(dir, tc.format+".json")
+			require.NoError(t, os.WriteFile(in, b, 0o644))
+			code, stdout, stderr := runParog(t, nil, "dataset", "answerable", "--config", cfg, "--format", tc.format, "--input", in, "--out", filepath.Join(dir, tc.format+".kept.json"))
+			require.Equal(t, 0, code, stderr)
+			assert.Contains(t, stdout, tc.want)
+		})
+	}
+}
+
+// eval runs a WebQuestions file and scores it by the strict rule and by
+// ToG's; eval report names the dataset from the ids and lists both rules.
+func TestEvalWebQuestions(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithHandler(kgqatest.DemoModel(kgqatest.Believe("mascot", "Lou Seal"))))
+	dir := t.TempDir()
+	in := filepath.Join(dir, "WebQuestions.json")
+	b, err := json.Marshal([]map[string]any{
+		{"question": giantsQuestion, "answers": []string{"Lou Seal"}, "topic_entity": map[string]string{"m.0713r": "San Francisco Giants"}},
+	})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(in, b, 0o644))
+	out := filepath.Join(dir, "r.jsonl")
+	code, _, stderr := runParog(t, evalEnv(srv.URL()), "eval", "--config", demoConfig, "--dataset", "webquestions", "--input", in, "--out", out, "--no-progress")
+	require.Equal(t, 0, code, stderr)
+	rf, err := eval.ReadResults(out)
+	require.NoError(t, err)
+	rows := rf.Latest()
+	require.Len(t, rows, 1)
+	assert.Regexp(t, `^webquestions-[0-9a-f]{10}$`, rows[0].ID)
+	assert.True(t, rows[0].Hit)
+	require.NotNil(t, rows[0].ToGHit)
+	assert.True(t, *rows[0].ToGHit)
+
+	md := filepath.Join(dir, "r.md")
+	code, _, stderr = runParog(t, nil, "eval", "report", out, "--dataset", "webquestions", "--input", in, "--md", md)
+	require.Equal(t, 0, code, stderr)
+	text, err := os.ReadFile(md)
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "Dataset: webquestions")
+	assert.Contains(t, string(text), "By scoring rule: strict 100.0% (1/1); tog 100.0% (1/1).")
+}
+
+// eval report refuses runs of different datasets unless --allow-mixed, and
+// then labels each run with its dataset.
+func TestEvalReportRefusesMixedDatasets(t *testing.T) {
+	cwq := realdata.Path(t, "pog/PoG_cwq_gpt-3.5-turbo-0125.jsonl")
+	grail := realdata.Path(t, "pog/PoG_grailqa_gpt-3.5-turbo-0125.jsonl")
+	code, _, stderr := runParog(t, nil, "eval", "report", cwq, grail)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "PoG_cwq_gpt-3.5-turbo-0125.jsonl (cwq), PoG_grailqa_gpt-3.5-turbo-0125.jsonl (grailqa)")
+	assert.Contains(t, stderr, "--allow-mixed")
+	code, stdout, stderr := runParog(t, nil, "eval", "report", cwq, grail, "--allow-mixed", "--bootstrap", "50")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "## PoG_cwq_gpt-3.5-turbo-0125.jsonl (pog, cwq)")
+	assert.Contains(t, stdout, "## PoG_grailqa_gpt-3.5-turbo-0125.jsonl (pog, grailqa)")
 }

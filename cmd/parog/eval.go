@@ -93,7 +93,8 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	}
 	fs := newFlags(env, "eval", evalSynopsis)
 	f := evalRunFlags{cfg: addConfigFlags(fs)}
-	fs.StringVar(&f.dataset, "dataset", "", "input format: cwq, webqsp, grailqa or demo")
+	f.cfg.addTraceFlags(fs)
+	fs.StringVar(&f.dataset, "dataset", "", "input format: cwq, webqsp, grailqa, demo, webquestions, simplequestions or qald")
 	fs.StringVar(&f.input, "input", "", "benchmark question `FILE` (optional for demo)")
 	fs.StringVar(&f.out, "out", "", "results `FILE` (JSONL, appended to; resumed when it exists)")
 	fs.IntVar(&f.concurrency, "concurrency", 4, "questions answered at once")
@@ -336,7 +337,7 @@ func newRateLimitedHTTP(rate float64, burst, concurrency int) *http.Client {
 	return &http.Client{Transport: llm.RateLimitedTransport(tr, rate, burst)}
 }
 
-const evalReportSynopsis = `results.jsonl [more.jsonl ...] [--dataset D] [--input FILE] [--alias FILE] [--scoring strict|pog] [--md FILE] [--json FILE]
+const evalReportSynopsis = `results.jsonl [more.jsonl ...] [--dataset D] [--input FILE] [--alias FILE] [--scoring strict|pog] [--allow-mixed] [--md FILE] [--json FILE]
 
 Summarises results files: Hits@1 and F1 per seed with 95% intervals (a
 t-interval over seeds and a bootstrap over questions), results per question
@@ -355,7 +356,7 @@ standard output.`
 
 func runEvalReport(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "eval report", evalReportSynopsis)
-	ds := fs.String("dataset", "", "benchmark of the runs (cwq, webqsp, grailqa, demo); guessed from file names and ids when empty")
+	ds := fs.String("dataset", "", "benchmark of the runs (cwq, webqsp, grailqa, demo, webquestions, simplequestions, qald); guessed from file names and ids when empty")
 	input := fs.String("input", "", "benchmark question `FILE`: the expected questions and their gold answers")
 	alias := fs.String("alias", "", "alias `FILE` used when rescoring (needs --input); keys may also be question texts, for the pog rule")
 	scoring := fs.String("scoring", report.RuleStrict, "rule behind the headline figures: strict or pog")
@@ -363,6 +364,7 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 	jsonPath := fs.String("json", "", "write the JSON report to `FILE`")
 	htmlPath := fs.String("html", "", "write the report as one self-contained web page to `FILE` (failed questions open their trace)")
 	rounds := fs.Int("bootstrap", 2000, "bootstrap resamples")
+	allowMixed := fs.Bool("allow-mixed", false, "report runs of different datasets together (each labelled with its own); refused otherwise")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -395,6 +397,9 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		runs = append(runs, run)
+	}
+	if err := report.CheckMixed(runs, *allowMixed); err != nil {
+		return usageError("%v", err)
 	}
 	rep := report.BuildReport(runs, opts)
 	if *mdPath == "" && *jsonPath == "" && *htmlPath == "" {
@@ -455,8 +460,8 @@ func loadReportGold(ctx context.Context, env *Env, ds, input, alias string) (rep
 	if g.Questions, err = loadQuestions(ctx, env, format, input); err != nil {
 		return g, err
 	}
-	if format == dataset.Demo {
-		return g, nil
+	if format == dataset.Demo || score.ToGRuleFormats[format] {
+		return g, nil // PoG's rule has no gold of its own for these
 	}
 	data, err := os.ReadFile(input)
 	if err != nil {

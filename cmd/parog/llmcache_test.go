@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -33,9 +35,8 @@ func outcomes(t *testing.T, path string) []string {
 }
 
 // chainQuestions writes the demo questions whose plans are chains (no
-// conjunction): independent subgoals run concurrently and their prompts
-// show whichever sibling finished first, so only chain plans send the
-// same requests on every run.
+// conjunction), a small recording for the resume and miss checks below
+// (TestEvalReplayExactWithParallelism replays every demo question).
 func chainQuestions(t *testing.T, dir string) string {
 	t.Helper()
 	data, err := os.ReadFile("../../kgqa/kg/demokg/questions.json")
@@ -110,4 +111,43 @@ func TestEvalRecordReplay(t *testing.T) {
 	code, _, stderr = runEval(filepath.Join(dir, "x.jsonl"), "--llm-cache", cache, "--llm-replay", cache)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "not both")
+}
+
+var sparqlCount = regexp.MustCompile(`"sparql_queries":\d+`)
+
+// The README's record/replay example, on every demo question with the
+// demo config's parallelism (4): each of three replays, with the model
+// gone, sends no request, misses no recorded reply and writes the rows of
+// the recording (timings aside). Independent subgoals run concurrently, so
+// this holds only because a prompt shows the results of the subgoals it
+// depends on and never a sibling's progress.
+func TestEvalReplayExactWithParallelism(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithHandler(evalModel()))
+	dir := t.TempDir()
+	cache, recorded := filepath.Join(dir, "llm-cache"), filepath.Join(dir, "rec.jsonl")
+	code, _, stderr := runParog(t, evalEnv(srv.URL()), "eval", "--config", demoConfig, "--dataset", "demo",
+		"--out", recorded, "--llm-cache", cache, "--no-progress")
+	require.Equal(t, 0, code, stderr)
+	// The KG queries a question sends depend on what the questions
+	// answered beside it (--concurrency 4) left in the shared KG cache, not
+	// on the model: they are compared apart from the rest of the row.
+	rows := func(path string) []string {
+		var out []string
+		for _, r := range outcomes(t, path) {
+			out = append(out, sparqlCount.ReplaceAllString(r, `"sparql_queries":_`))
+		}
+		return out
+	}
+	want := rows(recorded)
+	require.Len(t, want, 22, "every demo question is recorded")
+	srv.Close()
+	for i := range 3 {
+		replayed := filepath.Join(dir, fmt.Sprintf("replay%d.jsonl", i))
+		// The model is gone: its server is closed.
+		code, _, stderr := runParog(t, evalEnv(srv.URL()), "eval", "--config", demoConfig,
+			"--dataset", "demo", "--out", replayed, "--llm-replay", cache, "--no-progress")
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stderr, "0 recorded, 0 missing", "replay %d", i)
+		assert.Equal(t, want, rows(replayed), "replay %d", i)
+	}
 }

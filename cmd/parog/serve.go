@@ -21,6 +21,7 @@ func init() {
 func runServe(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "serve", "--config FILE [--addr HOST:PORT] [--files DIR] [--llm-cache DIR | --llm-replay DIR] [--set key=value ...]")
 	cf := addConfigFlags(fs)
+	cf.addTraceFlags(fs)
 	cacheFlags := addLLMCacheFlags(fs)
 	addr := fs.String("addr", "", "listen address `HOST:PORT` (overrides server.addr, default 127.0.0.1:8080; port 0 picks a free port)")
 	files := fs.String("files", "", "directory of saved traces and results files the trace viewer (at /) may open by path")

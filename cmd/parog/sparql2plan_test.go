@@ -153,7 +153,7 @@ func TestSPARQL2PlanCLIBadInput(t *testing.T) {
 		msg  string
 	}{
 		{"missing flags", []string{"sparql2plan", "--format", "cwq"}, 2, "--input FILE and --out FILE.jsonl are required"},
-		{"bad format", []string{"sparql2plan", "--format", "qald", "--input", notJSON, "--out", out}, 2, "--format"},
+		{"bad format", []string{"sparql2plan", "--format", "lcquad", "--input", notJSON, "--out", out}, 2, "--format"},
 		{"bad concurrency", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out, "--concurrency", "0"}, 2, "--concurrency must be >= 1"},
 		{"missing input", []string{"sparql2plan", "--format", "cwq", "--input", filepath.Join(dir, "nope_test.json"), "--out", out}, 1, "no such file"},
 		{"input not JSON", []string{"sparql2plan", "--format", "cwq", "--input", notJSON, "--out", out}, 1, "want a JSON array of questions"},

@@ -221,7 +221,38 @@ func goldQueries(q dataset.Question, raw json.RawMessage) []goldQuery {
 			return gs
 		}
 	}
+	if q.SPARQL == "" && len(q.TopicEntities) > 0 && neighbourhoodHops[q.Source] > 0 {
+		return []goldQuery{{sparql: neighbourhoodQuery(q.TopicEntities, neighbourhoodHops[q.Source]), answers: q.Answers}}
+	}
 	return []goldQuery{{sparql: q.SPARQL, answers: q.Answers}}
+}
+
+// neighbourhoodHops gives, for the formats whose files hold no gold query
+// (ToG's WebQuestions and SimpleQuestions: answers are names), how far
+// from the topic entities the answers must lie: one hop for
+// SimpleQuestions (one relation by construction), two for WebQuestions
+// (one relation, or two through a mediator node).
+var neighbourhoodHops = map[dataset.Format]int{dataset.SimpleQuestions: 1, dataset.WebQuestions: 2}
+
+// neighbourhoodQuery lists the names of the entities, and the literals,
+// within hops of the topic entities (Freebase), as the stand-in gold
+// query of a question with answer names only: "superset" then means every
+// gold name is within reach. The ids are Freebase MIDs checked by the
+// loader (dataset.NormalizeMID), so they are safe to write in the query.
+func neighbourhoodQuery(topics []dataset.Entity, hops int) string {
+	var values []string
+	for _, t := range topics {
+		if id, ok := dataset.NormalizeMID(t.ID); ok {
+			values = append(values, "ns:"+id)
+		}
+	}
+	two := ""
+	if hops > 1 {
+		two = ` UNION { ?t ?p ?m . ?m ?q ?v }`
+	}
+	return "PREFIX ns: <" + dataset.FreebaseNS + ">\nSELECT DISTINCT ?x WHERE { VALUES ?t { " + strings.Join(values, " ") + " } " +
+		"{ { ?t ?p ?v }" + two + " } " +
+		"{ ?v ns:type.object.name ?x } UNION { BIND(?v AS ?x) FILTER(isLiteral(?v)) } } LIMIT 100000"
 }
 
 // judge runs the question's gold queries and keeps the best coverage; a

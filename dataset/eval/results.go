@@ -54,6 +54,10 @@ type Result struct {
 	// PoGHit is Hits@1 under PoG's scoring rule (see PoGRule); a report
 	// sets it when it has PoG's gold names, a run never writes it.
 	PoGHit *bool `json:"pog_hit,omitempty"`
+	// ToGHit is Hits@1 under Think-on-Graph's scoring rule (score.ToGHit),
+	// set for the benchmarks ToG's script scores (WebQuestions,
+	// SimpleQuestions, QALD-10); a report lists it beside the strict rule.
+	ToGHit *bool `json:"tog_hit,omitempty"`
 	// F1 is the answer-set F1.
 	F1 float64 `json:"f1"`
 	// Tentative is the question's parametric (pre-retrieval) answer, and

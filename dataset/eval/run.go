@@ -296,6 +296,10 @@ func Fill(res *Result, q *dataset.Question, p Prediction, s score.Scorer) {
 	}
 	sc := s.Score(*q, pred)
 	res.Hit, res.F1, res.Prediction = sc.Hit, sc.F1, sc.Top
+	if score.ToGRuleFormats[q.Source] {
+		hit := score.ToGHit(*q, p.Text)
+		res.ToGHit = &hit
+	}
 	res.Tentative = p.Tentative
 	res.TentativeNotDerivable = p.TentativeNotDerivable
 	res.AnsweredWithoutKG = p.AnsweredWithoutKG

@@ -37,7 +37,7 @@ func benchEngine(t testing.TB, cfg config.Config) (kg.Graph, func(context.Contex
 			return nil, nil, err
 		}
 		eng := engine.New(g, client, cfg.Engine, engine.WithNeighborLimit(cfg.KG.NeighborLimit),
-			lqt.FromConfig(cfg.Planner, client, nil))
+			lqt.FromConfig(cfg.Planner, client, nil, nil))
 		return eng, client.Close, nil
 	}
 }

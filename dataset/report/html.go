@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/parog/parog-go/kgqa/ui"
 )
@@ -46,6 +48,10 @@ type HTMLRow struct {
 	CallNum      int             `json:"call_num"`
 	TotalToken   int             `json:"total_token"`
 	Trace        json.RawMessage `json:"trace,omitempty"`
+	// PoGHit is the outcome under PoG's rule, shown beside the strict one.
+	PoGHit *bool `json:"pog_hit,omitempty"`
+	// ReasoningChains are a PoG row's chains of triples.
+	ReasoningChains json.RawMessage `json:"reasoning_chains,omitempty"`
 }
 
 // NewHTMLReport pairs rep with the lines of runs (the ResultSets rep was
@@ -58,7 +64,7 @@ func NewHTMLReport(rep Report, runs []ResultSet) HTMLReport {
 		for _, r := range run.Results {
 			row := HTMLRow{ID: r.ID, Question: r.Question, Type: r.Type, Prediction: r.Prediction, Gold: r.Gold,
 				Hit: r.Hit, TentativeHit: r.TentativeHit, Error: r.Error, ErrorKind: r.ErrorKind,
-				CallNum: r.CallNum, TotalToken: r.TotalToken}
+				CallNum: r.CallNum, TotalToken: r.TotalToken, PoGHit: r.PoGHit, ReasoningChains: run.Chains[r.Question]}
 			if row.Prediction == "" && run.Format == "pog" {
 				row.Prediction = r.Results
 			}
@@ -83,7 +89,17 @@ func NewHTMLReport(rep Report, runs []ResultSet) HTMLReport {
 // trace. It draws with the trace viewer's code.
 func (h HTMLReport) WriteHTML(w io.Writer) error {
 	title := "PARoG evaluation report"
-	if h.Report.Dataset != "" {
+	switch h.Report.Dataset {
+	case "":
+	case "mixed":
+		var names []string
+		for _, r := range h.Report.Runs {
+			if r.Dataset != "" && !slices.Contains(names, r.Dataset) {
+				names = append(names, r.Dataset)
+			}
+		}
+		title += ": mixed datasets (" + strings.Join(names, ", ") + ")"
+	default:
 		title += ": " + h.Report.Dataset
 	}
 	if err := ui.WriteReport(w, title, h); err != nil {

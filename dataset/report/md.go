@@ -46,9 +46,16 @@ func (rep Report) WriteMarkdown(w io.Writer) error {
 }
 
 func writeRunMarkdown(b *strings.Builder, r RunReport) {
-	fmt.Fprintf(b, "## %s (%s)\n\n", r.Name, r.Format)
+	if r.Dataset != "" {
+		fmt.Fprintf(b, "## %s (%s, %s)\n\n", r.Name, r.Format, r.Dataset)
+	} else {
+		fmt.Fprintf(b, "## %s (%s)\n\n", r.Name, r.Format)
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(b, "> Note: %s\n\n", n)
+	}
+	if len(r.Prompts) > 0 {
+		fmt.Fprintf(b, "Prompt templates: %s.\n\n", strings.Join(r.Prompts, ", "))
 	}
 	fmt.Fprintf(b, "Questions with a result: %d", r.Questions)
 	if r.Expected > 0 {

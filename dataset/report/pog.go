@@ -30,6 +30,8 @@ type pogLine struct {
 	InputToken  int             `json:"input_token"`
 	OutputToken int             `json:"output_token"`
 	Time        float64         `json:"time"`
+	// ReasoningChains are PoG's chains of triples behind the answer.
+	ReasoningChains json.RawMessage `json:"reasoning_chains"`
 }
 
 // Gold is what a report scores runs against.
@@ -51,7 +53,7 @@ type Gold struct {
 // by the strict rule and, when g.PoG is set, by PoG's rule (Result.PoGHit).
 // Without gold their Hits@1 is unknown and ResultSet.Unscored is set.
 func LoadRun(path string, g Gold) (ResultSet, error) {
-	run := ResultSet{Name: filepath.Base(path)}
+	run := ResultSet{Name: filepath.Base(path), Dataset: DatasetFromName(path)}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return run, fmt.Errorf("dataset: report: %w", err)
@@ -60,6 +62,7 @@ func LoadRun(path string, g Gold) (ResultSet, error) {
 		run.Format = "pog"
 		return run, loadPoG(&run, data, g)
 	}
+
 	run.Format = "parog"
 	rf, err := eval.DecodeResults(bytes.NewReader(data))
 	if err != nil {
@@ -71,6 +74,9 @@ func LoadRun(path string, g Gold) (ResultSet, error) {
 	run.Results = rf.Latest()
 	if len(run.Results) == 0 {
 		return run, fmt.Errorf("%w: no result lines (file %s)", eval.ErrBadResults, path)
+	}
+	if g := GuessDataset([]ResultSet{run}); run.Dataset == "" && g != "?" {
+		run.Dataset = g
 	}
 	return run, nil
 }
@@ -112,6 +118,12 @@ func readPoGLines(run *ResultSet, data []byte) ([]eval.Result, error) {
 				return nil, fmt.Errorf("%w: PoG line %d: %v", eval.ErrBadResults, lineNo, perr)
 			}
 			r := pogResult(p, lineNo)
+			if len(p.ReasoningChains) > 0 && string(p.ReasoningChains) != "null" {
+				if run.Chains == nil {
+					run.Chains = map[string]json.RawMessage{}
+				}
+				run.Chains[r.Question] = p.ReasoningChains
+			}
 			if i, ok := at[r.Question]; ok {
 				r.ID = out[i].ID
 				out[i] = r
@@ -220,7 +232,11 @@ func DatasetFromName(path string) string {
 	found := ""
 	for _, c := range []struct{ name, ds string }{
 		{"complexwebquestions", "cwq"}, {"cwq", "cwq"}, {"webqsp", "webqsp"}, {"wqsp", "webqsp"}, {"grailqa", "grailqa"},
+		{"webquestions", "webquestions"}, {"simpleqa", "simplequestions"}, {"simplequestions", "simplequestions"}, {"qald", "qald"},
 	} {
+		if c.ds == "webquestions" && strings.Contains(base, "complexwebquestions") {
+			continue
+		}
 		if strings.Contains(base, c.name) {
 			if found != "" && found != c.ds {
 				return ""

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -28,6 +30,11 @@ type ResultSet struct {
 	// Unscored is true when no gold answers were given for a PoG file: its
 	// Hits@1 is unknown, not zero.
 	Unscored bool `json:"unscored,omitempty"`
+	// Dataset is the benchmark the run is of, from its file name or its
+	// question ids ("" when neither says).
+	Dataset string `json:"dataset,omitempty"`
+	// Chains are PoG's reasoning chains by question text (PoG files only).
+	Chains map[string]json.RawMessage `json:"-"`
 }
 
 // The scoring rules a report can apply.
@@ -36,6 +43,9 @@ const (
 	RuleStrict = "strict"
 	// RulePoG is PoG's evaluation script, defects included (see PoGRule).
 	RulePoG = "pog"
+	// RuleToG is Think-on-Graph's evaluation script (score.ToGHit), for
+	// the benchmarks it scores.
+	RuleToG = "tog"
 )
 
 // ReportOptions tunes BuildReport.
@@ -73,9 +83,10 @@ type Report struct {
 
 // RunReport is the report of one run.
 type RunReport struct {
-	// Name and Format repeat the ResultSet's.
-	Name   string `json:"name"`
-	Format string `json:"format"`
+	// Name, Format and Dataset repeat the ResultSet's.
+	Name    string `json:"name"`
+	Format  string `json:"format"`
+	Dataset string `json:"dataset,omitempty"`
 	// Questions is the number of distinct questions with a result.
 	Questions int `json:"questions"`
 	// Scored is false when the run's answers could not be scored (a PoG
@@ -115,6 +126,10 @@ type RunReport struct {
 	WithoutKGHits int `json:"without_kg_hits,omitempty"`
 	// Notes repeat the ResultSet's notes.
 	Notes []string `json:"notes,omitempty"`
+	// Prompts names the prompt template sets that answered, from the
+	// traces: "builtin", or "dir:" and a digest (prompts.dir); more than
+	// one when the run was resumed with other templates.
+	Prompts []string `json:"prompts,omitempty"`
 }
 
 // RuleScore is Hits@1 under one scoring rule.
@@ -254,7 +269,7 @@ type FailureCount struct {
 func BuildReport(runs []ResultSet, opts ReportOptions) Report {
 	rep := Report{Dataset: opts.Dataset, Scoring: opts.Scoring}
 	if rep.Dataset == "" {
-		rep.Dataset = GuessDataset(runs)
+		rep.Dataset = commonDataset(runs)
 	}
 	if rep.Scoring == "" {
 		rep.Scoring = RuleStrict
@@ -279,6 +294,8 @@ func BuildReport(runs []ResultSet, opts ReportOptions) Report {
 		}
 		rr := buildRun(run, results, opts, rep.Dataset)
 		rr.Rules = rules
+		rr.Dataset = run.Dataset
+		rr.Prompts = promptSets(run.Results)
 		rr.Efficiency.PoG = ref
 		rep.Runs = append(rep.Runs, rr)
 	}
@@ -320,7 +337,14 @@ func ruleScores(rs []eval.Result, run ResultSet, n int) []RuleScore {
 	}
 	for _, r := range rs {
 		if r.PoGHit != nil {
-			return append(out, countRule(RulePoG, rs, n, func(r eval.Result) bool { return r.PoGHit != nil && *r.PoGHit }))
+			out = append(out, countRule(RulePoG, rs, n, func(r eval.Result) bool { return r.PoGHit != nil && *r.PoGHit }))
+			break
+		}
+	}
+	for _, r := range rs {
+		if r.ToGHit != nil {
+			out = append(out, countRule(RuleToG, rs, n, func(r eval.Result) bool { return r.ToGHit != nil && *r.ToGHit }))
+			break
 		}
 	}
 	return out
@@ -608,6 +632,12 @@ func guessID(id string) string {
 		return ""
 	case strings.HasPrefix(id, "demo"):
 		return "demo"
+	case strings.HasPrefix(id, "webquestions-"):
+		return "webquestions"
+	case strings.HasPrefix(id, "simplequestions-"):
+		return "simplequestions"
+	case strings.HasPrefix(id, "qald-"):
+		return "qald"
 	case strings.HasPrefix(id, "WebQ") && strings.Contains(id, "_"):
 		return "cwq"
 	case strings.HasPrefix(id, "WebQ"):
@@ -616,4 +646,66 @@ func guessID(id string) string {
 		return "grailqa"
 	}
 	return "?"
+}
+
+// promptSets lists, sorted, the prompt template sets named by the traces
+// of rs (none for rows without a trace, such as PoG's).
+func promptSets(rs []eval.Result) []string {
+	seen := map[string]bool{}
+	for _, r := range rs {
+		var tr struct {
+			Prompts string `json:"prompts"`
+		}
+		if len(r.Trace) == 0 || json.Unmarshal(r.Trace, &tr) != nil || tr.Prompts == "" {
+			continue
+		}
+		seen[tr.Prompts] = true
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// commonDataset is the dataset every run that names one agrees on: "" when
+// none does, "mixed" when they differ (CheckMixed refuses that unless
+// asked).
+func commonDataset(runs []ResultSet) string {
+	found := ""
+	for _, r := range runs {
+		switch {
+		case r.Dataset == "":
+		case found == "":
+			found = r.Dataset
+		case found != r.Dataset:
+			return "mixed"
+		}
+	}
+	if found == "" {
+		if g := GuessDataset(runs); g != "?" {
+			return g
+		}
+	}
+	return found
+}
+
+// CheckMixed refuses runs of different datasets (their Hits@1 are not
+// comparable, and PoG's reference figures are per dataset), naming each
+// run's; allowMixed lets them through, and each run is then labelled with
+// its dataset.
+func CheckMixed(runs []ResultSet, allowMixed bool) error {
+	if allowMixed || commonDataset(runs) != "mixed" {
+		return nil
+	}
+	var parts []string
+	for _, r := range runs {
+		ds := r.Dataset
+		if ds == "" {
+			ds = "unknown"
+		}
+		parts = append(parts, r.Name+" ("+ds+")")
+	}
+	return fmt.Errorf("dataset: report: the runs are of different datasets: %s; give --allow-mixed to report them together", strings.Join(parts, ", "))
 }

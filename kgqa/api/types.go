@@ -133,6 +133,11 @@ type Trace struct {
 	Stop kgqa.StopReason `json:"stop_reason"`
 	// Error is the engine's error text when it stopped early.
 	Error string `json:"error,omitempty"`
+	// Transcript is every model call's messages and reply and every SPARQL
+	// query, when the server traces prompts (engine.trace_prompts).
+	Transcript *kgqa.Transcript `json:"transcript,omitempty"`
+	// Prompts names the prompt template set that answered.
+	Prompts string `json:"prompts,omitempty"`
 }
 
 // FromAnswer converts the engine's answer into the API shape.
@@ -145,7 +150,7 @@ func FromAnswer(a *kgqa.Answer) *AskResponse {
 		Trace: Trace{
 			PlanInfo: a.PlanInfo, Topics: a.Topics, Mentions: a.Mentions, RetrievalPlan: a.RetrievalPlan,
 			Subgoals: a.Subgoals, Final: a.Final, TentativeAnswer: a.TentativeAnswer,
-			Stop: a.Stop, Error: a.Error,
+			Stop: a.Stop, Error: a.Error, Transcript: a.Transcript, Prompts: a.Prompts,
 		},
 		Usage: a.Usage,
 	}
@@ -158,7 +163,7 @@ func (r *AskResponse) EngineAnswer() *kgqa.Answer {
 		Question: r.Question, Text: r.Answer, Entities: r.Entities, Plan: r.Plan,
 		PlanInfo: r.Trace.PlanInfo, Topics: r.Trace.Topics, Mentions: r.Trace.Mentions, RetrievalPlan: r.Trace.RetrievalPlan,
 		Subgoals: r.Trace.Subgoals, Final: r.Trace.Final, TentativeAnswer: r.Trace.TentativeAnswer, Stop: r.Trace.Stop,
-		Error: r.Trace.Error, Usage: r.Usage, Certificate: r.Certificate,
+		Error: r.Trace.Error, Usage: r.Usage, Certificate: r.Certificate, Transcript: r.Trace.Transcript, Prompts: r.Trace.Prompts,
 	}
 }
 

@@ -20,6 +20,14 @@ type Config struct {
 	Cache Cache `yaml:"cache"`
 	// Planner selects how a question becomes a plan.
 	Planner Planner `yaml:"planner"`
+	// Prompts selects the prompt templates.
+	Prompts Prompts `yaml:"prompts"`
+}
+
+// Prompts selects the prompt templates: the built-in set, or a directory
+// of edited templates (start from `parog prompts dump DIR`).
+type Prompts struct {
+	Dir string `yaml:"dir" desc:"directory of prompt templates (one NAME.tmpl per stage and common.tmpl, as parog prompts dump writes them), validated at start-up; empty uses the built-in set; relative to the config file (--prompts-dir)"`
 }
 
 // Planner selects the planning mode. Mode parog asks the planner role (or
@@ -132,6 +140,7 @@ type Engine struct {
 	Ordering               string        `yaml:"ordering" desc:"order of a conjunction's branches: cost (the branch the KG's counts estimate smallest runs first, the others check its candidates instead of exploring) or plan (every branch explored in full, in plan order)"`
 	Direct                 bool          `yaml:"direct" desc:"answer a greeting, arithmetic or a question about the service itself without planning or the KG (route direct, flagged answered_without_kg)"`
 	OutsideKG              string        `yaml:"outside_kg" desc:"what a question outside the KG (route boundary: no entity of it links, or its answer subgoal asks for a property no relation carries) gets: model (the model's own knowledge, flagged answered_without_kg, as PoG; for a missing property the tentative answer) or notice (an answer saying the KG does not cover it)"`
+	TracePrompts           bool          `yaml:"trace_prompts" desc:"put every model call's messages and raw reply, and every SPARQL query sent, into the trace (answer.transcript), by subgoal and round; traces grow several-fold (--trace-prompts)"`
 	RetrievalRules         []string      `yaml:"retrieval_rules" desc:"overrides of the retrieval plan's rule table, each CATEGORY.PARAM=VALUE; categories count, superlative, comparative, temporal, conjunction, composition; params width, depth, relations, facts_per_pair, facts_per_prompt, truncate_neighbors, tentative, prune (auto, lexical, llm); e.g. count.depth=3"`
 }
 

@@ -76,6 +76,9 @@ func Load(path string, getenv func(string) (string, bool), sets []string) (Confi
 			return cfg, fmt.Errorf("config: %s: %w", path, err)
 		}
 		resolvePaths(&cfg.KG, filepath.Dir(path))
+		if d := cfg.Prompts.Dir; d != "" && !filepath.IsAbs(d) {
+			cfg.Prompts.Dir = filepath.Join(filepath.Dir(path), d)
+		}
 	}
 	for _, s := range Settings(&cfg) {
 		if v, ok := getenv(s.Env); ok {

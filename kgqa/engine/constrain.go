@@ -446,7 +446,7 @@ func (sg *subgoalRun) selectMembers(ctx context.Context, text string, members []
 	for _, f := range facts {
 		data.Facts = append(data.Facts, prompts.Fact(d, f))
 	}
-	req, err := prompts.Request(kgqa.Reasoner, prompts.Select, data)
+	req, err := sg.e.tmpl.Request(kgqa.Reasoner, prompts.Select, data)
 	if err != nil {
 		return nil, stepErr("set_op", sg.s.ID, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
+	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/refine"
 	"golang.org/x/sync/errgroup"
 )
@@ -39,6 +40,18 @@ type Engine struct {
 	planner     Planner // nil: Engine.Plan
 	embedder    llm.Embedder
 	afterRun    func(context.Context) // tests: runs after a run ends, before Ask decides its outcome
+	tmpl        *prompts.Set          // the prompt templates (prompts.dir, or the built-in set)
+	promptSet   string                // tmpl's name, recorded in every answer
+}
+
+// WithPrompts makes the engine, and its refiner, render prompts with set
+// (prompts.dir) rather than the built-in templates.
+func WithPrompts(set *prompts.Set) Option {
+	return func(e *Engine) {
+		if set != nil {
+			e.tmpl = set
+		}
+	}
 }
 
 // Option configures an Engine.
@@ -109,11 +122,12 @@ func WithEmbedder(em llm.Embedder) Option { return func(e *Engine) { e.embedder 
 // budgets (zero fields take config.Default's values).
 func New(g kg.Graph, chat kgqa.Chatter, cfg config.Engine, opts ...Option) *Engine {
 	e := &Engine{g: g, chat: chat, cfg: withDefaults(cfg, config.Default().Engine), maxFacts: refine.DefaultMaxFacts, searchLimit: 3, kgParallel: 8,
-		kgLimit: config.Default().KG.NeighborLimit}
+		kgLimit: config.Default().KG.NeighborLimit, tmpl: prompts.Builtin}
 	for _, o := range opts {
 		o(e)
 	}
-	e.refiner = refine.New(chat, g.Dialect(), refine.WithMaxFacts(e.maxFacts))
+	e.promptSet = e.tmpl.Name()
+	e.refiner = refine.New(chat, g.Dialect(), refine.WithMaxFacts(e.maxFacts), refine.WithPrompts(e.tmpl))
 	return e
 }
 
@@ -145,6 +159,7 @@ func withDefaults(b, d config.Engine) config.Engine {
 	if b.RetrievalRules == nil {
 		b.RetrievalRules = d.RetrievalRules
 	}
+	b.TracePrompts = b.TracePrompts || d.TracePrompts
 	return b
 }
 
@@ -232,6 +247,11 @@ func (e *Engine) Ask(ctx context.Context, req Request) (*kgqa.Answer, error) {
 	if req.Seed != nil {
 		ctx = llm.WithSeed(ctx, *req.Seed)
 	}
+	var recorder *kgqa.Recorder
+	if budgets.TracePrompts {
+		recorder = &kgqa.Recorder{}
+		ctx = kgqa.WithRecorder(ctx, recorder)
+	}
 	ctx, cancel := context.WithTimeout(ctx, budgets.Deadline)
 	defer cancel()
 
@@ -253,6 +273,8 @@ func (e *Engine) Ask(ctx context.Context, req Request) (*kgqa.Answer, error) {
 		CriticalPathCalls: r.criticalPath(), WallMS: time.Since(start).Milliseconds(),
 		Calls: callSpans(ledger.Calls(), start),
 	}
+	ans.Transcript = recorder.Transcript(ans.Plan.Index)
+	ans.Prompts = e.promptSet
 	if err != nil {
 		return ans, err
 	}
@@ -298,6 +320,11 @@ type run struct {
 	maxSeen int
 	facts   []factRef // all evidence, for sufficiency and final prompts
 	stopped bool      // early stop: the question was judged answerable
+	stopPos int       // plan index of the subgoal whose judgement stopped the run
+
+	// Fixed before execution (see determinism.go).
+	rank map[string]int // subgoal -> its place in the one-at-a-time order, or its wave
+	pos  map[string]int // subgoal -> its index in the plan
 
 	topicList []kgqa.Topic
 	records   map[string]*kgqa.SubgoalRecord

@@ -91,7 +91,7 @@ func (x *explorer) choose(ctx context.Context, rd *kgqa.Round, offered []kgqa.Re
 		data.Anchors = append(data.Anchors[:20], fmt.Sprintf("and %d more", len(rd.Anchors)-20))
 	}
 	data.Out, data.In = groupRelations(d, offered)
-	req, err := prompts.Request(kgqa.Reasoner, prompts.Relations, data)
+	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Relations, data)
 	if err != nil {
 		return stepErr("explore", x.sg.s.ID, err)
 	}

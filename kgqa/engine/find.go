@@ -41,7 +41,7 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 	})
 	g.Go(func() error {
 		var err error
-		rd, end, err = x.round(gctx, anchors, 0, sg.d0)
+		rd, end, err = x.round(sg.inRound(gctx, 1), anchors, 0, sg.d0)
 		return err
 	})
 	err := g.Wait()
@@ -66,7 +66,7 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 		sg.addFacts(rd.Facts)
 
 		facts := promptFacts(sg.e.g.Dialect(), text, all, sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
-		v, err := sg.e.refiner.Refine(ctx, refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts, Fuse: sg.fuse()})
+		v, err := sg.e.refiner.Refine(sg.inRound(ctx, round), refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts, Fuse: sg.fuse()})
 		if err != nil {
 			return kgqa.Result{}, end, stepErr("refine", sg.s.ID, err)
 		}
@@ -81,7 +81,7 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 			// resolve against all evidence, as the separate check does.
 			ents := v.FinalEntities
 			if *v.Sufficient {
-				ents = sg.resolveAll(v.FinalRefs)
+				ents = sg.resolveAll(sg.judgedAfter(sg.plan, sg.s.ID), v.FinalRefs)
 			}
 			sg.rec.Sufficiency = &kgqa.Sufficiency{Sufficient: *v.Sufficient, Answer: v.FinalAnswer, Entities: ents, Fused: true, Reason: v.Reason}
 		}
@@ -102,14 +102,14 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 		}
 		var next []kgqa.Term
 		var ok bool
-		next, depth, end, ok, err = x.next(ctx, rd, depth, end)
+		next, depth, end, ok, err = x.next(sg.inRound(ctx, round+1), rd, depth, end)
 		if err != nil {
 			return kgqa.Result{}, end, err
 		}
 		if !ok {
 			break
 		}
-		if rd, end, err = x.round(ctx, next, depth, end); err != nil {
+		if rd, end, err = x.round(sg.inRound(ctx, round+1), next, depth, end); err != nil {
 			sg.rec.Rounds = append(sg.rec.Rounds, rd)
 			return kgqa.Result{}, end, err
 		}
@@ -145,4 +145,10 @@ func (sg *subgoalRun) truncate(ctx context.Context, x *explorer, res kgqa.Result
 	res.Entities = kept
 	res.Text = names(kept)
 	return res, end, nil
+}
+
+// inRound marks ctx as serving exploration round n of the subgoal, for the
+// transcript (engine.trace_prompts).
+func (sg *subgoalRun) inRound(ctx context.Context, n int) context.Context {
+	return kgqa.WithStep(ctx, kgqa.Step{Subgoal: sg.s.ID, Round: n})
 }

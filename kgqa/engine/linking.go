@@ -44,7 +44,7 @@ type mentionsReply struct {
 // relation filter sorts them out) and are reported; unresolved ones are
 // reported and dropped.
 func (r *run) linkTopics(ctx context.Context, question string) ([]kgqa.Topic, []kgqa.Mention, error) {
-	req, err := prompts.Request(kgqa.Reasoner, prompts.Mentions, prompts.MentionsData{Question: question})
+	req, err := r.e.tmpl.Request(kgqa.Reasoner, prompts.Mentions, prompts.MentionsData{Question: question})
 	if err != nil {
 		return nil, nil, stepErr("link", "", err)
 	}

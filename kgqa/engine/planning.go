@@ -44,7 +44,7 @@ func (e *Engine) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.Pl
 	for i, o := range kgqa.Ops {
 		ops[i] = string(o)
 	}
-	req, err := prompts.Request(role, stage, prompts.PlanData{Question: question, Ops: ops})
+	req, err := e.tmpl.Request(role, stage, prompts.PlanData{Question: question, Ops: ops})
 	if err != nil {
 		return nil, info, stepErr("plan", "", err)
 	}

@@ -67,7 +67,7 @@ func (x *explorer) prune(ctx context.Context, rd *kgqa.Round, cands []candidate,
 	for _, c := range shown {
 		data.Candidates = append(data.Candidates, prompts.Fact(dl, c.fact))
 	}
-	req, err := prompts.Request(kgqa.Reasoner, prompts.Prune, data)
+	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Prune, data)
 	if err != nil {
 		return nil, d, stepErr("explore", x.sg.s.ID, err)
 	}

@@ -20,9 +20,10 @@ const (
 	statusSkipped = "skipped"
 )
 
-// execute runs the subgoals the answer depends on, each as soon as the
-// subgoals it needs are done, at most Parallelism at once. An early stop
-// (the question judged answerable) cancels the rest without error.
+// execute runs the subgoals the answer depends on, at most Parallelism at
+// once, in waves (see determinism.go): each subgoal once the subgoals it
+// needs and every earlier wave are done. An early stop (the question judged
+// answerable) lets its wave finish and skips the rest without error.
 func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
 	r.results = map[string]*kgqa.Result{}
 	r.depth = map[string]int{}
@@ -39,23 +40,24 @@ func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
 	if err := r.orderBranches(ctx, plan); err != nil {
 		return err
 	}
+	if err := r.rankSubgoals(plan); err != nil {
+		return err
+	}
 	if r.b.Parallelism <= 1 {
 		return r.executeInOrder(ctx, plan, needed)
 	}
-	stopCtx, stop := context.WithCancel(ctx)
-	defer stop()
 	done := make(map[string]chan struct{}, len(plan.Subgoals))
 	for _, s := range plan.Subgoals {
 		done[s.ID] = make(chan struct{})
 	}
 	sem := make(chan struct{}, r.b.Parallelism)
-	g, gctx := errgroup.WithContext(stopCtx)
+	g, gctx := errgroup.WithContext(ctx)
 	for _, s := range plan.Subgoals {
 		if !needed[s.ID] {
 			continue
 		}
 		g.Go(func() error {
-			for _, n := range r.waitsFor(s) {
+			for _, n := range r.waveWait(plan, s, needed) {
 				select {
 				case <-done[n]:
 				case <-gctx.Done():
@@ -71,15 +73,16 @@ func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
 			if gctx.Err() != nil {
 				return r.quiet(gctx.Err())
 			}
-			sufficient, err := r.runSubgoal(gctx, plan, s)
-			if err != nil {
-				return r.quiet(err)
+			// An early stop comes from an earlier wave, all of which has
+			// finished: it skips this subgoal on every run alike.
+			if r.isStopped() {
+				close(done[s.ID])
+				return nil
 			}
-			// Stop before releasing the dependants: a dependant woken by
-			// done must already see the stop, or it runs after the
-			// question was answered.
-			if sufficient {
-				stop()
+			// The stop, if this subgoal makes one, is recorded before done
+			// releases the next wave.
+			if _, err := r.runSubgoal(gctx, plan, s); err != nil {
+				return r.quiet(err)
 			}
 			close(done[s.ID])
 			return nil
@@ -101,9 +104,9 @@ func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
 // executeInOrder runs the needed subgoals one at a time in a fixed order,
 // Plan.Order's: each subgoal after those it needs (and a verified branch
 // after the branch it checks), ties in plan order. With
-// one subgoal at a time the order is then the same on every run, so the
-// prompts are too (a prompt shows the whole plan with what has been found
-// so far), which a replayed or sharded eval relies on.
+// one subgoal at a time the order is then the same on every run; the
+// prompts are the same at any parallelism (see determinism.go), which a
+// replayed or sharded eval relies on.
 func (r *run) executeInOrder(ctx context.Context, plan *kgqa.Plan, needed map[string]bool) error {
 	order, err := r.executionOrder(plan)
 	if err != nil {
@@ -168,7 +171,7 @@ func (r *run) runSubgoal(ctx context.Context, plan *kgqa.Plan, s kgqa.Subgoal) (
 	}
 	r.mu.Unlock()
 	sg := &subgoalRun{run: r, plan: plan, s: s, rec: rec, d0: d0, b: withPack(r.b, rec.Retrieval)}
-	res, end, err := sg.execute(ctx)
+	res, end, err := sg.execute(kgqa.WithStep(ctx, kgqa.Step{Subgoal: s.ID}))
 	r.mu.Lock()
 	rec.ElapsedMS = time.Since(start).Milliseconds()
 	if err != nil {
@@ -193,15 +196,15 @@ func (r *run) runSubgoal(ctx context.Context, plan *kgqa.Plan, s kgqa.Subgoal) (
 	return sg.sufficiency(ctx)
 }
 
-// pendingNeedsLLM reports whether a needed subgoal other than the one just
-// finished has not finished and will ask the model: only then is it worth
-// asking whether the question can be answered early.
+// pendingNeedsLLM reports whether a needed subgoal that starts after
+// finished (by rank, so the same on every run) will ask the model: only
+// then is it worth asking whether the question can be answered early.
 func (r *run) pendingNeedsLLM(plan *kgqa.Plan, finished string) bool {
 	needed := plan.Ancestors(plan.AnswerID())
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range plan.Subgoals {
-		if !needed[s.ID] || s.ID == finished || r.results[s.ID] != nil {
+		if !needed[s.ID] || r.rank[s.ID] <= r.rank[finished] {
 			continue
 		}
 		switch s.Op {

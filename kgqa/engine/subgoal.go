@@ -41,13 +41,17 @@ func (sg *subgoalRun) execute(ctx context.Context) (kgqa.Result, int, error) {
 
 var refPattern = regexp.MustCompile(`#(\d+)`)
 
-// text returns the subgoal's text with "#k" references followed by the
-// names of the result they refer to.
+// text returns the subgoal's text with "#k" references to its
+// prerequisites followed by the names of the result they refer to.
 func (sg *subgoalRun) text() string {
+	known := sg.prerequisites(sg.plan, sg.s.ID)
 	sg.mu.Lock()
 	defer sg.mu.Unlock()
 	return refPattern.ReplaceAllStringFunc(sg.s.Text, func(m string) string {
 		id := "s" + m[1:]
+		if !known[id] {
+			return m
+		}
 		res := sg.results[id]
 		if res == nil {
 			return m
@@ -71,17 +75,22 @@ func clip(s string, n int) string {
 }
 
 // view renders the plan for a prompt, marking the current subgoal and
-// listing the results known so far.
+// listing the results of its prerequisites.
 func (sg *subgoalRun) view() prompts.PlanView {
-	return sg.run.view(sg.plan, sg.s.ID)
+	return sg.run.view(sg.plan, sg.s.ID, sg.prerequisites(sg.plan, sg.s.ID))
 }
 
-func (r *run) view(plan *kgqa.Plan, current string) prompts.PlanView {
+// view renders the plan for a prompt, marking current and listing the
+// results of the subgoals in known (all results when known is nil).
+func (r *run) view(plan *kgqa.Plan, current string, known map[string]bool) prompts.PlanView {
 	v := prompts.PlanView{Question: r.ans.Question, Current: current}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range plan.Subgoals {
 		v.Subgoals = append(v.Subgoals, prompts.SubgoalLine{ID: s.ID, Text: s.Text, Op: string(s.Op), Needs: strings.Join(s.Needs, ", ")})
+		if known != nil && !known[s.ID] {
+			continue
+		}
 		if res := r.results[s.ID]; res != nil {
 			v.Known = append(v.Known, s.ID+": "+clip(summary(*res), 300))
 		}
@@ -185,7 +194,7 @@ type tentativeReply struct {
 // model could not put in shape, repair included, is no guess: it returns
 // an empty one, the question goes on, and the evidence decides.
 func (sg *subgoalRun) tentative(ctx context.Context, text string) (*kgqa.Tentative, error) {
-	req, err := prompts.Request(kgqa.Reasoner, prompts.Tentative, prompts.SubgoalData{Plan: sg.view(), Subgoal: text})
+	req, err := sg.e.tmpl.Request(kgqa.Reasoner, prompts.Tentative, prompts.SubgoalData{Plan: sg.view(), Subgoal: text})
 	if err != nil {
 		return nil, stepErr("tentative", sg.s.ID, err)
 	}

@@ -21,11 +21,12 @@ type finalReply struct {
 	Reason   string   `json:"reason"`
 }
 
-// evidence returns the facts gathered so far, most relevant to the question
-// first, and their prompt lines.
-func (r *run) evidence() ([]kgqa.Fact, []string) {
+// evidence returns the facts the subgoals in known gathered (all facts when
+// known is nil), most relevant to the question first, and their prompt
+// lines.
+func (r *run) evidence(known map[string]bool) ([]kgqa.Fact, []string) {
 	d := r.e.g.Dialect()
-	facts := promptFacts(d, r.ans.Question, r.allFacts(), r.b.MaxEntitiesPerRelation, r.e.maxFacts)
+	facts := promptFacts(d, r.ans.Question, r.factsOf(known), r.b.MaxEntitiesPerRelation, r.e.maxFacts)
 	lines := make([]string, len(facts))
 	for i, f := range facts {
 		lines[i] = prompts.Fact(d, f)
@@ -34,25 +35,14 @@ func (r *run) evidence() ([]kgqa.Fact, []string) {
 }
 
 // resolveAll maps a model's entity references to terms of every fact the
-// run has gathered, not only those of one prompt: an answer that stops the
-// run early may name the entities of any subgoal.
-func (r *run) resolveAll(refs []string) []kgqa.Term {
+// subgoals in known gathered, not only those of one prompt: an answer that
+// stops the run early may name the entities of any subgoal it rests on.
+func (r *run) resolveAll(known map[string]bool, refs []string) []kgqa.Term {
 	if len(refs) == 0 {
 		return nil
 	}
-	ents, _ := refine.Resolve(r.allFacts(), refs)
+	ents, _ := refine.Resolve(r.factsOf(known), refs)
 	return ents
-}
-
-// allFacts copies the facts the run has gathered.
-func (r *run) allFacts() []kgqa.Fact {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	all := make([]kgqa.Fact, len(r.facts))
-	for i, f := range r.facts {
-		all[i] = f.fact
-	}
-	return all
 }
 
 // sufficiency judges, after a find subgoal that is not the answer, whether
@@ -68,8 +58,9 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 		if sg.b.FuseSufficiency {
 			return false, nil
 		}
-		_, lines := sg.evidence()
-		req, err := prompts.Request(kgqa.Reasoner, prompts.Sufficiency, prompts.SufficiencyData{Plan: sg.run.view(sg.plan, ""), Facts: lines})
+		known := sg.judgedAfter(sg.plan, sg.s.ID)
+		_, lines := sg.evidence(known)
+		req, err := sg.e.tmpl.Request(kgqa.Reasoner, prompts.Sufficiency, prompts.SufficiencyData{Plan: sg.run.view(sg.plan, "", known), Facts: lines})
 		if err != nil {
 			return false, stepErr("sufficiency", sg.s.ID, err)
 		}
@@ -77,7 +68,7 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 		if _, err := sg.e.chat.JSON(ctx, req, &rep, nil); err != nil {
 			return false, stepErr("sufficiency", sg.s.ID, err)
 		}
-		ents := sg.resolveAll(rep.Entities)
+		ents := sg.resolveAll(known, rep.Entities)
 		suf = &kgqa.Sufficiency{Sufficient: rep.Sufficient, Answer: rep.Answer, Entities: ents, Reason: rep.Reason}
 		sg.rec.Sufficiency = suf
 		sg.mu.Lock()
@@ -93,10 +84,13 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 	}
 	sg.mu.Lock()
 	defer sg.mu.Unlock()
-	if sg.stopped {
+	// Subgoals of one wave judge in any order: the first in plan order
+	// answers.
+	pos := sg.pos[sg.s.ID]
+	if sg.stopped && sg.stopPos <= pos {
 		return false, nil
 	}
-	sg.stopped = true
+	sg.stopped, sg.stopPos = true, pos
 	sg.ans.Stop = kgqa.StopSufficient
 	sg.ans.Text, sg.ans.Entities = suf.Answer, nonNil(suf.Entities)
 	if sg.ans.Text == "" {
@@ -109,8 +103,8 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 // finalAnswer asks the model to answer from everything gathered when the
 // answer subgoal produced nothing.
 func (r *run) finalAnswer(ctx context.Context, plan *kgqa.Plan) error {
-	facts, lines := r.evidence()
-	req, err := prompts.Request(kgqa.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, ""), Facts: lines})
+	facts, lines := r.evidence(nil)
+	req, err := r.e.tmpl.Request(kgqa.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, "", nil), Facts: lines})
 	if err != nil {
 		return stepErr("final", "", err)
 	}
@@ -138,7 +132,7 @@ func (r *run) answerWithoutKG(ctx context.Context, plan *kgqa.Plan) error {
 	for _, s := range r.ans.Subgoals {
 		s.Status = statusSkipped
 	}
-	req, err := prompts.Request(kgqa.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, "")})
+	req, err := r.e.tmpl.Request(kgqa.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, "", nil)})
 	if err != nil {
 		return stepErr("final", "", err)
 	}

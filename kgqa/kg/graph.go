@@ -89,6 +89,7 @@ func (s *store) run(ctx context.Context, q string) (*backend.Table, error) {
 		return nil, err
 	}
 	StatsFrom(ctx).addQuery()
+	kgqa.RecorderFrom(ctx).AddQuery(ctx, q)
 	return s.exec.Query(ctx, q)
 }
 

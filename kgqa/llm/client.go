@@ -269,6 +269,7 @@ func (c *Client) call(ctx context.Context, e *endpoint, req kgqa.ChatRequest, ms
 		rec.Err = err.Error()
 	}
 	c.record(ctx, rec)
+	kgqa.RecorderFrom(ctx).AddCall(ctx, kgqa.Exchange{Role: e.role, Stage: req.Stage, Messages: msgs, Reply: content, Error: rec.Err})
 	return content, rec, err
 }
 

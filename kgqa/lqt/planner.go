@@ -31,6 +31,7 @@ type Atom struct {
 // kgqa.Planner. Safe for concurrent use; its cache of unrelated pairs is
 // shared by every question it plans.
 type Planner struct {
+	tmpl  *prompts.Set
 	chat  kgqa.Chatter
 	cfg   config.LQT
 	sim   Similarity
@@ -41,6 +42,16 @@ var _ engine.Planner = (*Planner)(nil)
 
 // Option configures a Planner.
 type Option func(*Planner)
+
+// WithPrompts makes the planner render its prompts with set (prompts.dir)
+// rather than the built-in templates.
+func WithPrompts(set *prompts.Set) Option {
+	return func(p *Planner) {
+		if set != nil {
+			p.tmpl = set
+		}
+	}
+}
 
 // WithSimilarity sets where Sim comes from (default Lexical).
 func WithSimilarity(s Similarity) Option { return func(p *Planner) { p.sim = s } }
@@ -62,7 +73,7 @@ func New(chat kgqa.Chatter, cfg config.LQT, opts ...Option) *Planner {
 	if cfg.Parallelism <= 0 {
 		cfg.Parallelism = d.Parallelism
 	}
-	p := &Planner{chat: chat, cfg: cfg, sim: Lexical{}}
+	p := &Planner{tmpl: prompts.Builtin, chat: chat, cfg: cfg, sim: Lexical{}}
 	for _, o := range opts {
 		o(p)
 	}
@@ -76,11 +87,11 @@ func New(chat kgqa.Chatter, cfg config.LQT, opts ...Option) *Planner {
 // planner for mode lqt, taking Sim from embedder's vectors when it is not
 // nil (the client of llm.embeddings) and from lexical cosine otherwise,
 // and an option that changes nothing for mode parog.
-func FromConfig(cfg config.Planner, chat kgqa.Chatter, embedder llm.Embedder) engine.Option {
+func FromConfig(cfg config.Planner, chat kgqa.Chatter, embedder llm.Embedder, set *prompts.Set) engine.Option {
 	if cfg.Mode != "lqt" {
 		return func(*engine.Engine) {}
 	}
-	var opts []Option
+	opts := []Option{WithPrompts(set)}
 	if embedder != nil {
 		opts = append(opts, WithSimilarity(NewEmbeddings(embedder)))
 	}
@@ -167,7 +178,7 @@ type atomsReply struct {
 // atoms asks for the atomic queries; they must make a valid flat plan
 // (known ops, consistent args) and refer only to other queries.
 func (p *Planner) atoms(ctx context.Context, question string) ([]Atom, error) {
-	req, err := prompts.Request(p.role(), prompts.LQTAtoms, prompts.LQTAtomsData{Question: question, Ops: opNames})
+	req, err := p.tmpl.Request(p.role(), prompts.LQTAtoms, prompts.LQTAtomsData{Question: question, Ops: opNames})
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +244,7 @@ func (p *Planner) relate(ctx context.Context, question string, texts []string, t
 	g.SetLimit(p.cfg.Parallelism)
 	for i, pr := range ask {
 		g.Go(func() error {
-			req, err := prompts.Request(p.role(), prompts.LQTRelation, prompts.LQTRelationData{Question: question, A: shown[pr.a], B: shown[pr.b]})
+			req, err := p.tmpl.Request(p.role(), prompts.LQTRelation, prompts.LQTRelationData{Question: question, A: shown[pr.a], B: shown[pr.b]})
 			if err != nil {
 				return err
 			}

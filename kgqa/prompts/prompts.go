@@ -38,20 +38,27 @@ const (
 //go:embed *.tmpl *.schema.json
 var files embed.FS
 
-var tmpl = template.Must(template.New("").Funcs(template.FuncMap{
+// funcs are the functions a template may call.
+var funcs = template.FuncMap{
 	"join": strings.Join,
 	"add1": func(i int) int { return i + 1 },
-}).ParseFS(files, "*.tmpl"))
+}
 
 // Names lists every stage with a prompt.
 var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, Refine, Sufficiency, Final, Select, LQTAtoms, LQTRelation}
 
+// Render executes the built-in template of stage with data and returns the
+// system and user messages.
+func Render(stage string, data any) ([]kgqa.Message, error) {
+	return Builtin.Render(stage, data)
+}
+
 // Render executes the template of stage with data and returns the system
 // and user messages.
-func Render(stage string, data any) ([]kgqa.Message, error) {
+func (set *Set) Render(stage string, data any) ([]kgqa.Message, error) {
 	var msgs []kgqa.Message
 	for _, part := range []string{"system", "user"} {
-		t := tmpl.Lookup(stage + "." + part)
+		t := set.tmpl.Lookup(stage + "." + part)
 		if t == nil {
 			return nil, fmt.Errorf("prompts: render: no %s block for stage %q", part, stage)
 		}
@@ -100,10 +107,16 @@ var schemas = func() map[string][]byte {
 	return m
 }()
 
+// Request builds the llm.Request of stage with the built-in templates:
+// rendered messages, the stage's schema and its name.
+func Request(role kgqa.Role, stage string, data any) (kgqa.ChatRequest, error) {
+	return Builtin.Request(role, stage, data)
+}
+
 // Request builds the llm.Request of stage: rendered messages, the stage's
 // schema and its name.
-func Request(role kgqa.Role, stage string, data any) (kgqa.ChatRequest, error) {
-	msgs, err := Render(stage, data)
+func (set *Set) Request(role kgqa.Role, stage string, data any) (kgqa.ChatRequest, error) {
+	msgs, err := set.Render(stage, data)
 	if err != nil {
 		return kgqa.ChatRequest{}, err
 	}

@@ -58,47 +58,87 @@ var Draw = (function () {
     return layer;
   }
 
-  // layout places nodes left to right by layer, each layer ordered by the
-  // mean row of its predecessors.
+  // layout places nodes left to right by layer (a layered layout). An edge
+  // that spans more than one layer gets a waypoint in each layer it
+  // crosses: a thin slot of its own in that column, ordered with the nodes
+  // by the mean row of their predecessors, so the edge passes the column
+  // through its slot and never through a node. Returns the positions of
+  // nodes (pos) and of each long edge's waypoints (via, by edge index).
   function layout(nodes, edges, o) {
     var ids = nodes.map(function (n) { return n.id; });
-    var layer = layers(ids, edges), cols = [], row = {}, pos = {};
-    nodes.forEach(function (n) { (cols[layer[n.id]] = cols[layer[n.id]] || []).push(n.id); });
+    var layer = layers(ids, edges), cols = [], row = {}, pos = {}, height = {}, via = {}, links = [];
+    nodes.forEach(function (n) { (cols[layer[n.id]] = cols[layer[n.id]] || []).push(n.id); height[n.id] = o.h; });
+    edges.forEach(function (e, i) {
+      if (layer[e.from] === undefined || layer[e.to] === undefined) return;
+      var prev = e.from;
+      via[i] = [];
+      for (var l = layer[e.from] + 1; l < layer[e.to]; l++) {
+        var d = "~" + i + "~" + l;
+        (cols[l] = cols[l] || []).push(d);
+        height[d] = o.slot;
+        via[i].push(d);
+        links.push({ from: prev, to: d });
+        prev = d;
+      }
+      links.push({ from: prev, to: e.to });
+    });
     cols.forEach(function (col, c) {
       if (c > 0) {
         var key = {};
         col.forEach(function (id, i) {
-          var preds = edges.filter(function (e) { return e.to === id && row[e.from] !== undefined; });
+          var preds = links.filter(function (e) { return e.to === id && row[e.from] !== undefined; });
           key[id] = preds.length ? preds.reduce(function (s, e) { return s + row[e.from]; }, 0) / preds.length : i;
         });
         col.sort(function (a, b) { return key[a] - key[b]; });
       }
       col.forEach(function (id, i) { row[id] = i; });
     });
-    var tallest = Math.max.apply(null, cols.map(function (c) { return c.length; }).concat([1]));
+    var colH = cols.map(function (col) { return col.reduce(function (s, id) { return s + height[id]; }, 0) + Math.max(0, col.length - 1) * o.gapY; });
+    var tallest = Math.max.apply(null, colH.concat([o.h]));
     cols.forEach(function (col, c) {
-      var off = (tallest - col.length) * (o.h + o.gapY) / 2;
-      col.forEach(function (id, i) { pos[id] = { x: o.pad + c * (o.w + o.gapX), y: o.pad + off + i * (o.h + o.gapY) }; });
+      var y = o.pad + (tallest - colH[c]) / 2;
+      col.forEach(function (id) { pos[id] = { x: o.pad + c * (o.w + o.gapX), y: y, h: height[id] }; y += height[id] + o.gapY; });
     });
-    return { pos: pos, width: 2 * o.pad + cols.length * (o.w + o.gapX) - o.gapX, height: 2 * o.pad + tallest * (o.h + o.gapY) - o.gapY };
+    var vias = {};
+    Object.keys(via).forEach(function (i) { vias[i] = via[i].map(function (d) { return pos[d]; }); });
+    return { pos: pos, via: vias, width: 2 * o.pad + cols.length * (o.w + o.gapX) - o.gapX, height: 2 * o.pad + tallest };
+  }
+
+  // route is the SVG path of edge i: out of the right side of its tail,
+  // straight through the slot of each column it crosses, curving only in
+  // the gaps between columns (where there are no nodes), into the left
+  // side of its head.
+  function route(L, o, e, i) {
+    var a = L.pos[e.from], b = L.pos[e.to];
+    if (b.x <= a.x) { // a back edge of a cycle (facts only): bottom to top
+      var x1 = a.x + o.w / 2, y1 = a.y + o.h, x2 = b.x + o.w / 2, y2 = b.y, my = (y1 + y2) / 2;
+      return { d: "M" + x1 + "," + y1 + " C" + x1 + "," + my + " " + x2 + "," + my + " " + x2 + "," + y2, label: [(x1 + x2) / 2, my] };
+    }
+    var pts = [[a.x + o.w, a.y + o.h / 2]];
+    (L.via[i] || []).forEach(function (v) { pts.push([v.x, v.y + v.h / 2], [v.x + o.w, v.y + v.h / 2]); });
+    pts.push([b.x, b.y + o.h / 2]);
+    var d = "M" + pts[0][0] + "," + pts[0][1];
+    for (var k = 1; k < pts.length; k++) {
+      var p = pts[k - 1], q = pts[k];
+      if (k % 2 === 1) { var mx = (p[0] + q[0]) / 2; d += " C" + mx + "," + p[1] + " " + mx + "," + q[1] + " " + q[0] + "," + q[1]; }
+      else d += " L" + q[0] + "," + q[1];
+    }
+    return { d: d, label: [(pts[0][0] + pts[1][0]) / 2, (pts[0][1] + pts[1][1]) / 2 - 4] };
   }
 
   // graph draws a directed graph as SVG. nodes: {id, lines[], cls, title};
   // edges: {from, to, label}. opts: w, h (node size), onSelect(id) makes
   // nodes focusable buttons.
   function graph(nodes, edges, opts) {
-    var o = Object.assign({ w: 190, h: 58, gapX: 70, gapY: 18, pad: 12, label: "graph" }, opts || {});
+    var o = Object.assign({ w: 190, h: 58, gapX: 70, gapY: 18, pad: 12, slot: 10, label: "graph" }, opts || {});
     var L = layout(nodes, edges, o), uid = "arrow" + Math.random().toString(36).slice(2);
     var svg = sv("svg", { viewBox: "0 0 " + L.width + " " + L.height, width: L.width, height: L.height, role: "group", "aria-label": o.label, class: "graph" });
     svg.appendChild(sv("defs", {}, [sv("marker", { id: uid, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, [sv("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" })])]));
-    edges.forEach(function (e) {
-      var a = L.pos[e.from], b = L.pos[e.to];
-      if (!a || !b) return;
-      var x1 = a.x + o.w, y1 = a.y + o.h / 2, x2 = b.x, y2 = b.y + o.h / 2;
-      if (x2 <= x1) { x1 = a.x + o.w / 2; y1 = a.y + o.h; x2 = b.x + o.w / 2; y2 = b.y; }
-      var mx = (x1 + x2) / 2;
-      svg.appendChild(sv("path", { d: "M" + x1 + "," + y1 + " C" + mx + "," + y1 + " " + mx + "," + y2 + " " + x2 + "," + y2, class: "edge", "marker-end": "url(#" + uid + ")" }));
-      if (e.label) svg.appendChild(sv("text", { x: mx, y: (y1 + y2) / 2 - 4, class: "edge-label", "text-anchor": "middle" }, [e.label]));
+    edges.forEach(function (e, i) {
+      if (!L.pos[e.from] || !L.pos[e.to]) return;
+      var r = route(L, o, e, i);
+      svg.appendChild(sv("path", { d: r.d, class: "edge", "data-from": e.from, "data-to": e.to, "marker-end": "url(#" + uid + ")" }));
+      if (e.label) svg.appendChild(sv("text", { x: r.label[0], y: r.label[1], class: "edge-label", "text-anchor": "middle" }, [e.label]));
     });
     nodes.forEach(function (n) {
       var p = L.pos[n.id];
@@ -124,7 +164,7 @@ var Draw = (function () {
   // value, lo, hi, note}, values in [0,1].
   function bars(rows, opts) {
     var o = Object.assign({ labelW: 170, barW: 360, rowH: 24, label: "bars" }, opts || {});
-    var H = rows.length * o.rowH + 24, W = o.labelW + o.barW + 280;
+    var H = rows.length * o.rowH + 24, W = o.labelW + o.barW + 400;
     var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": o.label, class: "bars" });
     [0, 0.25, 0.5, 0.75, 1].forEach(function (t) {
       var x = o.labelW + t * o.barW;
@@ -170,8 +210,45 @@ var Draw = (function () {
     return el("figure", { class: "hist-fig" }, [svg, legend(series.map(function (s) { return s.name; }))]);
   }
 
-  function legend(names) {
-    return el("figcaption", { class: "legend" }, names.map(function (n, i) { return el("span", { class: "key s" + i }, [n]); }));
+  function legend(names, classes) {
+    return el("figcaption", { class: "legend" }, names.map(function (n, i) { return el("span", { class: "key " + (classes ? classes[i] : "s" + i) }, [n]); }));
+  }
+
+  // ecdf draws the empirical cumulative distributions of several series on
+  // one axis: for each x, the share of a series' values at most x. The x
+  // axis is log(1 + x), so that a long tail (PoG's 390 calls) and a short
+  // one (our 5) are both readable; 0 sits at the left edge. series: {name,
+  // values[], cls}; opts.unit names the x quantity.
+  function ecdf(series, opts) {
+    var o = Object.assign({ W: 560, H: 180, left: 64, bottom: 40, label: "distribution", unit: "" }, opts || {});
+    var all = [].concat.apply([], series.map(function (s) { return s.values; }));
+    var Wt = o.left + o.W + 20, Ht = o.H + o.bottom + 10;
+    var svg = sv("svg", { viewBox: "0 0 " + Wt + " " + Ht, width: Wt, height: Ht, role: "img", "aria-label": o.label, class: "ecdf" });
+    if (!all.length) { svg.appendChild(sv("text", { x: 10, y: 20 }, ["no data"])); return svg; }
+    var max = Math.max.apply(null, all.concat([1])), lmax = Math.log10(1 + max);
+    function X(v) { return o.left + Math.log10(1 + Math.max(0, v)) / lmax * o.W; }
+    function Y(f) { return 10 + (1 - f) * o.H; }
+    [0, 0.25, 0.5, 0.75, 1].forEach(function (f) {
+      svg.appendChild(sv("line", { x1: o.left, x2: o.left + o.W, y1: Y(f), y2: Y(f), class: "grid" }));
+      svg.appendChild(sv("text", { x: o.left - 6, y: Y(f) + 4, "text-anchor": "end", class: "axis" }, [Math.round(f * 100) + "%"]));
+    });
+    var ticks = [0];
+    for (var p = 1; p <= max * 10; p *= 10) { [1, 2, 5].forEach(function (m) { if (p * m <= max * 1.0001) ticks.push(p * m); }); }
+    ticks.forEach(function (t) {
+      svg.appendChild(sv("line", { x1: X(t), x2: X(t), y1: 10, y2: 10 + o.H, class: "grid" }));
+      if (t === 0 || String(t)[0] !== "2") svg.appendChild(sv("text", { x: X(t), y: 10 + o.H + 14, "text-anchor": "middle", class: "axis" }, [t >= 1000 ? (t / 1000) + "k" : String(t)]));
+    });
+    svg.appendChild(sv("text", { x: o.left + o.W / 2, y: 10 + o.H + 32, "text-anchor": "middle", class: "axis" }, [o.unit + " per question (log scale)"]));
+    svg.appendChild(sv("text", { x: 12, y: 10 + o.H / 2, "text-anchor": "middle", class: "axis y-label", transform: "rotate(-90 12 " + (10 + o.H / 2) + ")" }, ["questions ≤ x"]));
+    series.forEach(function (s) {
+      var v = s.values.slice().sort(function (a, b) { return a - b; }), n = v.length;
+      if (!n) return;
+      var d = "M" + X(0) + "," + Y(0);
+      v.forEach(function (x, i) { d += " H" + X(x) + " V" + Y((i + 1) / n); });
+      d += " H" + X(max);
+      svg.appendChild(sv("path", { d: d, class: "ecdf-line " + (s.cls || ""), "data-name": s.name }, [sv("title", {}, [s.name + ": median " + v[Math.floor((n - 1) / 2)] + ", max " + v[n - 1]])]));
+    });
+    return el("figure", { class: "ecdf-fig" }, [svg, legend(series.map(function (s) { return s.name; }), series.map(function (s) { return s.cls || ""; }))]);
   }
 
   // timeline draws lanes of segments on one time axis. lanes: {name,
@@ -209,5 +286,5 @@ var Draw = (function () {
 
   function pct(x) { return (100 * (x || 0)).toFixed(1) + "%"; }
 
-  return { el: el, sv: sv, wrap: wrap, layout: layout, graph: graph, bars: bars, histograms: histograms, timeline: timeline, table: table, pct: pct };
+  return { el: el, sv: sv, wrap: wrap, layout: layout, graph: graph, bars: bars, histograms: histograms, ecdf: ecdf, timeline: timeline, table: table, pct: pct };
 })();

@@ -14,15 +14,25 @@
 
   function scored(run) { return run.scored !== false; }
 
+  // colour is a run's one colour in every chart: its place among the runs.
+  function colour(i) { return "r" + (i % 6); }
+
+  // label names a run, with its dataset when the runs mix datasets.
+  var mixed = false;
+  function label(run) { return run.name + (mixed && run.dataset ? " [" + run.dataset + "]" : ""); }
+
   function hitsSection(runs, scoring) {
     var rows = [];
-    runs.forEach(function (run) {
-      var name = run.name + (scoring ? " (" + scoring + " rule)" : "");
-      if (!scored(run)) { rows.push(el("p", { class: "meta" }, [run.name + ": Hits@1 n/a (no gold answers given)"])); return; }
-      var bars = [{ label: "all (" + run.questions + ")", value: run.hits1.mean, lo: run.hits1.low, hi: run.hits1.high, note: "t-interval over seeds", cls: run.format === "pog" ? "pog" : "" }];
+    runs.forEach(function (run, i) {
+      var name = label(run) + (scoring ? " (" + scoring + " rule)" : "");
+      if (!scored(run)) { rows.push(el("p", { class: "meta" }, [label(run) + ": Hits@1 n/a (no gold answers given)"])); return; }
+      // Over one seed a t-interval has no width: the bootstrap over
+      // questions is the interval then.
+      var oneSeed = !run.hits1.n || run.hits1.n < 2, ci = oneSeed && run.hits1_bootstrap ? run.hits1_bootstrap : run.hits1;
+      var bars = [{ label: "all (" + run.questions + ")", value: run.hits1.mean, lo: ci.low, hi: ci.high, note: oneSeed ? "bootstrap over questions" : "t-interval over seeds", cls: colour(i) }];
       (run.by_type || []).forEach(function (t) {
         var ci = wilson(Math.round(t.hits1 * t.n), t.n);
-        bars.push({ label: t.type + " (" + t.n + ")", value: t.hits1, lo: ci.lo, hi: ci.hi, cls: run.format === "pog" ? "pog" : "" });
+        bars.push({ label: t.type + " (" + t.n + ")", value: t.hits1, lo: ci.lo, hi: ci.hi, cls: colour(i) });
       });
       rows.push(el("h3", {}, [name]));
       rows.push(Draw.bars(bars, { label: "Hits@1 per type, " + run.name }));
@@ -31,7 +41,7 @@
       }
     });
     return el("section", { id: "hits" }, [el("h2", {}, ["Hits@1 per question type"]),
-      el("p", { class: "note" }, ["Bars are Hits@1; whiskers the 95% interval (all: over seeds; per type: Wilson over result lines)."])].concat(rows));
+      el("p", { class: "note" }, ["Bars are Hits@1; whiskers the 95% interval (all: t over seeds, or the bootstrap over questions when there is one seed; per type: Wilson over result lines). Each run keeps one colour in every chart."])].concat(rows));
   }
 
   // certificates shows, per question type, the share of KG-drawn answers
@@ -58,13 +68,14 @@
 
   function costSection(runs, data) {
     var series = function (key) {
-      return data.runs.map(function (r, i) { return { name: runs[i].name + (runs[i].format === "pog" ? " (PoG)" : ""), values: r.rows.map(function (x) { return x[key] || 0; }) }; });
+      return data.runs.map(function (r, i) { return { name: label(runs[i]) + (runs[i].format === "pog" ? " (PoG)" : ""), values: r.rows.map(function (x) { return x[key] || 0; }), cls: colour(i) }; });
     };
     var hasPoG = runs.some(function (r) { return r.format === "pog"; });
     return el("section", { id: "cost" }, [el("h2", {}, ["Calls and tokens per question"]),
       hasPoG ? null : el("p", { class: "note" }, ["Give a PoG results file among the runs to see PoG's distribution beside ours."]),
-      el("h3", {}, ["LLM calls"]), Draw.histograms(series("call_num"), { label: "calls per question" }),
-      el("h3", {}, ["Tokens"]), Draw.histograms(series("total_token"), { label: "tokens per question" }),
+      el("p", { class: "note" }, ["Cumulative distributions on a log scale: a curve reaches y at the x that y of the run's questions stay within."]),
+      el("h3", {}, ["LLM calls"]), Draw.ecdf(series("call_num"), { label: "calls per question", unit: "LLM calls" }),
+      el("h3", {}, ["Tokens"]), Draw.ecdf(series("total_token"), { label: "tokens per question", unit: "tokens" }),
       Draw.table(["run", "calls mean", "median", "p90", "tokens mean", "median", "p90"], costRows(runs))]);
   }
 
@@ -73,7 +84,7 @@
   function costRows(runs) {
     var rows = runs.map(function (r) {
       var e = r.efficiency || {};
-      return [r.name].concat(dist(e.llm_calls), dist(e.tokens));
+      return [label(r)].concat(dist(e.llm_calls), dist(e.tokens));
     });
     var ref = runs.map(function (r) { return r.efficiency && r.efficiency.pog; }).filter(Boolean)[0];
     if (ref && !runs.some(function (r) { return r.format === "pog"; })) rows.push(["PoG: " + ref.source].concat(dist(ref.llm_calls), dist(ref.tokens)));
@@ -99,13 +110,15 @@
     var parts = runs.map(function (r, i) {
       var rows = data.runs[i].rows, omitted = data.runs[i].traces_omitted;
       if (!scored(r)) return null;
-      return el("div", {}, [el("h3", {}, [r.name]),
+      return el("div", {}, [el("h3", {}, [label(r)]),
         omitted ? el("p", { class: "note" }, [omitted + " failed questions carry no trace here (the page keeps the first " + 300 + ")"]) : null,
         Results.table(rows, function (row) {
           view.textContent = "";
           view.appendChild(Trace.view(Trace.normalize(row), null));
           view.scrollIntoView();
-        }, { initial: { hit: "miss" }, label: "failures of " + r.name })]);
+        }, { initial: { hit: "miss" }, label: "failures of " + r.name,
+          pogRule: rows.some(function (x) { return x.pog_hit !== undefined && x.pog_hit !== null; }),
+          chains: r.format === "pog" })]);
     });
     return el("section", { id: "failures" }, [el("h2", {}, ["Failures"]), el("p", { class: "note" }, ["Each question with a trace opens it below the table."])].concat(parts, [view]));
   }
@@ -113,7 +126,8 @@
   document.addEventListener("DOMContentLoaded", function () {
     var data = JSON.parse(document.getElementById("report-data").textContent);
     var runs = data.report.runs || [], root = document.getElementById("report");
-    root.appendChild(el("p", { class: "meta" }, [runs.length + " run(s)" + (data.report.dataset ? " on " + data.report.dataset : "") + ": " + runs.map(function (r) { return r.name; }).join(", ")]));
+    mixed = data.report.dataset === "mixed";
+    root.appendChild(el("p", { class: "meta" }, [runs.length + " run(s)" + (data.report.dataset && !mixed ? " on " + data.report.dataset : mixed ? " of different datasets" : "") + ": " + runs.map(label).join(", ")]));
     root.appendChild(hitsSection(runs, data.report.scoring));
     root.appendChild(certificates(runs));
     root.appendChild(costSection(runs, data));

@@ -14,6 +14,18 @@ var Results = (function () {
 
   function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "…" : s; }
 
+  // chains shows a PoG row's reasoning chains (lists of triples), folded.
+  function chains(cs) {
+    if (!Array.isArray(cs) || !cs.length) return "none";
+    var lines = [];
+    (function walk(x, depth) {
+      if (Array.isArray(x) && x.length && x.every(function (y) { return typeof y !== "object" || y === null; })) { lines.push(x.join(" → ")); return; }
+      if (Array.isArray(x)) { x.forEach(function (y) { walk(y, depth + 1); }); return; }
+      lines.push(typeof x === "string" ? x : JSON.stringify(x));
+    })(cs, 0);
+    return el("details", { class: "chains" }, [el("summary", {}, [lines.length + " chain step" + (lines.length === 1 ? "" : "s")]), el("ol", {}, lines.map(function (l) { return el("li", {}, [l]); }))]);
+  }
+
   var TRANSITIONS = ["right → right", "wrong → right", "right → wrong", "wrong → wrong", "n/a"];
 
   function select(id, label, options) {
@@ -35,8 +47,9 @@ var Results = (function () {
       el("label", { for: uid + "-q" }, ["text ", el("input", { id: uid + "-q", type: "search", placeholder: "question, id, answer" })])
     ]);
     var count = el("p", { class: "meta", "aria-live": "polite" }), body = el("tbody");
+    var head = ["", "id", "type", "question", "prediction", "gold", opts.pogRule ? "strict" : "outcome"].concat(opts.pogRule ? ["pog rule"] : [], ["refinement", "calls", "tokens"], opts.chains ? ["reasoning chains"] : []);
     var tab = el("table", { class: "results-table" }, [
-      el("thead", {}, [el("tr", {}, ["", "id", "type", "question", "prediction", "gold", "outcome", "refinement", "calls", "tokens"].map(function (h) { return el("th", { scope: "col" }, [h]); }))]),
+      el("thead", {}, [el("tr", {}, head.map(function (h) { return el("th", { scope: "col" }, [h]); }))]),
       body
     ]);
     function val(s) { return filters.querySelector("#" + uid + "-" + s).value; }
@@ -51,7 +64,11 @@ var Results = (function () {
         if (q && [r.id, r.question, r.prediction, r.results].join(" ").toLowerCase().indexOf(q) < 0) return;
         if (++shown > 200) return;
         var btn = r.trace ? el("button", { type: "button", class: "open", "aria-label": "open the trace of " + (r.id || r.question), onclick: function () { onOpen(r); } }, ["open"]) : "";
-        body.appendChild(el("tr", { class: outcome }, [btn, r.id || "", r.type || "", r.question || "", clip(r.prediction || r.results || "", 120), (r.gold || []).join(", "), outcome + (r.error_kind ? " (" + r.error_kind + ")" : ""), transition(r), String(r.call_num || 0), String(r.total_token || 0)].map(function (c) { return el("td", {}, [c]); })));
+        var cells = [btn, r.id || "", r.type || "", r.question || "", clip(r.prediction || r.results || "", 120), (r.gold || []).join(", "), outcome + (r.error_kind ? " (" + r.error_kind + ")" : "")];
+        if (opts.pogRule) cells.push(r.pog_hit === true ? "hit" : r.pog_hit === false ? "miss" : "n/a");
+        cells.push(transition(r), String(r.call_num || 0), String(r.total_token || 0));
+        if (opts.chains) cells.push(chains(r.reasoning_chains));
+        body.appendChild(el("tr", { class: outcome }, cells.map(function (c) { return el("td", {}, [c]); })));
       });
       count.textContent = shown + " of " + rows.length + " rows" + (shown > 200 ? " (the first 200 drawn)" : "");
     }

@@ -22,7 +22,8 @@ var Trace = (function () {
     return {
       question: o.question || "", answer: o.answer || "", entities: o.entities || [], plan: o.plan || null,
       planInfo: t.plan_info || null, topics: t.topic_entities || [], subgoals: t.subgoals || [], final: t.final || null,
-      tentative: t.tentative_answer || null, stop: t.stop_reason || "", error: t.error || "", usage: o.usage || null, meta: meta
+      tentative: t.tentative_answer || null, stop: t.stop_reason || "", error: t.error || "", usage: o.usage || t.usage || null, meta: meta,
+      transcript: t.transcript || o.transcript || null, prompts: t.prompts || o.prompts || ""
     };
   }
 
@@ -93,7 +94,10 @@ var Trace = (function () {
       while (i < ends.length && ends[i] > c.start_ms) i++;
       if (i === ends.length) { lanes.push({ name: "lane " + (i + 1), segs: [] }); ends.push(0); }
       ends[i] = c.start_ms + Math.max(c.ms, 1);
-      lanes[i].segs.push({ start: c.start_ms, end: c.start_ms + c.ms, label: c.stage + " (" + c.role + ", " + c.tokens + " tokens" + (c.failed ? ", failed" : "") + ")", cls: stageClass(c.stage) + (c.failed ? " failed" : "") });
+      // A call that reported no tokens (a cached or failed reply, or an
+      // endpoint without usage) is drawn hollow, not as a full call.
+      lanes[i].segs.push({ start: c.start_ms, end: c.start_ms + c.ms, label: c.stage + " (" + c.role + ", " + (c.tokens || 0) + " tokens" + (c.failed ? ", failed" : "") + ")",
+        cls: stageClass(c.stage) + (c.failed ? " failed" : "") + (c.tokens ? "" : " zero") });
     });
     return lanes;
   }
@@ -150,9 +154,33 @@ var Trace = (function () {
     return (rels || []).map(function (r) { return r.id + (r.dir === "in" ? " (in)" : ""); }).join(", ") || "none";
   }
 
+  // prompts shows a subgoal's model calls (messages and raw reply) and
+  // SPARQL queries from the transcript (--trace-prompts), one fold per
+  // round, each call folded again; everything starts folded.
+  function prompts(t, id) {
+    if (!t) return null;
+    var calls = (t.calls || []).filter(function (c) { return (c.subgoal || "") === id; });
+    var queries = (t.queries || []).filter(function (q) { return (q.subgoal || "") === id; });
+    if (!calls.length && !queries.length) return null;
+    var rounds = [];
+    calls.concat(queries).forEach(function (x) { var r = x.round || 0; if (rounds.indexOf(r) < 0) rounds.push(r); });
+    rounds.sort(function (a, b) { return a - b; });
+    function count(n, what) { return n + " " + what + (n === 1 ? "" : "s"); }
+    return el("div", { class: "prompts" }, [el("h4", {}, ["Prompts and replies"])].concat(rounds.map(function (r) {
+      var cs = calls.filter(function (c) { return (c.round || 0) === r; }), qs = queries.filter(function (q) { return (q.round || 0) === r; });
+      var head = (r ? "round " + r : "before exploration") + ": " + [cs.length ? count(cs.length, "model call") : "", qs.length ? count(qs.length, "SPARQL query").replace("querys", "queries") : ""].filter(Boolean).join(", ");
+      return el("details", {}, [el("summary", {}, [head])].concat(cs.map(function (c) {
+        return el("details", { class: "call" }, [el("summary", {}, [c.stage + " (" + c.role + ")" + (c.error ? " — failed" : "")]),
+          el("div", {}, c.messages.map(function (m) { return el("div", { class: "msg" }, [el("span", { class: "role" }, [m.role]), el("pre", {}, [m.content])]); })),
+          el("div", { class: "msg reply" }, [el("span", { class: "role" }, ["reply"]), el("pre", {}, [c.error ? c.error : c.reply])])]);
+      }), qs.map(function (q) { return el("details", { class: "query" }, [el("summary", {}, ["SPARQL"]), el("pre", {}, [q.sparql])]); })));
+    })));
+  }
+
   // subgoalDetail shows one subgoal: tentative beside refined answer, the
-  // verdict, the relations per round and the facts.
-  function subgoalDetail(s) {
+  // verdict, the relations per round, the facts and, when traced, the
+  // prompts.
+  function subgoalDetail(s, t) {
     var v = s.verdict, facts = [];
     (s.rounds || []).forEach(function (r) { facts = facts.concat(r.facts || []); });
     var verdict = v ? (v.kept_tentative ? "kept the tentative answer" : v.aligned ? "aligned: refined against the evidence" : "misaligned") : "no refinement";
@@ -173,7 +201,8 @@ var Trace = (function () {
           relList(r.chosen) + (r.chosen_by ? " (by " + r.chosen_by + ")" : ""),
           (r.rejected || []).map(function (x) { return x.id + " (" + x.reason.replace("_", " ") + ")"; }).join(", ") || "none"];
       }), { class: "rounds" }) : null,
-      facts.length ? el("div", { class: "facts" }, [el("h4", {}, ["Facts retrieved (" + facts.length + ")"]), factGraph(facts)]) : null
+      facts.length ? el("div", { class: "facts" }, [el("h4", {}, ["Facts retrieved (" + facts.length + ")"]), factGraph(facts)]) : null,
+      prompts(t, s.id)
     ]);
   }
 
@@ -189,6 +218,40 @@ var Trace = (function () {
     ]);
   }
 
+  // answeredBy names the subgoal that produced the answer: the one whose
+  // judgement stopped the run early, else the plan's answer subgoal; when
+  // that one did not run, the last subgoal that did.
+  function answeredBy(m) {
+    if (!m.subgoals.length) return null;
+    var byId = {};
+    m.subgoals.forEach(function (s) { byId[s.id] = s; });
+    var id = m.final && m.final.after && byId[m.final.after] ? m.final.after : m.plan && m.plan.answer && byId[m.plan.answer] ? m.plan.answer : m.subgoals[m.subgoals.length - 1].id;
+    if (byId[id].status === "done" || byId[id].status === "running") return id;
+    var ran = m.subgoals.filter(function (s) { return s.status === "done" || s.status === "failed" || s.status === "running"; });
+    return ran.length ? ran[ran.length - 1].id : id;
+  }
+
+  // legend says what the trace's words mean.
+  function legend() {
+    var terms = [
+      ["tentative", "the model's answer to a subgoal from its own knowledge, before any evidence"],
+      ["refined", "the answer after checking the tentative one against facts retrieved from the KG (source: evidence), or the tentative one when no evidence was aligned"],
+      ["verdict", "the refine call's judgement: aligned (the facts bear on the subgoal; the answer comes from them) or misaligned"],
+      ["kept", "the tentative answer stood: the evidence was misaligned, so it was not trusted over the model"],
+      ["skipped", "the subgoal did not run: the question was answered before it, or the answer does not need it"]];
+    return el("details", { class: "legend-box", open: true }, [el("summary", {}, ["What the words mean"]),
+      el("dl", { class: "legend-terms" }, [].concat.apply([], terms.map(function (t) { return [el("dt", {}, [t[0]]), el("dd", {}, [t[1]])]; })))]);
+  }
+
+  // failure is the body of a question that failed before any trace.
+  function failure(question, message) {
+    var root = el("div", { class: "trace" });
+    root.appendChild(el("section", { class: "summary failure", role: "alert" }, [el("h2", {}, [question]),
+      el("p", { class: "final" }, [el("span", { class: "label" }, ["Answer: "]), el("strong", { class: "answer-text" }, ["(none)"])]),
+      el("p", { class: "error" }, ["The question failed: " + message])]));
+    return root;
+  }
+
   // view draws a question: answer, plan DAG, the selected subgoal, stop
   // reason, cost and timeline. events are the stream events, when known.
   // opts.selected names the subgoal to show first (default: the last);
@@ -197,13 +260,13 @@ var Trace = (function () {
     opts = opts || {};
     var root = el("div", { class: "trace" }), detail = el("div", { class: "detail", "aria-live": "polite" });
     var known = m.subgoals.some(function (x) { return x.id === opts.selected; });
-    var selected = known ? opts.selected : m.subgoals.length ? m.subgoals[m.subgoals.length - 1].id : null;
+    var selected = known ? opts.selected : answeredBy(m);
     function select(id) {
       selected = id;
       if (opts.onSelect) opts.onSelect(id);
       detail.textContent = "";
       var s = m.subgoals.filter(function (x) { return x.id === id; })[0];
-      if (s) detail.appendChild(subgoalDetail(s));
+      if (s) detail.appendChild(subgoalDetail(s, m.transcript));
       root.querySelectorAll(".node").forEach(function (n) { n.classList.toggle("selected", n.getAttribute("data-id") === id); });
     }
     var meta = m.meta ? el("p", { class: "meta" }, [[m.meta.id, m.meta.type, m.meta.hit === true ? "hit" : m.meta.hit === false ? "miss" : "", m.meta.gold ? "gold: " + m.meta.gold.join(", ") : ""].filter(Boolean).join(" · ")]) : null;
@@ -216,7 +279,9 @@ var Trace = (function () {
       m.error ? el("p", { class: "error" }, [m.error]) : null
     ]));
     if (m.noTrace) { root.appendChild(el("p", { class: "note" }, ["this row carries no trace"])); return root; }
-    root.appendChild(el("section", { class: "plan", id: "plan" }, [el("h2", {}, ["Plan"]), m.subgoals.length ? planGraph(m, select) : el("p", {}, [m.running ? "no plan yet" : "no plan"])]));
+    root.appendChild(el("section", { class: "plan", id: "plan" }, [el("h2", {}, ["Plan"]), m.subgoals.length ? planGraph(m, select) : el("p", {}, [m.running ? "no plan yet" : "no plan"]),
+      m.subgoals.length ? legend() : null,
+      m.prompts ? el("p", { class: "meta" }, ["prompt templates: " + m.prompts]) : null]));
     root.appendChild(detail);
     var calls = m.usage && m.usage.calls && m.usage.calls.length ? callLanes(m.usage.calls) : [];
     var lanes = events && events.length ? stepLanes(events) : planLanes(m);
@@ -231,5 +296,5 @@ var Trace = (function () {
     return root;
   }
 
-  return { normalize: normalize, fromEvents: fromEvents, view: view };
+  return { normalize: normalize, fromEvents: fromEvents, view: view, failure: failure };
 })();

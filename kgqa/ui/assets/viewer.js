@@ -81,7 +81,12 @@
       return pump();
     }).then(function () {
       if (!events.some(function (e) { return e.type === "final" || e.type === "error"; })) status("the stream ended without an answer", true);
-    }).catch(function (e) { status(e.message, true); });
+    }).catch(function (e) {
+      // The header says it in one line; the body, where the trace would
+      // be, says what failed.
+      status("failed: see below", true);
+      show(Trace.failure(q, e.message));
+    });
   }
 
   function onEvent(q, events, ev) {
@@ -91,7 +96,7 @@
       status("answered in " + ev.elapsed_ms + " ms");
       return;
     }
-    if (ev.type === "error") status("failed: " + ((ev.error && ev.error.error) || "error"), true);
+    if (ev.type === "error") status("failed: see below", true);
     else status("step " + ev.seq + ": " + ev.type + (ev.subgoal ? " " + ev.subgoal : ""));
     var m = Trace.fromEvents(q, events);
     if (ev.type === "error" && ev.error && ev.error.partial) m = Trace.normalize(ev.error.partial);

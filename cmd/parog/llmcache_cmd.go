@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/parog/parog-go/kgqa/llm/llmcache"
+	"github.com/parog/parog-go/kgqa/prompts"
+)
+
+func init() {
+	register(command{Name: "llm-cache", Summary: "inspect a recorded model-call cache: llm-cache dump DIR lists it as JSONL (key, request, reply)", Run: runLLMCache})
+	register(command{Name: "prompts", Summary: "prompts dump DIR writes the built-in prompt templates, a starting point for prompts.dir", Run: runPrompts})
+}
+
+// cacheLine is one line of `parog llm-cache dump`.
+type cacheLine struct {
+	Key     string          `json:"key"`
+	Request json.RawMessage `json:"request"`
+	// Reply is the model's reply text; Body the whole reply when it is not
+	// a chat completion.
+	Reply  string `json:"reply"`
+	Body   string `json:"body,omitempty"`
+	Status int    `json:"status"`
+}
+
+func runLLMCache(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "llm-cache", "dump DIR")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 || pos[0] != "dump" {
+		return usageError("want: parog llm-cache dump DIR")
+	}
+	if _, err := os.Stat(pos[1]); err != nil {
+		return fmt.Errorf("llm-cache dump: %w", err)
+	}
+	c, err := llmcache.Open(pos[1], llmcache.ModeReplay)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(env.Stdout)
+	err = c.Each(ctx, func(e llmcache.Entry) error {
+		line := cacheLine{Key: e.Key, Request: e.Request, Status: e.Status}
+		if reply, ok := e.Reply(); ok {
+			line.Reply = reply
+		} else {
+			line.Body = e.Body
+		}
+		return enc.Encode(line)
+	})
+	return errors.Join(err, c.Close())
+}
+
+func runPrompts(_ context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "prompts", "dump DIR")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 || pos[0] != "dump" {
+		return usageError("want: parog prompts dump DIR")
+	}
+	if err := prompts.Dump(pos[1]); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "wrote the built-in prompt templates to %s; edit them and pass --prompts-dir %s (or set prompts.dir)\n", pos[1], pos[1])
+	return nil
+}

@@ -1,0 +1,174 @@
+package prompts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"text/template"
+)
+
+// Set is one set of prompt templates: the built-in one, or one loaded from
+// a directory (prompts.dir) and validated. The replies' JSON schemas are
+// the engine's contract and always the built-in ones.
+type Set struct {
+	tmpl *template.Template
+	name string
+}
+
+// Name names the set for the trace and the eval report: "builtin", or
+// "dir:" and the first 12 hex digits of the SHA-256 of the directory's
+// templates (names and contents), so two runs name the same templates
+// alike wherever the directory lives.
+func (set *Set) Name() string { return set.name }
+
+// Builtin is the set compiled into the binary.
+var Builtin = func() *Set {
+	t, err := parseFS(files)
+	if err != nil {
+		panic(err)
+	}
+	return &Set{tmpl: t, name: "builtin"}
+}()
+
+// commonFile defines the blocks the stages share (planview, facts).
+const commonFile = "common.tmpl"
+
+// templateFiles lists the files of a set: one per stage (a stage sharing
+// another's template has its own file all the same) and the common blocks.
+func templateFiles() []string {
+	out := []string{commonFile}
+	for _, n := range Names {
+		out = append(out, n+".tmpl")
+	}
+	return out
+}
+
+func parseFS(fsys fs.FS) (*template.Template, error) {
+	root := template.New("").Funcs(funcs)
+	for _, f := range templateFiles() {
+		b, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, fmt.Errorf("prompts: template %s: %w", f, err)
+		}
+		if _, err := root.New(f).Parse(string(b)); err != nil {
+			return nil, fmt.Errorf("prompts: template %s: %w", f, err)
+		}
+	}
+	return root, nil
+}
+
+// Dump writes the built-in templates into dir, one file per stage and
+// common.tmpl, as a starting point for prompts.dir.
+func Dump(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("prompts: dump: %w", err)
+	}
+	for _, f := range templateFiles() {
+		b, err := files.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("prompts: dump: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			return fmt.Errorf("prompts: dump: %w", err)
+		}
+	}
+	return nil
+}
+
+// Load reads and validates the templates of dir; it returns the first
+// error: a template missing, a file that is not a template of a known
+// stage, a template that does not parse, a stage without its "system" or
+// "user" block, or a block that names a field its stage's data lacks.
+// Fields are checked by executing each block on two samples of its data,
+// one with every field set and one with none, so both sides of an
+// {{if}} on a single field run.
+func Load(dir string) (*Set, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("prompts: load %s: %w", dir, err)
+	}
+	known := templateFiles()
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmpl") && !slices.Contains(known, e.Name()) {
+			return nil, fmt.Errorf("prompts: load %s: %s is not the template of a stage (stages: %s)", dir, e.Name(), strings.Join(Names, ", "))
+		}
+	}
+	t, err := parseFS(os.DirFS(dir))
+	if err != nil {
+		return nil, fmt.Errorf("prompts: load %s: %w", dir, err)
+	}
+	set := &Set{tmpl: t}
+	if err := set.validate(); err != nil {
+		return nil, fmt.Errorf("prompts: load %s: %w", dir, err)
+	}
+	h := sha256.New()
+	for _, f := range known {
+		b, _ := os.ReadFile(filepath.Join(dir, f)) // parseFS read each one
+		fmt.Fprintf(h, "%s\x00%d\x00", f, len(b))
+		h.Write(b)
+	}
+	set.name = "dir:" + hex.EncodeToString(h.Sum(nil))[:12]
+	return set, nil
+}
+
+// stageData gives the data type each stage's template executes on.
+var stageData = map[string]any{
+	Plan: PlanData{}, PlanFewShot: PlanData{}, Mentions: MentionsData{},
+	Tentative: SubgoalData{}, Relations: RelationsData{}, Prune: PruneData{},
+	Refine: RefineData{}, Sufficiency: SufficiencyData{}, Final: SufficiencyData{},
+	Select: SelectData{}, LQTAtoms: LQTAtomsData{}, LQTRelation: LQTRelationData{},
+}
+
+func (set *Set) validate() error {
+	stages := slices.Clone(Names)
+	sort.Strings(stages)
+	for _, stage := range stages {
+		typ := reflect.TypeOf(stageData[stage])
+		for _, part := range []string{"system", "user"} {
+			if set.tmpl.Lookup(stage+"."+part) == nil {
+				return fmt.Errorf("%s.tmpl: no {{define %q}} block", stage, stage+"."+part)
+			}
+		}
+		for _, sample := range []any{reflect.Zero(typ).Interface(), filled(typ).Interface()} {
+			if _, err := set.Render(stage, sample); err != nil {
+				return fmt.Errorf("%s.tmpl: %w", stage, err)
+			}
+		}
+	}
+	return nil
+}
+
+// filled returns a value of typ with every field set: strings "x", numbers
+// 2, booleans true, two elements in every slice.
+func filled(typ reflect.Type) reflect.Value {
+	v := reflect.New(typ).Elem()
+	switch typ.Kind() {
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Int, reflect.Int64:
+		v.SetInt(2)
+	case reflect.Float64:
+		v.SetFloat(2)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(typ, 0, 2))
+		for range 2 {
+			v.Set(reflect.Append(v, filled(typ.Elem())))
+		}
+	case reflect.Struct:
+		for i := range typ.NumField() {
+			if typ.Field(i).IsExported() {
+				v.Field(i).Set(filled(typ.Field(i).Type))
+			}
+		}
+	}
+	return v
+}
