@@ -169,6 +169,6 @@ func (x *extractor) comparison(f *sparql.BinaryExpr) error {
 		return nil
 	}
 	a := x.g.attr(lv)
-	a.cmp = append(a.cmp, constraint{kind: consCompare, cmp: op, value: c.value})
+	a.cmp = append(a.cmp, constraint{kind: consCompare, cmp: op, value: c.value, datatype: c.datatype})
 	return nil
 }
