@@ -10,7 +10,15 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 )
 
-type cwqRecord struct {
+// CWQAnswer is one answer of CWQ's original answer list.
+type CWQAnswer struct {
+	Answer   string   `json:"answer"`
+	AnswerID string   `json:"answer_id"`
+	Aliases  []string `json:"aliases"`
+}
+
+// CWQRecord is one question of a ComplexWebQuestions file, as distributed.
+type CWQRecord struct {
 	ID          string          `json:"ID"`
 	Question    string          `json:"question"`
 	SPARQL      string          `json:"sparql"`
@@ -19,15 +27,11 @@ type cwqRecord struct {
 	// Answer is the single answer name of the distributed samples.
 	Answer *string `json:"answer"`
 	// Answers is the original CWQ answer list with ids and aliases.
-	Answers []struct {
-		Answer   string   `json:"answer"`
-		AnswerID string   `json:"answer_id"`
-		Aliases  []string `json:"aliases"`
-	} `json:"answers"`
+	Answers []CWQAnswer `json:"answers"`
 }
 
 func convertCWQ(raw json.RawMessage) (Question, string, error) {
-	var r cwqRecord
+	var r CWQRecord
 	if err := strictRecord(raw, &r); err != nil {
 		return Question{}, peekID(raw, "ID"), err
 	}

@@ -59,6 +59,9 @@ type Step struct {
 	Types []string `json:"types,omitempty"`
 	// Args carries compare/superlative structure.
 	Args *kgqa.Args `json:"args,omitempty"`
+	// ValueType is the XSD datatype of a compare's constant (dateTime,
+	// integer, ...), when the query typed it.
+	ValueType string `json:"value_type,omitempty"`
 }
 
 // cvtTypes are Freebase mediator (CVT) types: a variable whose relations
@@ -586,7 +589,8 @@ func (b *builder) constrain(k, ref string) string {
 			if c.bound != "" {
 				needs = append(needs, c.bound)
 			}
-			ref = b.add(Step{Op: kgqa.OpCompare, Needs: needs, Path: forward(c.attr), Args: &kgqa.Args{Attribute: attr, Cmp: c.cmp, Value: c.value}})
+			ref = b.add(Step{Op: kgqa.OpCompare, Needs: needs, Path: forward(c.attr), Args: &kgqa.Args{Attribute: attr, Cmp: c.cmp, Value: c.value},
+				ValueType: strings.TrimPrefix(c.datatype, "http://www.w3.org/2001/XMLSchema#")})
 		case consSuperlative:
 			ref = b.add(Step{Op: kgqa.OpSuperlative, Needs: []string{ref}, Path: forward(c.attr), Args: &kgqa.Args{Attribute: attr, Order: c.order}})
 		case consTime:

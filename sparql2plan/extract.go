@@ -483,6 +483,10 @@ func unwrapVar(e sparql.Expr) (string, bool) {
 		case *sparql.VarExpr:
 			return f.Name, true
 		case *sparql.FuncExpr:
+			if c, ok := dateKeyOf(f); ok {
+				e = c // the certificate compiler's date key of a value
+				continue
+			}
 			if len(f.Args) != 1 || !isCastOrStr(f.Name) {
 				return "", false
 			}
@@ -491,6 +495,19 @@ func unwrapVar(e sparql.Expr) (string, bool) {
 			return "", false
 		}
 	}
+}
+
+// dateKeyOf reads SUBSTR(CONCAT(x, "-01-01"), 1, 10), the key the
+// certificate compiler compares dates of any precision by, as x.
+func dateKeyOf(f *sparql.FuncExpr) (sparql.Expr, bool) {
+	if !strings.EqualFold(f.Name, "SUBSTR") || len(f.Args) != 3 {
+		return nil, false
+	}
+	c, ok := f.Args[0].(*sparql.FuncExpr)
+	if !ok || !strings.EqualFold(c.Name, "CONCAT") || len(c.Args) != 2 {
+		return nil, false
+	}
+	return c.Args[0], true
 }
 
 func isCastOrStr(name string) bool {

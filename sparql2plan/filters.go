@@ -41,6 +41,14 @@ func (x *extractor) filter(e sparql.Expr) error {
 		}
 		return unsupported("FILTER operator %s", f.Op)
 	case *sparql.UnaryExpr, *sparql.FuncExpr:
+		if f, ok := e.(*sparql.FuncExpr); ok && strings.EqualFold(f.Name, "REGEX") && len(f.Args) >= 2 {
+			if _, isVar := unwrapVar(f.Args[0]); isVar {
+				// The certificate compiler's guard that a compared value
+				// is a date: what the comparison itself requires.
+				x.g.notes = append(x.g.notes, "value-guard")
+				return nil
+			}
+		}
 		if isLangFilter(e) {
 			x.g.notes = append(x.g.notes, "language-filter")
 			return nil
@@ -145,6 +153,15 @@ func (x *extractor) comparison(f *sparql.BinaryExpr) error {
 	switch {
 	case lok && rok:
 		if op == "=" {
+			// A value equal to a sub-select's best value (the certificate
+			// compiler's superlative) is the ordered value itself.
+			for _, pair := range [][2]string{{lv, rv}, {rv, lv}} {
+				if a := x.g.attrs[pair[1]]; a != nil && a.order != "" && len(a.cmp) == 0 && len(a.timeCmp) == 0 {
+					x.g.attr(pair[0]).order = a.order
+					delete(x.g.attrs, pair[1])
+					return nil
+				}
+			}
 			return unsupported("FILTER equating two variables")
 		}
 		// Recorded on both sides: whichever side's owner is a given
@@ -169,6 +186,6 @@ func (x *extractor) comparison(f *sparql.BinaryExpr) error {
 		return nil
 	}
 	a := x.g.attr(lv)
-	a.cmp = append(a.cmp, constraint{kind: consCompare, cmp: op, value: c.value})
+	a.cmp = append(a.cmp, constraint{kind: consCompare, cmp: op, value: c.value, datatype: c.datatype})
 	return nil
 }

@@ -57,7 +57,10 @@ type constraint struct {
 	cmp   string
 	order string // max or min
 	value string
-	label string // qualifier text for time constraints
+	// datatype is the datatype IRI of a compared constant ("" when
+	// untyped): whether it compares as a date or a number.
+	datatype string
+	label    string // qualifier text for time constraints
 	// bound is the id of the step whose values a comparison is with
 	// (value is then its "#k" reference), when they are another
 	// variable's, reached apart from the answer.

@@ -21,16 +21,21 @@ const datasetHelp = `Usage: parog dataset <command> [flags]
 Commands:
   answerable   run each question's gold SPARQL on the configured KG and keep the
                questions whose gold answers come back, in the input's own format
+  harvest      keep the eval rows answered right with a verified certificate and
+               write them as <question, certificate SPARQL> pairs (webqsp or cwq)
+               for sparql2plan; train splits only
 
 Example (the FB15k-237 slice, see docs/freebase.md):
   parog dataset answerable --config configs/fb15k237.yaml --format webqsp \
     --input WebQSP.train.json --out out/webqsp-train-fb15k237.json --report out/answerable.json
+  parog dataset harvest --results out/results-webqsp-train.jsonl --format webqsp \
+    --out out/harvest-webqsp-train.json
 `
 
 func runDataset(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(env.Stderr, datasetHelp)
-		return usageError("missing command (answerable)")
+		return usageError("missing command (answerable or harvest)")
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
@@ -38,9 +43,11 @@ func runDataset(ctx context.Context, env *Env, args []string) error {
 		return flag.ErrHelp
 	case "answerable":
 		return runAnswerable(ctx, env, args[1:])
+	case "harvest":
+		return runHarvest(ctx, env, args[1:])
 	}
 	fmt.Fprint(env.Stderr, datasetHelp)
-	return usageError("unknown command %q (want answerable)", args[0])
+	return usageError("unknown command %q (want answerable or harvest)", args[0])
 }
 
 func runAnswerable(ctx context.Context, env *Env, args []string) error {

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/sparql2plan"
 	"github.com/schollz/progressbar/v3"
 )
@@ -18,7 +20,7 @@ func init() {
 }
 
 func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "sparql2plan", "--format cwq|grailqa|webqsp|demo --input FILE [--split train|dev|test] --out FILE.jsonl [--report FILE.json] [--teacher --config FILE]")
+	fs := newFlags(env, "sparql2plan", "--format cwq|grailqa|webqsp|demo --input FILE [--split train|dev|test] --out FILE.jsonl [--report FILE.json] [--teacher --config FILE] [--verify [--config FILE]]")
 	format := fs.String("format", "", "input format: cwq, grailqa, webqsp or demo")
 	input := fs.String("input", "", "benchmark `FILE` (JSON)")
 	out := fs.String("out", "", "SFT records `FILE` (JSONL); appended to, ids already in it are skipped (resume)")
@@ -30,6 +32,7 @@ func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 	concurrency := fs.Int("concurrency", 4, "teacher questions in flight")
 	rateFlag := fs.Float64("rate", 0, "teacher questions started per second (0: unlimited)")
 	valPct := fs.Int("validation-percent", 5, "percent of ids (by hash) in the validation split")
+	verify := fs.Bool("verify", false, "compile each plan back to SPARQL and check it against the gold query: the same algebra after normalising and, with --config, the same answers on its KG (--out is then optional)")
 	cf := addConfigFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -37,6 +40,9 @@ func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 	f, err := dataset.ParseFormat(*format)
 	if err != nil {
 		return usageError("--format: %v", err)
+	}
+	if *verify && *input != "" && *out == "" && !*teacher {
+		return runVerify(ctx, env, cf, *input, f)
 	}
 	if *input == "" || *out == "" {
 		return usageError("--input FILE and --out FILE.jsonl are required")
@@ -88,6 +94,11 @@ func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 		stats.Converted, stats.Input, 100*sparql2plan.Rate(stats.Converted, stats.Input), stats.Written, stats.Records, *out, stats.Resumed,
 		stats.Duplicates, stats.Malformed, stats.LabelAgreed, stats.LabelChecked, 100*sparql2plan.Rate(stats.LabelAgreed, stats.LabelChecked),
 		stats.PrimaryAgreed, stats.PrimaryChecked, 100*sparql2plan.Rate(stats.PrimaryAgreed, stats.PrimaryChecked))
+	if *verify {
+		if err := runVerify(ctx, env, cf, *input, f); err != nil {
+			return err
+		}
+	}
 	if *report != "" {
 		b, err := json.MarshalIndent(stats, "", "  ")
 		if err != nil {
@@ -126,4 +137,62 @@ func (b *barProgress) finish() {
 		_ = b.bar.Finish()
 		fmt.Fprintln(b.env.Stderr)
 	}
+}
+
+// runVerify runs sparql2plan.Verify on input and prints its figures; a
+// --config names the KG both queries run on.
+func runVerify(ctx context.Context, env *Env, cf *configFlags, input string, f dataset.Format) error {
+	opts := sparql2plan.VerifyOptions{Input: input, Format: f}
+	if cf.path != "" {
+		cfg, err := cf.load(env)
+		if err != nil {
+			return err
+		}
+		a, err := openApp(ctx, cfg, env, graphOnly())
+		if err != nil {
+			return fmt.Errorf("sparql2plan: verify: %w", err)
+		}
+		defer func() { _ = a.Close() }()
+		opts.Exec = func(ctx context.Context, query string) (map[string]bool, error) {
+			res, err := a.Graph.Select(ctx, query)
+			if err != nil {
+				return nil, err
+			}
+			return firstVarKeys(res), nil
+		}
+	}
+	bar := &barProgress{env: env}
+	opts.Progress = bar
+	st, err := sparql2plan.Verify(ctx, opts)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(env.Stdout, st.Markdown())
+	return nil
+}
+
+// firstVarKeys keys the values of a result's first variable as the eval
+// compares answers: an entity by id, a number by its value, anything else
+// by its lexical form.
+func firstVarKeys(r *kg.Results) map[string]bool {
+	out := map[string]bool{}
+	if len(r.Vars) == 0 {
+		return out
+	}
+	for _, row := range r.Rows {
+		t, ok := row[r.Vars[0]]
+		if !ok {
+			continue
+		}
+		switch f, err := strconv.ParseFloat(strings.TrimSpace(t.Name), 64); {
+		case t.IsEntity():
+			out[t.ID] = true
+		case err == nil:
+			out["#"+strconv.FormatFloat(f, 'g', -1, 64)] = true
+		default:
+			out["\""+t.Name] = true
+		}
+	}
+	return out
 }

@@ -186,3 +186,20 @@ func TestSPARQL2PlanWrongFormat(t *testing.T) {
 	assert.Regexp(t, `^parog sparql2plan: sparql2plan: .*grailqa_sample.json: no question parses as cwq \(\d+ malformed records\): is it a cwq file\?$`, lines[len(lines)-1])
 	assert.NoFileExists(t, out+".json", "no report of nothing")
 }
+
+// TestSPARQL2PlanVerify runs --verify on the demo questions: without a
+// config it checks the algebra only; with the demo config it runs both
+// queries on the embedded demo KG and compares their answers.
+func TestSPARQL2PlanVerify(t *testing.T) {
+	in := filepath.Join("..", "..", "kgqa", "kg", "demokg", "questions.json")
+	code, stdout, stderr := runParog(t, nil, "sparql2plan", "--verify", "--format", "demo", "--input", in)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "| converted and equivalent (same algebra) | 20 | 90.91% |")
+	assert.Contains(t, stdout, "| not compiled: a find from a literal | 2 | demo-10, demo-14 |")
+	assert.NotContains(t, stdout, "both queries ran", "no KG without --config")
+
+	code, stdout, stderr = runParog(t, nil, "sparql2plan", "--verify", "--format", "demo", "--input", in, "--config", filepath.Join("..", "..", "configs", "demo.yaml"))
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "| both queries ran on the KG | 20 | |")
+	assert.Contains(t, stdout, "| same non-empty answers | 20 | |")
+}

@@ -103,6 +103,9 @@ func (c *compiler) node(id, out string, depth int) (string, error) {
 	default:
 		err = fmt.Errorf("%w: op %q", ErrUnsupported, clipText(string(n.Op)))
 	}
+	if err == nil && n.Op != kgqa.OpFind && len(n.Given) == 0 {
+		body, err = c.types(body, n.Types, out)
+	}
 	if err != nil {
 		return "", fmt.Errorf("node %s: %w", clipText(id), err)
 	}
@@ -173,6 +176,9 @@ func prefixLines(body string, depth int) string {
 // find binds out to what the node's paths reach from its start: its
 // anchors, or the union of its needs.
 func (c *compiler) find(n *Node, out string, depth int) (string, error) {
+	if len(n.Paths) == 0 && len(n.Types) > 0 && len(n.Needs) == 0 && len(n.Anchors) == 0 {
+		return c.types("", n.Types, out) // every member of the types
+	}
 	if len(n.Paths) == 0 {
 		return "", fmt.Errorf("%w: a find with no relation path", ErrUnsupported)
 	}
@@ -207,14 +213,19 @@ func (c *compiler) find(n *Node, out string, depth int) (string, error) {
 		return "", err
 	}
 	b.WriteString(paths)
-	for _, t := range n.Types {
+	return c.types(b.String(), n.Types, out)
+}
+
+// types appends to body the patterns that out has each of types.
+func (c *compiler) types(body string, types []string, out string) (string, error) {
+	for _, t := range types {
 		r, err := c.v.typeRef(t)
 		if err != nil {
 			return "", err
 		}
-		b.WriteString(out + " " + c.v.typePred + " " + r + " .\n")
+		body += out + " " + c.v.typePred + " " + r + " .\n"
 	}
-	return b.String(), nil
+	return body, nil
 }
 
 // paths binds to the terms any of ps reaches from from.

@@ -98,7 +98,8 @@ type Node struct {
 	// Qualifiers constrain the mediator of a find's two-hop paths.
 	Qualifiers []Qualifier `json:"qualifiers,omitempty"`
 	// Types are type ids the result must have (Freebase
-	// type.object.type).
+	// type.object.type), whatever the op; a find with types and neither
+	// anchors, needs nor paths is every member of the types.
 	Types []string `json:"types,omitempty"`
 	// Attribute are the paths from a member to the value a filter,
 	// compare or superlative reads (their union).

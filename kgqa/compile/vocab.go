@@ -127,10 +127,13 @@ func dateLit(s string) (string, error) {
 	return `"` + d + `"`, nil
 }
 
+// yearLike is a constant that reads as a year rather than a number.
+var yearLike = regexp.MustCompile(`^[0-9]{4}$`)
+
 // nativeLit prints a constant for KindNative: a number as xsd:double, a
 // date as xsd:date.
 func nativeLit(s string) (string, error) {
-	if l, err := numberLit(s); err == nil && len(strings.TrimSpace(s)) != 4 {
+	if l, err := numberLit(s); err == nil && !yearLike.MatchString(strings.TrimSpace(s)) {
 		return l, nil
 	}
 	if d, ok := ParseDate(s); ok {

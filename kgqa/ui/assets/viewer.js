@@ -51,6 +51,12 @@
     show(Trace.view(m, events, keep));
   }
 
+  // cert shows the certificate of o (an answer, a results row) in its own
+  // section, or hides the section (o null).
+  function cert(o) {
+    Certificate.show($("certificate"), o, { headers: headers });
+  }
+
   function show(node) {
     var v = $("view");
     v.textContent = "";
@@ -62,6 +68,7 @@
     var events = [];
     status("asking…");
     $("results").textContent = "";
+    cert(null);
     picked = null;
     draw(Trace.fromEvents(q, events), events);
     fetch("/v1/ask", { method: "POST", headers: headers(), body: JSON.stringify({ question: q, stream: true }) }).then(function (r) {
@@ -93,6 +100,7 @@
     events.push(ev);
     if (ev.type === "final" && ev.answer) {
       draw(Trace.normalize(ev.answer), events);
+      cert(ev.answer);
       status("answered in " + ev.elapsed_ms + " ms");
       return;
     }
@@ -107,12 +115,14 @@
   // a results file (JSON lines) or a saved stream (NDJSON events).
   function open(name, text) {
     $("results").textContent = "";
+    cert(null);
     var one = null;
     try { one = JSON.parse(text); } catch (e) { one = null; }
     if (one && !Array.isArray(one)) {
       var m = Trace.normalize(one);
       if (!m) return status(name + ": not a trace, an answer or a results row", true);
       show(Trace.view(m, null));
+      cert(one);
       return status("opened " + name);
     }
     var rows = [], bad = 0;
@@ -125,11 +135,13 @@
     if (rows[0].type !== undefined && rows[0].seq !== undefined) {
       var fin = rows.filter(function (e) { return e.type === "final"; })[0];
       show(Trace.view(fin ? Trace.normalize(fin.answer) : Trace.fromEvents("", rows), rows));
+      cert(fin && fin.answer);
       return status("replayed " + rows.length + " events of " + name);
     }
     $("view").textContent = "";
     $("results").appendChild(Results.table(rows, function (row) {
       show(Trace.view(Trace.normalize(row), null));
+      cert(row);
       $("view").scrollIntoView();
     }));
     status("opened " + name + ": " + rows.length + " rows" + (bad ? ", " + bad + " unreadable lines skipped" : ""));
