@@ -97,6 +97,11 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 			res.Capped = cappedFrom(sg.rec.Rounds, res.Entities)
 			return sg.truncate(ctx, x, res, facts, end)
 		}
+		if suf := sg.rec.Sufficiency; suf != nil && suf.Sufficient && (suf.Answer != "" || len(suf.Entities) > 0) {
+			// The question is answered at this round: the run stops
+			// after this subgoal, so a further round would be wasted.
+			break
+		}
 		if round >= sg.b.MaxRounds {
 			break
 		}
