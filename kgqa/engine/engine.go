@@ -306,6 +306,12 @@ type run struct {
 	verifyAgainst map[string]string            // branch -> the branch whose candidates it checks
 	after         map[string][]string          // subgoal -> subgoals it waits for beyond its needs
 	branchOf      map[string]*kgqa.BranchOrder // branch -> its entry in the intersect's Ordering
+	// picks are the relation choices made to estimate the branches,
+	// reused by the branches' first round so that no choice is asked
+	// twice; tentativeBefore is each verified branch's pack setting before the
+	// check turned it off, restored when the check settles nothing.
+	picks           map[string]*explorer
+	tentativeBefore map[string]bool
 }
 
 type factRef struct {

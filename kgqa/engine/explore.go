@@ -24,6 +24,7 @@ type explorer struct {
 	rels  map[string][]kgqa.Relation // relation lists by entity id
 	tried map[kgqa.Relation]bool
 	seen  map[string]bool // entities explored from
+	pre   *prePick        // a first choice made before the subgoal ran
 }
 
 func newExplorer(sg *subgoalRun, text string) *explorer {
@@ -191,6 +192,10 @@ func (x *explorer) round(ctx context.Context, anchors []kgqa.Term, depth, d int)
 // the first half of a round, which ends at LLM depth end. has maps each
 // offered relation to the anchors that have it.
 func (x *explorer) pick(ctx context.Context, anchors []kgqa.Term, depth, d int) (rd *kgqa.Round, has map[kgqa.Relation][]kgqa.Term, end int, err error) {
+	if p := x.pre; p != nil && depth == 0 {
+		x.pre = nil
+		return p.rd, p.has, max(d, p.end), nil
+	}
 	rd = &kgqa.Round{Depth: depth, Anchors: anchors, Chosen: []kgqa.Relation{}, Facts: []kgqa.Fact{}}
 	rels, err := x.relations(ctx, anchors)
 	if err != nil {
