@@ -557,3 +557,66 @@ func TestSufficientVerdictStopsAtItsRound(t *testing.T) {
 	assert.Equal(t, "s2", ans.Final.After)
 	assert.Len(t, record(t, ans, "s2").Rounds, 1, brief(ans))
 }
+
+// A superlative's attribute is chosen by the model among the members'
+// relations, seeing the whole plan, not picked by word match; where it
+// keeps more than one, the values decide (the relation that dates the
+// most members). The retrieval pack's "tentative: false" holds for
+// constraints too: no parametric guess is asked.
+func TestSuperlativeAttributeChosenByModelAndPackObeyed(t *testing.T) {
+	q := demoQuestion(t, "demo-02")
+	m := kgqatest.NewDemoModel()
+	cfg := config.Default().Engine
+	cfg.RetrievalRules = []string{"superlative.tentative=false"}
+	h := newHarness(t, m, cfg)
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, []string{"m.0dznkz"}, entityIDs(ans.Entities), brief(ans))
+	s3 := record(t, ans, "s3")
+	require.NotNil(t, s3.Tentative)
+	assert.Empty(t, s3.Tentative.Answer, "the pack asks for no tentative answer")
+	assert.Equal(t, 1, m.Calls("tentative"), "s1's only: the superlative and the set it orders ask for none")
+	require.Len(t, s3.Rounds, 1)
+	assert.Equal(t, "llm", s3.Rounds[0].ChosenBy)
+	require.NotNil(t, s3.SetOp.Attribute)
+	assert.Contains(t, s3.SetOp.Attribute.ID, "end_date")
+	t.Log(brief(ans))
+}
+
+// Members with no value of the attribute cannot be ruled out by exact
+// logic: those the tentative answer names stay candidates beside what
+// the comparison kept.
+func TestConstraintKeepsUnvaluedTentativeMembers(t *testing.T) {
+	a, b, c := kgqa.Term{ID: "m.a", Name: "Alpha"}, kgqa.Term{ID: "m.b", Name: "Beta"}, kgqa.Term{ID: "m.c", Name: "Gamma"}
+	rec := &kgqa.SetOpRecord{Values: map[string]string{"m.a": "2001", "m.b": "1999"}, Unparsed: 1}
+	sg := &subgoalRun{rec: &kgqa.SubgoalRecord{SetOp: rec}}
+	out := sg.keepUnvalued([]kgqa.Term{a}, []kgqa.Term{a, b, c}, &kgqa.Tentative{Answer: "Gamma", Names: []string{"Gamma"}}, rec)
+	assert.Equal(t, []string{"m.a", "m.c"}, entityIDs(out))
+	assert.Contains(t, rec.Note, "Gamma")
+	// A tentative answer that names a valued member the comparison
+	// dropped does not bring it back.
+	rec.Note = ""
+	out = sg.keepUnvalued([]kgqa.Term{a}, []kgqa.Term{a, b, c}, &kgqa.Tentative{Answer: "Beta", Names: []string{"Beta"}}, rec)
+	assert.Equal(t, []string{"m.a"}, entityIDs(out))
+	assert.Empty(t, rec.Note)
+}
+
+// Where the model keeps two attributes (a start date and a date of
+// birth), the one that gives the most members a value that compares is
+// used, and the trace names both.
+func TestBestAttributeByValues(t *testing.T) {
+	a, b := kgqa.Term{ID: "m.a", Name: "Alpha"}, kgqa.Term{ID: "m.b", Name: "Beta"}
+	start := kgqa.Relation{ID: "government.government_position_held.from", Dir: kgqa.Out}
+	born := kgqa.Relation{ID: "people.person.date_of_birth", Dir: kgqa.Out}
+	date := func(s string) kgqa.Term { return kgqa.Term{Name: s, Datatype: xsd + "date"} }
+	facts := []kgqa.Fact{
+		{Head: a, Path: []string{start.ID}, Dir: kgqa.Out, Tail: date("2001-01-20")},
+		{Head: a, Path: []string{born.ID}, Dir: kgqa.Out, Tail: date("1946-07-06")},
+		{Head: b, Path: []string{born.ID}, Dir: kgqa.Out, Tail: date("1961-08-04")},
+	}
+	sg := &subgoalRun{rec: &kgqa.SubgoalRecord{SetOp: &kgqa.SetOpRecord{}}}
+	got := sg.bestAttribute([]kgqa.Relation{start, born}, []kgqa.Term{a, b}, facts)
+	require.NotNil(t, sg.rec.SetOp.Attribute)
+	assert.Equal(t, born, *sg.rec.SetOp.Attribute)
+	assert.Len(t, got, 2)
+	assert.Contains(t, sg.rec.SetOp.Note, "government.government_position_held.from (1 of 2 members valued)")
+}
