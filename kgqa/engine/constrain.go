@@ -224,10 +224,11 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members [
 	if len(offered) == 1 {
 		rd.Chosen, rd.ChosenBy = offered, "only_offered"
 	} else {
-		if err := x.choose(ctx, rd, offered, max); err != nil {
+		calls, err := x.choosePaged(ctx, rd, offered, max)
+		d += calls
+		if err != nil {
 			return nil, d, err
 		}
-		d++
 		if len(rd.Chosen) == 0 && cut == nil {
 			// Every relation of the members was offered and none
 			// carries the attribute.

@@ -38,7 +38,9 @@ type Engine struct {
 	kgLimit     int
 	planner     Planner // nil: Engine.Plan
 	embedder    llm.Embedder
-	afterRun    func(context.Context) // tests: runs after a run ends, before Ask decides its outcome
+	// relationsBudget bounds one relations prompt's tokens.
+	relationsBudget int
+	afterRun        func(context.Context) // tests: runs after a run ends, before Ask decides its outcome
 }
 
 // Option configures an Engine.
@@ -109,7 +111,7 @@ func WithEmbedder(em llm.Embedder) Option { return func(e *Engine) { e.embedder 
 // budgets (zero fields take config.Default's values).
 func New(g kg.Graph, chat kgqa.Chatter, cfg config.Engine, opts ...Option) *Engine {
 	e := &Engine{g: g, chat: chat, cfg: withDefaults(cfg, config.Default().Engine), maxFacts: refine.DefaultMaxFacts, searchLimit: 3, kgParallel: 8,
-		kgLimit: config.Default().KG.NeighborLimit}
+		kgLimit: config.Default().KG.NeighborLimit, relationsBudget: DefaultRelationsPromptTokens}
 	for _, o := range opts {
 		o(e)
 	}

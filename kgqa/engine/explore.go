@@ -82,20 +82,13 @@ type relationsReply struct {
 // offered relation, or gives no reply in shape, does not fail the
 // question: the offered relations that share words with the subgoal are
 // kept instead, and the fallback recorded in the round.
-func (x *explorer) choose(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int) error {
-	d := x.sg.e.g.Dialect()
-	data := prompts.RelationsData{Plan: x.sg.view(), Subgoal: x.text, Max: max, Attribute: x.attrHint}
-	for _, a := range rd.Anchors {
-		data.Anchors = append(data.Anchors, prompts.Term(a))
-	}
-	if len(data.Anchors) > 20 {
-		data.Anchors = append(data.Anchors[:20], fmt.Sprintf("and %d more", len(rd.Anchors)-20))
-	}
-	data.Out, data.In = groupRelations(d, offered)
-	req, err := prompts.Request(kgqa.Reasoner, prompts.Relations, data)
+// It returns the prompt's size in tokens.
+func (x *explorer) choose(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int) (int, error) {
+	req, err := prompts.Request(kgqa.Reasoner, prompts.Relations, x.relationsData(rd, offered, max))
 	if err != nil {
-		return stepErr("explore", x.sg.s.ID, err)
+		return 0, stepErr("explore", x.sg.s.ID, err)
 	}
+	tokens := promptTokens(req)
 	ix := newOfferedIndex(offered)
 	var rep relationsReply
 	var chosen []kgqa.Relation
@@ -143,13 +136,27 @@ func (x *explorer) choose(ctx context.Context, rd *kgqa.Round, offered []kgqa.Re
 	if errors.Is(err, kgqa.ErrSchema) {
 		rd.Chosen, rd.ChosenBy = x.lexicalPick(rd.Anchors, offered, max), "lexical_fallback"
 		rd.Fallback = "the model gave no offered relation in shape, repair included (" + err.Error() + "); kept the offered relations sharing most words with the subgoal"
-		return nil
+		return tokens, nil
 	}
 	if err != nil {
-		return stepErr("explore", x.sg.s.ID, err)
+		return tokens, stepErr("explore", x.sg.s.ID, err)
 	}
 	rd.Chosen, rd.ChosenBy = chosen, "llm"
-	return nil
+	return tokens, nil
+}
+
+// relationsData is the relations prompt's data for the round's anchors
+// and the offered relations.
+func (x *explorer) relationsData(rd *kgqa.Round, offered []kgqa.Relation, max int) prompts.RelationsData {
+	data := prompts.RelationsData{Plan: x.sg.view(), Subgoal: x.text, Max: max, Attribute: x.attrHint}
+	for _, a := range rd.Anchors {
+		data.Anchors = append(data.Anchors, prompts.Term(a))
+	}
+	if len(data.Anchors) > 20 {
+		data.Anchors = append(data.Anchors[:20], fmt.Sprintf("and %d more", len(rd.Anchors)-20))
+	}
+	data.Out, data.In = groupRelations(x.sg.e.g.Dialect(), offered)
+	return data
 }
 
 // lexicalPick returns up to max offered relations that share words with
@@ -212,10 +219,11 @@ func (x *explorer) pick(ctx context.Context, anchors []kgqa.Term, depth, d int) 
 	case len(offered) == 1:
 		rd.Chosen, rd.ChosenBy = offered, "only_offered"
 	default:
-		if err := x.choose(ctx, rd, offered, x.sg.b.MaxRelationsPerEntity); err != nil {
+		calls, err := x.choosePaged(ctx, rd, offered, x.sg.b.MaxRelationsPerEntity)
+		d += calls
+		if err != nil {
 			return rd, has, d, err
 		}
-		d++
 	}
 	for _, r := range rd.Chosen {
 		x.tried[r] = true
