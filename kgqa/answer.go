@@ -286,6 +286,14 @@ type Round struct {
 	// Cut is set when the anchors had more relations than
 	// max_offered_relations and only the most relevant were offered.
 	Cut *RelationCut `json:"cut,omitempty"`
+	// Pages are the relations prompts the offer took, most relevant
+	// relations first: the offer is split so that no prompt passes the
+	// engine's token budget; the model keeps relations from each page and
+	// then, if they are too many, chooses among them (the Final page).
+	Pages []OfferPage `json:"pages,omitempty"`
+	// PageRanking is how an offer of more than one page was ranked
+	// ("embeddings" or "lexical"), when no cut had ranked it.
+	PageRanking string `json:"page_ranking,omitempty"`
 	// Chosen are the relations kept, in the model's order.
 	Chosen []Relation `json:"chosen"`
 	// ChosenBy is "llm", "lexical" (an attribute's relation matched by
@@ -313,6 +321,20 @@ type Round struct {
 	Hubs []HubPair `json:"hubs,omitempty"`
 	// Pruning says how the next round's frontier was chosen.
 	Pruning *Pruning `json:"pruning,omitempty"`
+}
+
+// OfferPage is one relations prompt of a round.
+type OfferPage struct {
+	// Relations is the number of relations the page offered.
+	Relations int `json:"relations"`
+	// PromptTokens is the prompt's size in tokens, counted as about four
+	// bytes each.
+	PromptTokens int `json:"prompt_tokens"`
+	// Chosen is the number of relations the model kept from it.
+	Chosen int `json:"chosen"`
+	// Final marks the last prompt of a paged offer, which chose among
+	// the relations the pages kept.
+	Final bool `json:"final,omitempty"`
 }
 
 // CappedPair is a neighbour query that returned as many facts as its

@@ -44,4 +44,6 @@ type Verification struct {
 	// Fallback is true when the check settled nothing (no relation to
 	// check, or no candidate passed) and the branch was explored in full.
 	Fallback bool `json:"fallback,omitempty"`
+	// Note says why the check settled nothing, when it did not.
+	Note string `json:"note,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/retrieval"
+	"golang.org/x/sync/errgroup"
 )
 
 // Execution orders of a conjunction's branches (engine.ordering).
@@ -30,11 +31,15 @@ const (
 
 // orderBranches decides, with engine.ordering cost, the order of the
 // branches of every intersect whose branches are finds from topic
-// entities that nothing else needs: the branch with the smallest
-// estimate runs first, and each other branch waits for it and checks its
-// candidates. It records the decision in the intersect's trace.
+// entities that nothing else needs: the model chooses each branch's
+// relations first (the choice its exploration or check reuses, so it costs
+// no call of its own), the KG counts the facts along them, the branch
+// with the smallest count runs first, and each other branch waits for it
+// and checks its candidates. It records the decision in the intersect's
+// trace.
 func (r *run) orderBranches(ctx context.Context, plan *kgqa.Plan) error {
 	r.verifyAgainst, r.after, r.branchOf = map[string]string{}, map[string][]string{}, map[string]*kgqa.BranchOrder{}
+	r.picks, r.tentativeBefore = map[string]*explorer{}, map[string]bool{}
 	if r.b.Ordering != OrderingCost {
 		return nil
 	}
@@ -61,20 +66,16 @@ func (r *run) orderBranches(ctx context.Context, plan *kgqa.Plan) error {
 		if len(branches) < 2 {
 			continue
 		}
-		ord := &kgqa.Ordering{Method: OrderingCost}
-		for _, b := range branches {
-			est, rel, err := r.estimate(ctx, b)
-			if err != nil {
-				return stepErr("plan", b.ID, err)
-			}
-			ord.Branches = append(ord.Branches, kgqa.BranchOrder{Subgoal: b.ID, Relation: rel, Estimated: est, Actual: -1, Role: roleVerified})
+		ord, err := r.estimateBranches(ctx, plan, branches)
+		if err != nil {
+			return err
 		}
 		// Unknown estimates go last; ties keep plan order.
 		slices.SortStableFunc(ord.Branches, func(a, b kgqa.BranchOrder) int {
 			return cmp.Compare(unknownLast(a.Estimated), unknownLast(b.Estimated))
 		})
 		if ord.Branches[0].Estimated < 0 {
-			ord.Method, ord.Note = OrderingPlan, "no branch's words match a relation of its anchors: nothing to estimate"
+			ord.Method, ord.Note = OrderingPlan, "the model chose no relation of any branch's anchors: nothing to estimate"
 			for i := range ord.Branches {
 				ord.Branches[i].Role = roleExplored
 			}
@@ -87,7 +88,9 @@ func (r *run) orderBranches(ctx context.Context, plan *kgqa.Plan) error {
 			r.verifyAgainst[b.Subgoal] = first
 			r.after[b.Subgoal] = append(r.after[b.Subgoal], first)
 			if p := r.records[b.Subgoal].Retrieval; p != nil {
-				// The check needs no parametric guess.
+				// The check needs no parametric guess; a branch whose
+				// check settles nothing is explored with one.
+				r.tentativeBefore[b.Subgoal] = p.Tentative
 				p.Tentative, p.Reasons[retrieval.ParamTentative] = false, "verified_branch"
 			}
 		}
@@ -102,6 +105,38 @@ func (r *run) orderBranches(ctx context.Context, plan *kgqa.Plan) error {
 	return nil
 }
 
+// estimateBranches has the model choose each branch's relations, as its
+// first round would, and estimates each branch by the KG's count of facts
+// along the chosen relations from its anchors (-1 when it chose none). The
+// choices are kept in r.picks for the branches' first rounds.
+func (r *run) estimateBranches(ctx context.Context, plan *kgqa.Plan, branches []kgqa.Subgoal) (*kgqa.Ordering, error) {
+	ord := &kgqa.Ordering{Method: OrderingCost, Branches: make([]kgqa.BranchOrder, len(branches))}
+	xs := make([]*explorer, len(branches))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, r.b.Parallelism))
+	for i, b := range branches {
+		rec := r.records[b.ID]
+		sg := &subgoalRun{run: r, plan: plan, s: b, rec: rec, d0: r.base, b: withPack(r.b, rec.Retrieval)}
+		g.Go(func() error {
+			x := newExplorer(sg, sg.text())
+			est, rel, err := x.estimate(gctx, sg.anchors())
+			if err != nil {
+				return stepErr("plan", b.ID, err)
+			}
+			xs[i] = x
+			ord.Branches[i] = kgqa.BranchOrder{Subgoal: b.ID, Relation: rel, Estimated: est, Actual: -1, Role: roleVerified}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i, b := range branches {
+		r.picks[b.ID] = xs[i]
+	}
+	return ord, nil
+}
+
 func unknownLast(n int) int {
 	if n < 0 {
 		return math.MaxInt
@@ -109,57 +144,51 @@ func unknownLast(n int) int {
 	return n
 }
 
-// fewRelations is the most relations of an anchor whose counts are all
-// read when none matches the subgoal's words.
-const fewRelations = 4
-
-// estimate sums, over the anchors of a root find, the KG's count of terms
-// along the relations the branch is likely to follow: those whose readable
-// form shares most words with the subgoal (the relations exploration
-// offers first), or, when none shares a word and the anchor has at most
-// fewRelations, all of them (an upper bound). It returns -1 when an anchor
-// gives nothing to count.
-func (r *run) estimate(ctx context.Context, s kgqa.Subgoal) (int, *kgqa.Relation, error) {
-	d := r.e.g.Dialect()
-	q := tokens(s.Text)
+// estimate makes the branch's first relation choice (kept for its first
+// round) and sums the KG's count of facts along each chosen relation from
+// each anchor that has it. It returns -1 when the model chose nothing.
+func (x *explorer) estimate(ctx context.Context, anchors []kgqa.Term) (int, *kgqa.Relation, error) {
+	rd, has, end, err := x.pick(ctx, anchors, 0, x.sg.d0)
+	if err != nil {
+		return 0, nil, err
+	}
+	x.pre = &prePick{rd: rd, has: has, end: end}
+	if len(rd.Chosen) == 0 {
+		return -1, nil, nil
+	}
 	total := 0
-	var first *kgqa.Relation
-	for _, a := range rootAnchors(s.Text, r.topicList) {
-		rels, err := r.e.g.Relations(ctx, a.ID)
-		if err != nil {
-			return 0, nil, err
-		}
-		var likely []kgqa.Relation
-		bestScore := 0.0
-		for _, rel := range rels {
-			switch sc := overlap(q, tokens(d.Readable(rel.ID))); {
-			case sc > bestScore:
-				likely, bestScore = []kgqa.Relation{rel}, sc
-			case sc == bestScore && sc > 0:
-				likely = append(likely, rel)
-			}
-		}
-		if bestScore == 0 && len(rels) <= fewRelations {
-			likely = rels
-		}
-		if len(likely) == 0 {
-			return -1, nil, nil
-		}
-		for _, rel := range likely {
-			n, err := r.e.g.Count(ctx, a.ID, rel)
+	for _, rel := range rd.Chosen {
+		for _, a := range has[rel] {
+			n, err := x.sg.e.g.Count(ctx, a.ID, rel)
 			if err != nil {
 				return 0, nil, err
 			}
 			total += n
 		}
-		if first == nil {
-			first = &likely[0]
-		}
 	}
-	if first == nil {
-		return -1, nil, nil
+	first := rd.Chosen[0]
+	return total, &first, nil
+}
+
+// prePick is a first relation choice made before the subgoal ran.
+type prePick struct {
+	rd  *kgqa.Round
+	has map[kgqa.Relation][]kgqa.Term
+	end int
+}
+
+// explorerFor returns the explorer of the subgoal: the one that made its
+// first relation choice during ordering, if any, else a new one.
+func (sg *subgoalRun) explorerFor(text string) *explorer {
+	sg.mu.Lock()
+	x := sg.picks[sg.s.ID]
+	delete(sg.picks, sg.s.ID)
+	sg.mu.Unlock()
+	if x == nil {
+		return newExplorer(sg, text)
 	}
-	return total, first, nil
+	x.sg, x.text = sg, text
+	return x
 }
 
 // recordActual sets a branch's actual cardinality once it has run.
@@ -199,12 +228,18 @@ func (sg *subgoalRun) verify(ctx context.Context, against string) (res kgqa.Resu
 	anchors := sg.anchors()
 	sg.rec.Anchors = anchors
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(anchors)})
+	x := sg.explorerFor(text)
 	if len(cands) == 0 {
-		// Nothing to intersect with: the conjunction is empty whatever
-		// this branch holds.
-		return kgqa.Result{Text: "", Entities: []kgqa.Term{}, Source: "verified", Capped: capped}, sg.d0, true, nil
+		// No entity to check (the first branch kept a tentative answer,
+		// or the KG lacks its facts): explore this branch in full, with
+		// its tentative answer and refinement, and let the intersection
+		// decide, as when every branch is explored.
+		v.Fallback, v.Note = true, "the branch checked against found no entity: explored in full"
+		sg.mu.Lock()
+		sg.picks[sg.s.ID] = x
+		sg.mu.Unlock()
+		return kgqa.Result{}, sg.d0, false, nil
 	}
-	x := newExplorer(sg, text)
 	rd, has, end, err := x.pick(ctx, anchors, 0, sg.d0)
 	sg.rec.Rounds = append(sg.rec.Rounds, rd)
 	if err != nil {
@@ -231,7 +266,7 @@ func (sg *subgoalRun) verify(ctx context.Context, against string) (res kgqa.Resu
 	}
 	v.Kept = len(kept)
 	if len(kept) == 0 {
-		v.Fallback = true
+		v.Fallback, v.Note = true, "no candidate passed the check: explored in full"
 		return kgqa.Result{}, end, false, nil
 	}
 	rc := *rd

@@ -1,11 +1,15 @@
 package engine
 
 import (
+	"strings"
 	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kgqatest"
+	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,10 +30,11 @@ func TestCostOrderingKeepsConjunctionAnswers(t *testing.T) {
 		{"demo-03", true, "s2"},
 		// 3 and 3 rivers: a tie keeps the plan's order.
 		{"demo-04", true, "s1"},
-		// Italy's 1 against the Swiss franc's 2: the words pick a river
-		// relation for "bordering Italy", so the estimate is off (6
-		// countries border Italy) and the larger branch runs first.
-		{"demo-05", true, "s1"},
+		// The Swiss franc's 2 countries before Italy's 6 neighbours: the
+		// estimate counts along the relations the model chose (words
+		// alone picked a river relation for "bordering Italy", counted 1
+		// and ran the larger branch first).
+		{"demo-05", true, "s2"},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			q := demoQuestion(t, tc.id)
@@ -118,4 +123,37 @@ func TestCostOrderingOneAtATime(t *testing.T) {
 	assert.Equal(t, []string{q.Answers[0].ID}, entityIDs(ans.Entities), brief(ans))
 	require.NotNil(t, record(t, ans, "s3").Ordering)
 	assert.NotNil(t, record(t, ans, "s1").Verification)
+}
+
+// When the branch that runs first yields no entity (here Spain's
+// neighbours: its evidence is judged misaligned and its tentative answer
+// names nothing), the other branch is not checked against nothing: it is
+// explored in full, with its tentative answer and refinement, and the
+// intersection keeps what the branches found. Before, the conjunction
+// came back empty.
+func TestCostOrderingExploresWhenFirstBranchFindsNothing(t *testing.T) {
+	q := demoQuestion(t, "demo-03")
+	m := kgqatest.NewDemoModel()
+	h := newHarness(t, m, config.Default().Engine)
+	h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		_, current, _ := strings.Cut(llmtest.LastUser(req), "Current subgoal: ")
+		current, _, _ = strings.Cut(current, "\n")
+		if llmtest.StageOf(req) == "refine" && strings.Contains(current, "Spain") {
+			return llmtest.JSON(map[string]any{"reason": "not about borders", "aligned": false, "answer": "", "entities": []string{}, "used_facts": []int{}})
+		}
+		return m.Handle(req)
+	})
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	o := record(t, ans, "s3").Ordering
+	require.NotNil(t, o, brief(ans))
+	require.Equal(t, "s2", o.Branches[0].Subgoal, "Spain's branch runs first")
+	s1 := record(t, ans, "s1")
+	require.NotNil(t, s1.Verification, brief(ans))
+	assert.True(t, s1.Verification.Fallback)
+	assert.NotNil(t, s1.Tentative, "explored in full, the branch gets a tentative answer")
+	assert.NotNil(t, s1.Verdict, "and a refinement")
+	assert.True(t, s1.Retrieval.Tentative)
+	assert.Equal(t, "evidence", s1.Result.Source)
+	assert.Contains(t, entityIDs(ans.Entities), q.Answers[0].ID, brief(ans))
+	assert.Contains(t, record(t, ans, "s3").SetOp.Note, "s2")
 }

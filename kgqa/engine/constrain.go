@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/parog/parog-go/refine"
@@ -61,6 +60,10 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	var tent *kgqa.Tentative
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
+		if !sg.pack().Tentative {
+			tent = &kgqa.Tentative{} // the pack asks for none: the evidence decides
+			return nil
+		}
 		var err error
 		tent, err = sg.tentative(gctx, text)
 		return err
@@ -107,7 +110,7 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	}
 	if ok {
 		rec.Method, rec.Note = "exact", joinNotes(rec.Note, note)
-		out = nonNil(out)
+		out = sg.keepUnvalued(out, members, tent, rec)
 		res := kgqa.Result{Text: names(out), Entities: out, Source: "exact", Capped: capped}
 		sg.rec.Corrected = corrected(tent, res)
 		return res, end, nil
@@ -214,52 +217,118 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members [
 		sg.rec.Boundary = retrieval.ReasonPropertyNotInKG
 		return nil, d, nil
 	}
-	max := 1
-	if args.Cmp == "" && args.Order == "" {
-		max = sg.b.MaxRelationsPerEntity // a filter stated in words
-	}
-	if r, ok := lexicalAttribute(sg.e.g.Dialect(), args.Attribute, offered); ok && max == 1 {
-		rd.Chosen, rd.ChosenBy = []kgqa.Relation{r}, "lexical"
-	} else if len(offered) == 1 {
+	// The model chooses, seeing the whole plan, as for a find; it may
+	// keep more than one relation where the schema has alternatives
+	// (a start date against a date of birth), and the values decide.
+	max := sg.b.MaxRelationsPerEntity
+	if len(offered) == 1 {
 		rd.Chosen, rd.ChosenBy = offered, "only_offered"
 	} else {
-		if err := x.choose(ctx, rd, offered, max); err != nil {
+		calls, err := x.choosePaged(ctx, rd, offered, max)
+		d += calls
+		if err != nil {
 			return nil, d, err
 		}
-		d++
 		if len(rd.Chosen) == 0 && cut == nil {
 			// Every relation of the members was offered and none
 			// carries the attribute.
 			sg.rec.Boundary = retrieval.ReasonPropertyNotInKG
 		}
 	}
-	if len(rd.Chosen) == 1 {
+	rd.Facts, err = x.neighbors(ctx, rd, rd.Chosen, has)
+	if err != nil {
+		return nil, d, err
+	}
+	facts := rd.Facts
+	if args.Cmp != "" || args.Order != "" {
+		facts = sg.bestAttribute(rd.Chosen, members, facts)
+	} else if len(rd.Chosen) == 1 {
 		a := rd.Chosen[0]
 		sg.rec.SetOp.Attribute = &a
 	}
-	rd.Facts, err = x.neighbors(ctx, rd, rd.Chosen, has)
-	return rd.Facts, d, err
+	return facts, d, nil
 }
 
-// lexicalAttribute picks the offered relation whose readable name best
-// matches the attribute, when exactly one scores best.
-func lexicalAttribute(d kg.Dialect, attribute string, offered []kgqa.Relation) (kgqa.Relation, bool) {
-	want := tokens(attribute)
-	if len(want) == 0 {
-		return kgqa.Relation{}, false
+// bestAttribute keeps, of the relations chosen for a comparison or a
+// superlative, the one that gives a value that parses (a number or a
+// date) to the most members, ties in the model's order, and returns its
+// facts; the others are named in the set operation's note. A relation
+// whose values do not parse cannot be compared exactly.
+func (sg *subgoalRun) bestAttribute(chosen []kgqa.Relation, members []kgqa.Term, facts []kgqa.Fact) []kgqa.Fact {
+	if len(chosen) == 0 {
+		return facts
 	}
-	best, n := 0.0, 0
-	var pick kgqa.Relation
-	for _, r := range offered {
-		s := overlap(tokens(d.Readable(r.ID)), want)
-		switch {
-		case s > best:
-			best, n, pick = s, 1, r
-		case s == best && s > 0:
-			n++
+	isMember := map[string]bool{}
+	for _, m := range members {
+		isMember[m.ID] = true
+	}
+	valued := map[kgqa.Relation]map[string]bool{}
+	for _, f := range facts {
+		r := factRelation(f)
+		if _, ok := parseValue(f.Tail); ok && isMember[f.Head.ID] {
+			if valued[r] == nil {
+				valued[r] = map[string]bool{}
+			}
+			valued[r][f.Head.ID] = true
 		}
 	}
-	return pick, best > 0 && n == 1
+	best := chosen[0]
+	for _, r := range chosen[1:] {
+		if len(valued[r]) > len(valued[best]) {
+			best = r
+		}
+	}
+	sg.rec.SetOp.Attribute = &best
+	if len(chosen) > 1 {
+		var alt []string
+		for _, r := range chosen {
+			alt = append(alt, fmt.Sprintf("%s (%d of %d members valued)", r.ID, len(valued[r]), len(members)))
+		}
+		sg.rec.SetOp.Note = joinNotes(sg.rec.SetOp.Note, "attribute chosen by its values among "+strings.Join(alt, ", "))
+	}
+	var out []kgqa.Fact
+	for _, f := range facts {
+		if factRelation(f) == best {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// factRelation is the first relation of a fact, as it was chosen.
+func factRelation(f kgqa.Fact) kgqa.Relation {
+	if len(f.Path) == 0 {
+		return kgqa.Relation{}
+	}
+	return kgqa.Relation{ID: f.Path[0], Dir: f.Dir}
+}
+
+// keepUnvalued adds to an exact result the members the tentative answer
+// names that have no value of the attribute: exact logic cannot rule them
+// out, so they stay candidates beside what it kept.
+func (sg *subgoalRun) keepUnvalued(out, members []kgqa.Term, t *kgqa.Tentative, rec *kgqa.SetOpRecord) []kgqa.Term {
+	out = nonNil(out)
+	if t == nil || len(t.Names) == 0 || rec.Unparsed == 0 {
+		return out
+	}
+	pseudo := make([]kgqa.Fact, 0, len(members))
+	for _, m := range members {
+		if _, valued := rec.Values[m.Key()]; !valued {
+			pseudo = append(pseudo, kgqa.Fact{Head: m, Tail: m})
+		}
+	}
+	ents, _ := refine.Resolve(pseudo, t.Names)
+	var kept []string
+	for _, e := range ents {
+		if !contains(out, e) {
+			out = append(out, e)
+			kept = append(kept, names([]kgqa.Term{e}))
+		}
+	}
+	if len(kept) > 0 {
+		rec.Note = joinNotes(rec.Note, "kept from the tentative answer, having no value to compare: "+strings.Join(kept, ", "))
+	}
+	return out
 }
 
 // exactConstraint applies a comparison or an argmax/argmin to the members'

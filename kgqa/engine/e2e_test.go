@@ -166,9 +166,17 @@ func TestMisalignedEvidenceKeepsTentativeAnswer(t *testing.T) {
 	assert.Equal(t, PlanSourceGiven, ans.PlanInfo.Source)
 }
 
-// When the evidence of s2 already shows an answer the model recognises, it
-// stops before the superlative subgoal; fused into refinement this costs
-// no extra call, unfused it costs one sufficiency call.
+// compositionPlan is demo-02's first two steps with a find after them, so
+// that only a find is left once s2 has run.
+var compositionPlan = &kgqa.Plan{Version: 1, Subgoals: []kgqa.Subgoal{
+	{ID: "s1", Text: "Find the team of Lou Seal.", Op: kgqa.OpFind},
+	{ID: "s2", Text: "Find the championships of #1.", Op: kgqa.OpFind, Needs: []string{"s1"}},
+	{ID: "s3", Text: "Find the sport of #2.", Op: kgqa.OpFind, Needs: []string{"s2"}},
+}}
+
+// When the evidence of s2 already shows an answer the model recognises and
+// only finds are left, it stops before them; fused into refinement this
+// costs no extra call, unfused it costs one sufficiency call.
 func TestEarlyStop(t *testing.T) {
 	q := demoQuestion(t, "demo-02")
 	for _, fuse := range []bool{true, false} {
@@ -177,8 +185,8 @@ func TestEarlyStop(t *testing.T) {
 			cfg := config.Default().Engine
 			cfg.FuseSufficiency = fuse
 			h := newHarness(t, m, cfg)
-			ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
-			assert.Equal(t, kgqa.StopSufficient, ans.Stop)
+			ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q), Plan: compositionPlan})
+			assert.Equal(t, kgqa.StopSufficient, ans.Stop, brief(ans))
 			assert.Equal(t, []string{"m.0dznkz"}, entityIDs(ans.Entities))
 			require.NotNil(t, ans.Final)
 			assert.Equal(t, "s2", ans.Final.After)
@@ -187,6 +195,30 @@ func TestEarlyStop(t *testing.T) {
 				assert.Zero(t, m.Calls("sufficiency"))
 			} else {
 				assert.Equal(t, 2, m.Calls("sufficiency"), "asked after s1 and s2")
+			}
+		})
+	}
+}
+
+// An early answer never skips a set or constraint step: in demo-02 the
+// model recognises "2014 World Series" in s2's evidence, but the
+// superlative is still to come, so the question is
+// not judged early (no sufficiency is asked at all) and every step runs.
+func TestEarlyStopNeverSkipsSetOrConstraintSteps(t *testing.T) {
+	q := demoQuestion(t, "demo-02")
+	for _, fuse := range []bool{true, false} {
+		t.Run(map[bool]string{true: "fused", false: "separate"}[fuse], func(t *testing.T) {
+			m := kgqatest.NewDemoModel(kgqatest.Recognise(q.Question, "2014 World Series"))
+			cfg := config.Default().Engine
+			cfg.FuseSufficiency = fuse
+			h := newHarness(t, m, cfg)
+			ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+			assert.Equal(t, kgqa.StopPlanComplete, ans.Stop, brief(ans))
+			assert.Zero(t, m.Calls("sufficiency"))
+			assert.Equal(t, statusDone, record(t, ans, "s3").Status)
+			assert.Equal(t, "exact", record(t, ans, "s3").Result.Source)
+			for _, rec := range ans.Subgoals {
+				assert.Nil(t, rec.Sufficiency, "%s: no verdict is asked while a set step is pending", rec.ID)
 			}
 		})
 	}
@@ -391,7 +423,7 @@ func TestEarlyStopResolvesAgainstAllEvidence(t *testing.T) {
 		rep["sufficient"], rep["final_answer"], rep["final_entities"] = true, "Lou Seal", []string{"Lou Seal [m.03_dwn]"}
 		return llmtest.JSON(rep)
 	})
-	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q), Plan: compositionPlan})
 	require.Equal(t, kgqa.StopSufficient, ans.Stop, brief(ans))
 	assert.Equal(t, "s2", ans.Final.After)
 	assert.Equal(t, []string{"m.03_dwn"}, entityIDs(ans.Entities), "Lou Seal is in s1's evidence only")
@@ -500,4 +532,91 @@ func TestCompareWithAnotherSubgoalsDate(t *testing.T) {
 	require.NotNil(t, s3.SetOp)
 	assert.Equal(t, "exact", s3.SetOp.Method)
 	assert.Equal(t, []string{"1905 World Series", "1921 World Series", "1922 World Series"}, sortedNames(s3.Result.Entities))
+}
+
+// A "sufficient" verdict stops the question at the round it comes in: a
+// subgoal whose first round's evidence (s2's, with relations left to
+// try) the model judges misaligned, but
+// enough to answer the question, explores no second round.
+func TestSufficientVerdictStopsAtItsRound(t *testing.T) {
+	q := demoQuestion(t, "demo-02")
+	m := kgqatest.NewDemoModel()
+	h := newHarness(t, m, config.Default().Engine)
+	h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		r := m.Handle(req)
+		_, current, _ := strings.Cut(llmtest.LastUser(req), "Current subgoal: ")
+		current, _, _ = strings.Cut(current, "\n")
+		if llmtest.StageOf(req) != "refine" || !strings.Contains(current, "championships") {
+			return r
+		}
+		return llmtest.JSON(map[string]any{"reason": "the facts do not name a team this way", "aligned": false, "answer": "", "entities": []string{},
+			"used_facts": []int{}, "sufficient": true, "final_answer": "2014 World Series", "final_entities": []string{"2014 World Series [m.0dznkz]"}})
+	})
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q), Plan: compositionPlan})
+	require.Equal(t, kgqa.StopSufficient, ans.Stop, brief(ans))
+	assert.Equal(t, "s2", ans.Final.After)
+	assert.Len(t, record(t, ans, "s2").Rounds, 1, brief(ans))
+}
+
+// A superlative's attribute is chosen by the model among the members'
+// relations, seeing the whole plan, not picked by word match; where it
+// keeps more than one, the values decide (the relation that dates the
+// most members). The retrieval pack's "tentative: false" holds for
+// constraints too: no parametric guess is asked.
+func TestSuperlativeAttributeChosenByModelAndPackObeyed(t *testing.T) {
+	q := demoQuestion(t, "demo-02")
+	m := kgqatest.NewDemoModel()
+	cfg := config.Default().Engine
+	cfg.RetrievalRules = []string{"superlative.tentative=false"}
+	h := newHarness(t, m, cfg)
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, []string{"m.0dznkz"}, entityIDs(ans.Entities), brief(ans))
+	s3 := record(t, ans, "s3")
+	require.NotNil(t, s3.Tentative)
+	assert.Empty(t, s3.Tentative.Answer, "the pack asks for no tentative answer")
+	assert.Equal(t, 1, m.Calls("tentative"), "s1's only: the superlative and the set it orders ask for none")
+	require.Len(t, s3.Rounds, 1)
+	assert.Equal(t, "llm", s3.Rounds[0].ChosenBy)
+	require.NotNil(t, s3.SetOp.Attribute)
+	assert.Contains(t, s3.SetOp.Attribute.ID, "end_date")
+	t.Log(brief(ans))
+}
+
+// Members with no value of the attribute cannot be ruled out by exact
+// logic: those the tentative answer names stay candidates beside what
+// the comparison kept.
+func TestConstraintKeepsUnvaluedTentativeMembers(t *testing.T) {
+	a, b, c := kgqa.Term{ID: "m.a", Name: "Alpha"}, kgqa.Term{ID: "m.b", Name: "Beta"}, kgqa.Term{ID: "m.c", Name: "Gamma"}
+	rec := &kgqa.SetOpRecord{Values: map[string]string{"m.a": "2001", "m.b": "1999"}, Unparsed: 1}
+	sg := &subgoalRun{rec: &kgqa.SubgoalRecord{SetOp: rec}}
+	out := sg.keepUnvalued([]kgqa.Term{a}, []kgqa.Term{a, b, c}, &kgqa.Tentative{Answer: "Gamma", Names: []string{"Gamma"}}, rec)
+	assert.Equal(t, []string{"m.a", "m.c"}, entityIDs(out))
+	assert.Contains(t, rec.Note, "Gamma")
+	// A tentative answer that names a valued member the comparison
+	// dropped does not bring it back.
+	rec.Note = ""
+	out = sg.keepUnvalued([]kgqa.Term{a}, []kgqa.Term{a, b, c}, &kgqa.Tentative{Answer: "Beta", Names: []string{"Beta"}}, rec)
+	assert.Equal(t, []string{"m.a"}, entityIDs(out))
+	assert.Empty(t, rec.Note)
+}
+
+// Where the model keeps two attributes (a start date and a date of
+// birth), the one that gives the most members a value that compares is
+// used, and the trace names both.
+func TestBestAttributeByValues(t *testing.T) {
+	a, b := kgqa.Term{ID: "m.a", Name: "Alpha"}, kgqa.Term{ID: "m.b", Name: "Beta"}
+	start := kgqa.Relation{ID: "government.government_position_held.from", Dir: kgqa.Out}
+	born := kgqa.Relation{ID: "people.person.date_of_birth", Dir: kgqa.Out}
+	date := func(s string) kgqa.Term { return kgqa.Term{Name: s, Datatype: xsd + "date"} }
+	facts := []kgqa.Fact{
+		{Head: a, Path: []string{start.ID}, Dir: kgqa.Out, Tail: date("2001-01-20")},
+		{Head: a, Path: []string{born.ID}, Dir: kgqa.Out, Tail: date("1946-07-06")},
+		{Head: b, Path: []string{born.ID}, Dir: kgqa.Out, Tail: date("1961-08-04")},
+	}
+	sg := &subgoalRun{rec: &kgqa.SubgoalRecord{SetOp: &kgqa.SetOpRecord{}}}
+	got := sg.bestAttribute([]kgqa.Relation{start, born}, []kgqa.Term{a, b}, facts)
+	require.NotNil(t, sg.rec.SetOp.Attribute)
+	assert.Equal(t, born, *sg.rec.SetOp.Attribute)
+	assert.Len(t, got, 2)
+	assert.Contains(t, sg.rec.SetOp.Note, "government.government_position_held.from (1 of 2 members valued)")
 }

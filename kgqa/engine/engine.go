@@ -39,9 +39,11 @@ type Engine struct {
 	kgLimit     int
 	planner     Planner // nil: Engine.Plan
 	embedder    llm.Embedder
-	afterRun    func(context.Context) // tests: runs after a run ends, before Ask decides its outcome
-	tmpl        *prompts.Set          // the prompt templates (prompts.dir, or the built-in set)
-	promptSet   string                // tmpl's name, recorded in every answer
+	// relationsBudget bounds one relations prompt's tokens.
+	relationsBudget int
+	afterRun        func(context.Context) // tests: runs after a run ends, before Ask decides its outcome
+	tmpl            *prompts.Set          // the prompt templates (prompts.dir, or the built-in set)
+	promptSet       string                // tmpl's name, recorded in every answer
 }
 
 // WithPrompts makes the engine, and its refiner, render prompts with set
@@ -122,7 +124,7 @@ func WithEmbedder(em llm.Embedder) Option { return func(e *Engine) { e.embedder 
 // budgets (zero fields take config.Default's values).
 func New(g kg.Graph, chat kgqa.Chatter, cfg config.Engine, opts ...Option) *Engine {
 	e := &Engine{g: g, chat: chat, cfg: withDefaults(cfg, config.Default().Engine), maxFacts: refine.DefaultMaxFacts, searchLimit: 3, kgParallel: 8,
-		kgLimit: config.Default().KG.NeighborLimit, tmpl: prompts.Builtin}
+		kgLimit: config.Default().KG.NeighborLimit, tmpl: prompts.Builtin, relationsBudget: DefaultRelationsPromptTokens}
 	for _, o := range opts {
 		o(e)
 	}
@@ -333,6 +335,12 @@ type run struct {
 	verifyAgainst map[string]string            // branch -> the branch whose candidates it checks
 	after         map[string][]string          // subgoal -> subgoals it waits for beyond its needs
 	branchOf      map[string]*kgqa.BranchOrder // branch -> its entry in the intersect's Ordering
+	// picks are the relation choices made to estimate the branches,
+	// reused by the branches' first round so that no choice is asked
+	// twice; tentativeBefore is each verified branch's pack setting before the
+	// check turned it off, restored when the check settles nothing.
+	picks           map[string]*explorer
+	tentativeBefore map[string]bool
 }
 
 type factRef struct {

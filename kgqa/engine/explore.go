@@ -24,6 +24,7 @@ type explorer struct {
 	rels  map[string][]kgqa.Relation // relation lists by entity id
 	tried map[kgqa.Relation]bool
 	seen  map[string]bool // entities explored from
+	pre   *prePick        // a first choice made before the subgoal ran
 }
 
 func newExplorer(sg *subgoalRun, text string) *explorer {
@@ -81,20 +82,13 @@ type relationsReply struct {
 // offered relation, or gives no reply in shape, does not fail the
 // question: the offered relations that share words with the subgoal are
 // kept instead, and the fallback recorded in the round.
-func (x *explorer) choose(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int) error {
-	d := x.sg.e.g.Dialect()
-	data := prompts.RelationsData{Plan: x.sg.view(), Subgoal: x.text, Max: max, Attribute: x.attrHint}
-	for _, a := range rd.Anchors {
-		data.Anchors = append(data.Anchors, prompts.Term(a))
-	}
-	if len(data.Anchors) > 20 {
-		data.Anchors = append(data.Anchors[:20], fmt.Sprintf("and %d more", len(rd.Anchors)-20))
-	}
-	data.Out, data.In = groupRelations(d, offered)
-	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Relations, data)
+// It returns the prompt's size in tokens.
+func (x *explorer) choose(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int) (int, error) {
+	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Relations, x.relationsData(rd, offered, max))
 	if err != nil {
-		return stepErr("explore", x.sg.s.ID, err)
+		return 0, stepErr("explore", x.sg.s.ID, err)
 	}
+	tokens := promptTokens(req)
 	ix := newOfferedIndex(offered)
 	var rep relationsReply
 	var chosen []kgqa.Relation
@@ -142,13 +136,27 @@ func (x *explorer) choose(ctx context.Context, rd *kgqa.Round, offered []kgqa.Re
 	if errors.Is(err, kgqa.ErrSchema) {
 		rd.Chosen, rd.ChosenBy = x.lexicalPick(rd.Anchors, offered, max), "lexical_fallback"
 		rd.Fallback = "the model gave no offered relation in shape, repair included (" + err.Error() + "); kept the offered relations sharing most words with the subgoal"
-		return nil
+		return tokens, nil
 	}
 	if err != nil {
-		return stepErr("explore", x.sg.s.ID, err)
+		return tokens, stepErr("explore", x.sg.s.ID, err)
 	}
 	rd.Chosen, rd.ChosenBy = chosen, "llm"
-	return nil
+	return tokens, nil
+}
+
+// relationsData is the relations prompt's data for the round's anchors
+// and the offered relations.
+func (x *explorer) relationsData(rd *kgqa.Round, offered []kgqa.Relation, max int) prompts.RelationsData {
+	data := prompts.RelationsData{Plan: x.sg.view(), Subgoal: x.text, Max: max, Attribute: x.attrHint}
+	for _, a := range rd.Anchors {
+		data.Anchors = append(data.Anchors, prompts.Term(a))
+	}
+	if len(data.Anchors) > 20 {
+		data.Anchors = append(data.Anchors[:20], fmt.Sprintf("and %d more", len(rd.Anchors)-20))
+	}
+	data.Out, data.In = groupRelations(x.sg.e.g.Dialect(), offered)
+	return data
 }
 
 // lexicalPick returns up to max offered relations that share words with
@@ -191,6 +199,10 @@ func (x *explorer) round(ctx context.Context, anchors []kgqa.Term, depth, d int)
 // the first half of a round, which ends at LLM depth end. has maps each
 // offered relation to the anchors that have it.
 func (x *explorer) pick(ctx context.Context, anchors []kgqa.Term, depth, d int) (rd *kgqa.Round, has map[kgqa.Relation][]kgqa.Term, end int, err error) {
+	if p := x.pre; p != nil && depth == 0 {
+		x.pre = nil
+		return p.rd, p.has, max(d, p.end), nil
+	}
 	rd = &kgqa.Round{Depth: depth, Anchors: anchors, Chosen: []kgqa.Relation{}, Facts: []kgqa.Fact{}}
 	rels, err := x.relations(ctx, anchors)
 	if err != nil {
@@ -207,10 +219,11 @@ func (x *explorer) pick(ctx context.Context, anchors []kgqa.Term, depth, d int) 
 	case len(offered) == 1:
 		rd.Chosen, rd.ChosenBy = offered, "only_offered"
 	default:
-		if err := x.choose(ctx, rd, offered, x.sg.b.MaxRelationsPerEntity); err != nil {
+		calls, err := x.choosePaged(ctx, rd, offered, x.sg.b.MaxRelationsPerEntity)
+		d += calls
+		if err != nil {
 			return rd, has, d, err
 		}
-		d++
 	}
 	for _, r := range rd.Chosen {
 		x.tried[r] = true

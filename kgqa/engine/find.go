@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/parog/parog-go/refine"
 	"golang.org/x/sync/errgroup"
 )
@@ -19,12 +20,18 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 			return res, end, err
 		}
 		sg.d0 = end // the check settled nothing: explore in full
+		sg.mu.Lock()
+		if t, ok := sg.tentativeBefore[sg.s.ID]; ok && sg.rec.Retrieval != nil {
+			// Explored in full, the branch gets its tentative answer.
+			sg.rec.Retrieval.Tentative, sg.rec.Retrieval.Reasons[retrieval.ParamTentative] = t, "verified_branch_explored"
+		}
+		sg.mu.Unlock()
 	}
 	text := sg.text()
 	anchors := sg.anchors()
 	sg.rec.Anchors = anchors
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(anchors)})
-	x := newExplorer(sg, text)
+	x := sg.explorerFor(text)
 
 	var tent *kgqa.Tentative
 	var rd *kgqa.Round
@@ -96,6 +103,11 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 			}
 			res.Capped = cappedFrom(sg.rec.Rounds, res.Entities)
 			return sg.truncate(ctx, x, res, facts, end)
+		}
+		if suf := sg.rec.Sufficiency; suf != nil && suf.Sufficient && (suf.Answer != "" || len(suf.Entities) > 0) {
+			// The question is answered at this round: the run stops
+			// after this subgoal, so a further round would be wasted.
+			break
 		}
 		if round >= sg.b.MaxRounds {
 			break

@@ -190,29 +190,34 @@ func (r *run) runSubgoal(ctx context.Context, plan *kgqa.Plan, s kgqa.Subgoal) (
 	r.reach(end)
 	resCopy := res
 	r.emit.send(kgqa.Event{Type: kgqa.EventSubgoalDone, Subgoal: s.ID, Result: &resCopy, SetOp: rec.SetOp})
-	if s.ID == plan.AnswerID() || !r.pendingNeedsLLM(plan, s.ID) {
+	if s.ID == plan.AnswerID() || !r.mayStopEarly(plan, s.ID) {
 		return false, nil
 	}
 	return sg.sufficiency(ctx)
 }
 
-// pendingNeedsLLM reports whether a needed subgoal that starts after
-// finished (by rank, so the same on every run) will ask the model: only
-// then is it worth asking whether the question can be answered early.
-func (r *run) pendingNeedsLLM(plan *kgqa.Plan, finished string) bool {
+// mayStopEarly reports whether asking if the question can be answered
+// after finished is worth it and safe: a needed subgoal other than
+// finished has not finished and will ask the model (a find), and none of
+// the needed subgoals left is a set or constraint step. An early answer
+// is the model's free text: it must never stand in for an intersection,
+// a count, a comparison or a superlative that exact logic is still to
+// compute, so those steps always run.
+func (r *run) mayStopEarly(plan *kgqa.Plan, finished string) bool {
 	needed := plan.Ancestors(plan.AnswerID())
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	finds := false
 	for _, s := range plan.Subgoals {
 		if !needed[s.ID] || r.rank[s.ID] <= r.rank[finished] {
 			continue
 		}
-		switch s.Op {
-		case kgqa.OpFind, kgqa.OpFilter, kgqa.OpCompare, kgqa.OpSuperlative:
-			return true
+		if s.Op != kgqa.OpFind {
+			return false
 		}
+		finds = true
 	}
-	return false
+	return finds
 }
 
 // conclude sets the answer from the answer subgoal's result, or from a

@@ -17,12 +17,20 @@ func (sg *subgoalRun) exactSet() (kgqa.Result, int, error) {
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID})
 	sg.mu.Lock()
 	sets := make([][]kgqa.Term, 0, len(sg.s.Needs))
+	var known [][]kgqa.Term // the intersect's branches that found or believe something
+	var unknown []string
 	for _, n := range sg.s.Needs {
 		var ts []kgqa.Term
-		if res := sg.results[n]; res != nil {
+		res := sg.results[n]
+		if res != nil {
 			ts = res.Entities
 		}
 		sets = append(sets, ts)
+		if res != nil && res.Source == "tentative" && len(ts) == 0 {
+			unknown = append(unknown, n)
+		} else {
+			known = append(known, ts)
+		}
 	}
 	sg.mu.Unlock()
 	capped := sg.neededCapped()
@@ -34,6 +42,14 @@ func (sg *subgoalRun) exactSet() (kgqa.Result, int, error) {
 	var out []kgqa.Term
 	switch sg.s.Op {
 	case kgqa.OpIntersect:
+		// A branch that found no evidence and whose tentative answer
+		// names nothing is unknown, not empty: the conjunction is what
+		// the other branches found, as when a question's constraint
+		// cannot be checked.
+		if len(unknown) > 0 && len(known) > 0 {
+			sets = known
+			rec.Note = "left out of the intersection, having found and believed nothing: " + strings.Join(unknown, ", ")
+		}
 		out = intersect(sets)
 	case kgqa.OpUnion:
 		out = union(sets)

@@ -258,7 +258,7 @@ func corrected(t *kgqa.Tentative, res kgqa.Result) bool {
 
 // fuse reports whether this subgoal's refine call also judges sufficiency.
 func (sg *subgoalRun) fuse() bool {
-	return sg.b.FuseSufficiency && sg.s.ID != sg.plan.AnswerID() && sg.pendingNeedsLLM(sg.plan, sg.s.ID)
+	return sg.b.FuseSufficiency && sg.s.ID != sg.plan.AnswerID() && sg.mayStopEarly(sg.plan, sg.s.ID)
 }
 
 // addFacts records evidence for the sufficiency and final prompts.

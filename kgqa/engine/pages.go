@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/prompts"
+)
+
+// DefaultRelationsPromptTokens is the most tokens one relations prompt
+// takes by default (WithRelationsPromptBudget): at Freebase's density an
+// anchor has thousands of relations, and a prompt that lists them all is
+// one a small model reads badly and a served model may refuse.
+const DefaultRelationsPromptTokens = 4000
+
+// WithRelationsPromptBudget bounds the tokens (about four bytes each) of
+// one relations prompt; an offer that does not fit is split into pages,
+// most relevant relations first (default DefaultRelationsPromptTokens).
+func WithRelationsPromptBudget(tokens int) Option {
+	return func(e *Engine) {
+		if tokens > 0 {
+			e.relationsBudget = tokens
+		}
+	}
+}
+
+// promptTokens counts a request's tokens as about four bytes each, as the
+// benchmarks do.
+func promptTokens(req kgqa.ChatRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Content)
+	}
+	return (n + 3) / 4
+}
+
+// relationCost is about what one relation adds to the prompt, in bytes:
+// its name and a separator, and its type's header when it opens a group.
+func relationCost(r kgqa.Relation, seenType map[string]bool) int {
+	typ, name := relationType(r.ID)
+	n := len(name) + 2
+	k := string(r.Dir) + " " + typ
+	if !seenType[k] {
+		seenType[k] = true
+		n += len(typ) + 6
+	}
+	return n
+}
+
+// pages splits the offered relations, in order, into pages whose prompt
+// fits the budget: the prompt without relations is measured once, and
+// each relation's share estimated. A page holds one relation at least.
+func (x *explorer) pages(rd *kgqa.Round, offered []kgqa.Relation, max int) ([][]kgqa.Relation, error) {
+	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Relations, x.relationsData(rd, nil, max))
+	if err != nil {
+		return nil, stepErr("explore", x.sg.s.ID, err)
+	}
+	room := x.sg.e.relationsBudget*4 - promptTokens(req)*4
+	var out [][]kgqa.Relation
+	var page []kgqa.Relation
+	used, seen := 0, map[string]bool{}
+	for _, r := range offered {
+		c := relationCost(r, seen)
+		if len(page) > 0 && used+c > room {
+			out = append(out, page)
+			page, used, seen = nil, 0, map[string]bool{}
+			c = relationCost(r, seen)
+		}
+		page = append(page, r)
+		used += c
+	}
+	if len(page) > 0 {
+		out = append(out, page)
+	}
+	// The estimate is rough: a page whose rendered prompt still passes
+	// the budget is halved until it fits or holds one relation.
+	var fit [][]kgqa.Relation
+	for _, p := range out {
+		ps, err := x.fit(rd, p, max)
+		if err != nil {
+			return nil, err
+		}
+		fit = append(fit, ps...)
+	}
+	return fit, nil
+}
+
+// fit splits page in halves until each half's prompt fits the budget.
+func (x *explorer) fit(rd *kgqa.Round, page []kgqa.Relation, max int) ([][]kgqa.Relation, error) {
+	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Relations, x.relationsData(rd, page, max))
+	if err != nil {
+		return nil, stepErr("explore", x.sg.s.ID, err)
+	}
+	if len(page) == 1 || promptTokens(req) <= x.sg.e.relationsBudget {
+		return [][]kgqa.Relation{page}, nil
+	}
+	a, err := x.fit(rd, page[:len(page)/2], max)
+	if err != nil {
+		return nil, err
+	}
+	b, err := x.fit(rd, page[len(page)/2:], max)
+	return append(a, b...), err
+}
+
+// choosePaged has the model choose among the offered relations. An offer
+// that fits one prompt is one choice, as before paging. A larger one is
+// offered page by page, most relevant first; the model keeps up to max
+// relations of each page, and, when the pages kept more than max between
+// them, chooses among those in a last prompt: every relation is seen, and
+// the best of one page does not win only because it came first. It
+// returns the number of model calls made.
+func (x *explorer) choosePaged(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int) (int, error) {
+	pages, err := x.pages(rd, offered, max)
+	if err != nil {
+		return 0, err
+	}
+	if len(pages) == 1 {
+		tokens, err := x.choose(ctx, rd, offered, max)
+		rd.Pages = append(rd.Pages, kgqa.OfferPage{Relations: len(offered), PromptTokens: tokens, Chosen: len(rd.Chosen)})
+		return 1, err
+	}
+	if rd.Cut == nil {
+		// Pages go most relevant first: rank the offer (a cut offer is
+		// ranked already).
+		ranked, how, err := x.rank(ctx, rd.Anchors, offered)
+		if err != nil {
+			return 0, err
+		}
+		rd.PageRanking = how.Method
+		if pages, err = x.pages(rd, ranked, max); err != nil {
+			return 0, err
+		}
+	}
+	calls := 0
+	var finalists []kgqa.Relation
+	var rejected []kgqa.RejectedRelation
+	by := "llm"
+	for _, page := range pages {
+		tokens, err := x.choose(ctx, rd, page, max)
+		calls++
+		if err != nil {
+			return calls, err
+		}
+		rd.Pages = append(rd.Pages, kgqa.OfferPage{Relations: len(page), PromptTokens: tokens, Chosen: len(rd.Chosen)})
+		finalists = append(finalists, rd.Chosen...)
+		rejected = append(rejected, rd.Rejected...)
+		if rd.ChosenBy != "llm" {
+			by = rd.ChosenBy
+		}
+	}
+	rd.Chosen, rd.ChosenBy, rd.Rejected = finalists, by, rejected
+	if len(finalists) <= max {
+		return calls, nil
+	}
+	tokens, err := x.choose(ctx, rd, finalists, max)
+	calls++
+	rd.Pages = append(rd.Pages, kgqa.OfferPage{Relations: len(finalists), PromptTokens: tokens, Chosen: len(rd.Chosen), Final: true})
+	rd.Rejected = append(rejected, rd.Rejected...)
+	return calls, err
+}
