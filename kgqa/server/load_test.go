@@ -77,10 +77,17 @@ func BenchmarkLoad(b *testing.B) {
 //
 //	go test ./kgqa/server -run '^$' -bench LoadInProcess -benchtime 1x -cpuprofile cpu.out
 //
-// Its CPU figures include the clients and the scripted model.
+// Its CPU figures include the clients and the scripted model; in the
+// profile, the server's goroutines carry the label side=server, the
+// scripted model's side=model and the clients' side=harness, so
+//
+//	go tool pprof -tagfocus side=server -top server.test cpu.out
+//
+// shows the server alone (the garbage collector's own workers carry no
+// label and are left out by it).
 func BenchmarkLoadInProcess(b *testing.B) {
 	dur := loadDuration(b)
-	h := newHarness(b, setup{delay: 50 * time.Millisecond, noLog: true})
+	h := newHarness(b, setup{delay: 50 * time.Millisecond, noLog: true, labels: true})
 	c, done := loadClient(b, h.http.URL)
 	defer done()
 	req := api.AskRequest{Question: capitalQ, TopicEntities: []string{france}}
@@ -352,4 +359,31 @@ func selfCPUSeconds() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkAsk is one /v1/ask of the demo question per op, in process,
+// against the scripted model without delay: its allocs/op and B/op (the
+// whole process: client, server and scripted model) and its CPU profile
+// track the per-question cost of the hot path with far less noise than
+// the load levels (labels as in BenchmarkLoadInProcess):
+//
+//	go test ./kgqa/server -run '^$' -bench 'Ask$' -benchtime 2000x -cpuprofile cpu.out
+func BenchmarkAsk(b *testing.B) {
+	h := newHarness(b, setup{noLog: true, labels: true})
+	c, done := loadClient(b, h.http.URL)
+	defer done()
+	req := api.AskRequest{Question: capitalQ, TopicEntities: []string{france}}
+	ctx := context.Background()
+	if _, err := c.Ask(ctx, req); err != nil {
+		b.Fatal(err)
+	}
+	self0 := selfCPUSeconds()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := c.Ask(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((selfCPUSeconds()-self0)/float64(b.N)*1000, "process_cpu_ms/op")
 }
