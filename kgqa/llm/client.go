@@ -48,9 +48,9 @@ type endpoint struct {
 	// stage doer.
 	chatURL, auth string
 	doer          openai.HTTPDoer
-	sem  chan struct{} // nil: no limit
-	caps *caps
-	key  string // API key; empty sends none
+	sem           chan struct{} // nil: no limit
+	caps          *caps
+	key           string // API key; empty sends none
 	// keyUnset records that api_key_env names a variable that is not set.
 	keyUnset bool
 }
