@@ -25,8 +25,12 @@ const maxDroppedShown = 20
 // embeddings endpoint when one is configured, else by word overlap, and
 // the cut is returned for the trace.
 func (x *explorer) offer(ctx context.Context, anchors []kgqa.Term, rels map[string][]kgqa.Relation) ([]kgqa.Relation, map[kgqa.Relation][]kgqa.Term, *kgqa.RelationCut, error) {
-	has := map[kgqa.Relation][]kgqa.Term{}
-	var order []kgqa.Relation
+	n := 0
+	for _, a := range anchors {
+		n += len(rels[a.ID])
+	}
+	has := make(map[kgqa.Relation][]kgqa.Term, n)
+	order := make([]kgqa.Relation, 0, n)
 	for _, a := range anchors {
 		for _, r := range rels[a.ID] {
 			if x.tried[r] {
@@ -37,6 +41,9 @@ func (x *explorer) offer(ctx context.Context, anchors []kgqa.Term, rels map[stri
 			}
 			has[r] = append(has[r], a)
 		}
+	}
+	if len(order) == 0 {
+		order = nil // the trace shows no offer as before, not an empty list
 	}
 	limit := x.sg.b.MaxOfferedRelations
 	if len(order) <= limit {
