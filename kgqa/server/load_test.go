@@ -3,6 +3,7 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -55,10 +56,19 @@ func BenchmarkLoad(b *testing.B) {
 	for _, clients := range []int{1, 50, 200} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
 			resetPeakRSS(child.pid)
+			mem0 := goMemCounters(b, child.url)
 			cpu0, self0 := procCPUSeconds(b, child.pid), selfCPUSeconds()
 			r := runLoad(c, req, clients, dur)
 			cpu, self := procCPUSeconds(b, child.pid)-cpu0, selfCPUSeconds()-self0
+			mem := goMemCounters(b, child.url)
 			reportLoad(b, r)
+			if r.n > 0 {
+				// The child's own allocation counters: unlike CPU time,
+				// they do not move with the load of a shared machine.
+				b.ReportMetric((mem.mallocs-mem0.mallocs)/float64(r.n), "server_allocs/req")
+				b.ReportMetric((mem.bytes-mem0.bytes)/float64(r.n)/1024, "server_alloc_kB/req")
+				b.ReportMetric((mem.gcs-mem0.gcs)/float64(r.n)*1000, "server_gc/1k_req")
+			}
 			b.ReportMetric(procStatusMB(b, child.pid, "VmHWM"), "server_peak_rss_MB")
 			if r.n > 0 {
 				b.ReportMetric(cpu/float64(r.n)*1000, "server_cpu_ms/req")
@@ -246,6 +256,35 @@ func waitReady(b *testing.B, url string, exited <-chan struct{}) {
 		}
 	}
 	b.Fatal("parog serve not ready within 30s")
+}
+
+// memCounters are the Go runtime's allocation counters of the child.
+type memCounters struct{ mallocs, bytes, gcs float64 }
+
+// goMemCounters reads the child's counters from its /metrics (the
+// Prometheus Go collector).
+func goMemCounters(b *testing.B, url string) memCounters {
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m memCounters
+	want := map[string]*float64{"go_memstats_mallocs_total": &m.mallocs, "go_memstats_alloc_bytes_total": &m.bytes, "go_gc_duration_seconds_count": &m.gcs}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, val, ok := strings.Cut(sc.Text(), " ")
+		if dst := want[name]; ok && dst != nil {
+			if *dst, err = strconv.ParseFloat(val, 64); err != nil {
+				b.Fatalf("/metrics %s: %v", name, err)
+			}
+			delete(want, name)
+		}
+	}
+	if len(want) > 0 {
+		b.Fatalf("/metrics: %d of the Go collector's counters missing", len(want))
+	}
+	return m
 }
 
 // clockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat
