@@ -12,8 +12,10 @@
 #
 # Settings (environment): BENCH_LOAD_DURATION (per load level, default 5s),
 # BENCH_ORACLE_LIMIT (slice questions, default 100), BENCH_KG_TIME
-# (-benchtime of the KG benchmarks, default 300x), BENCH_OUT (default
-# out/bench), BENCH_DOC (default docs/performance.md; "-" appends nothing).
+# (-benchtime of the KG benchmarks, default 100x), BENCH_KG (their -bench
+# pattern, default one caller; '(Relations|Neighbors)' runs 16 callers too),
+# BENCH_OUT (default out/bench), BENCH_DOC (default docs/performance.md;
+# "-" appends nothing).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -22,7 +24,8 @@ out=${BENCH_OUT:-out/bench}
 doc=${BENCH_DOC:-docs/performance.md}
 load_dur=${BENCH_LOAD_DURATION:-5s}
 oracle_limit=${BENCH_ORACLE_LIMIT:-100}
-kg_time=${BENCH_KG_TIME:-300x}
+kg_time=${BENCH_KG_TIME:-100x}
+kg_bench=${BENCH_KG:-'(Relations|Neighbors)/.*/.*/callers=1$'}
 data=${PAROG_DATA:-../shared/data}
 
 command -v jq >/dev/null || { echo "bench: jq is needed to read the oracle report (apt-get install jq)" >&2; exit 1; }
@@ -48,7 +51,7 @@ step "load benchmark ($load_dur per level)"
 PAROG_LOAD_DURATION=$load_dur $GO test -run '^$' -bench 'Load$' -benchtime 1x -timeout 10m ./kgqa/server | tee -a "$file" >&2
 
 step "KG primitives ($kg_time)"
-$GO test -run '^$' -bench 'Relations|Neighbors' -benchtime "$kg_time" -timeout 15m ./kgqa/kg | tee -a "$file" >&2
+$GO test -run '^$' -bench "$kg_bench" -benchtime "$kg_time" -timeout 15m ./kgqa/kg | tee -a "$file" >&2
 
 step "results parsing"
 $GO test -run '^$' -bench 'ParseResults' -benchtime 20x -count 3 ./kgqa/kg/endpoint | tee -a "$file" >&2
