@@ -120,9 +120,10 @@ func encodeRequest(b *bytes.Buffer, o *openai.ChatCompletionRequest) error {
 		b.WriteByte('}')
 	}
 	b.WriteString(`],"stream":false`)
-	if o.MaxTokens != 0 {
+	//lint:ignore SA1019 max_tokens is what vLLM, Ollama and llama.cpp read.
+	if maxTok := o.MaxTokens; maxTok != 0 {
 		b.WriteString(`,"max_tokens":`)
-		b.Write(strconv.AppendInt(b.AvailableBuffer(), int64(o.MaxTokens), 10))
+		b.Write(strconv.AppendInt(b.AvailableBuffer(), int64(maxTok), 10))
 	}
 	if o.MaxCompletionTokens != 0 {
 		b.WriteString(`,"max_completion_tokens":`)
