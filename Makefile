@@ -36,5 +36,9 @@ lint:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
+# Runs the benchmark set (load, oracle on the slice, KG primitives, results
+# parsing), writes benchstat-compatible out/bench/<time>-<commit>.txt,
+# compares it with the previous run and appends a row to
+# docs/performance.md. A few minutes; not part of make test.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+	GO=$(GO) ./scripts/bench.sh

@@ -25,8 +25,12 @@ const maxDroppedShown = 20
 // embeddings endpoint when one is configured, else by word overlap, and
 // the cut is returned for the trace.
 func (x *explorer) offer(ctx context.Context, anchors []kgqa.Term, rels map[string][]kgqa.Relation) ([]kgqa.Relation, map[kgqa.Relation][]kgqa.Term, *kgqa.RelationCut, error) {
-	has := map[kgqa.Relation][]kgqa.Term{}
-	var order []kgqa.Relation
+	n := 0
+	for _, a := range anchors {
+		n += len(rels[a.ID])
+	}
+	has := make(map[kgqa.Relation][]kgqa.Term, n)
+	order := make([]kgqa.Relation, 0, n)
 	for _, a := range anchors {
 		for _, r := range rels[a.ID] {
 			if x.tried[r] {
@@ -37,6 +41,9 @@ func (x *explorer) offer(ctx context.Context, anchors []kgqa.Term, rels map[stri
 			}
 			has[r] = append(has[r], a)
 		}
+	}
+	if len(order) == 0 {
+		order = nil // the trace shows no offer as before, not an empty list
 	}
 	limit := x.sg.b.MaxOfferedRelations
 	if len(order) <= limit {
@@ -163,16 +170,19 @@ var errAmbiguousName = errors.New("ambiguous")
 // offered, and only those: the full id or, for an id with a type, its
 // name alone, each compared without regard to case.
 type offeredIndex struct {
-	full  map[string]kgqa.Relation   // lower-case "id dir"
-	short map[string][]kgqa.Relation // lower-case "name dir"
+	full  map[relKey]kgqa.Relation   // lower-case id, direction
+	short map[relKey][]kgqa.Relation // lower-case name, direction
 }
 
+// relKey is a relation id or name, lower-case, with a direction.
+type relKey struct{ id, dir string }
+
 func newOfferedIndex(offered []kgqa.Relation) *offeredIndex {
-	ix := &offeredIndex{full: map[string]kgqa.Relation{}, short: map[string][]kgqa.Relation{}}
+	ix := &offeredIndex{full: make(map[relKey]kgqa.Relation, len(offered)), short: make(map[relKey][]kgqa.Relation, len(offered))}
 	for _, r := range offered {
-		ix.full[strings.ToLower(r.ID)+" "+string(r.Dir)] = r
+		ix.full[relKey{strings.ToLower(r.ID), string(r.Dir)}] = r
 		if typ, name := relationType(r.ID); typ != "" {
-			k := strings.ToLower(name) + " " + string(r.Dir)
+			k := relKey{strings.ToLower(name), string(r.Dir)}
 			ix.short[k] = append(ix.short[k], r)
 		}
 	}
@@ -183,10 +193,10 @@ func newOfferedIndex(offered []kgqa.Relation) *offeredIndex {
 func (ix *offeredIndex) resolve(id, dir string) (kgqa.Relation, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	dir = strings.ToLower(strings.TrimSpace(dir))
-	if r, ok := ix.full[id+" "+dir]; ok {
+	if r, ok := ix.full[relKey{id, dir}]; ok {
 		return r, nil
 	}
-	switch rs := ix.short[id+" "+dir]; len(rs) {
+	switch rs := ix.short[relKey{id, dir}]; len(rs) {
 	case 0:
 		return kgqa.Relation{}, errNotOffered
 	case 1:

@@ -43,9 +43,14 @@ type endpoint struct {
 	role kgqa.Role
 	cfg  config.Endpoint
 	api  *openai.Client
-	sem  chan struct{} // nil: no limit
-	caps *caps
-	key  string // API key; empty sends none
+	// chatURL, auth and doer send chat completions (wire.go): the
+	// endpoint's URL, the Authorization header ("" for none) and the
+	// stage doer.
+	chatURL, auth string
+	doer          openai.HTTPDoer
+	sem           chan struct{} // nil: no limit
+	caps          *caps
+	key           string // API key; empty sends none
 	// keyUnset records that api_key_env names a variable that is not set.
 	keyUnset bool
 }
@@ -170,7 +175,11 @@ func (c *Client) endpoint(role kgqa.Role, ep config.Endpoint, doer openai.HTTPDo
 	if ep.JSONSchema {
 		first.Format = FormatJSONSchema
 	}
-	e := &endpoint{role: role, cfg: ep, api: openai.NewClientWithConfig(oc), caps: &caps{c: first}, key: key, keyUnset: keyUnset}
+	e := &endpoint{role: role, cfg: ep, api: openai.NewClientWithConfig(oc), caps: &caps{c: first}, key: key, keyUnset: keyUnset,
+		chatURL: oc.BaseURL + "/chat/completions", doer: doer}
+	if key != "" {
+		e.auth = "Bearer " + key
+	}
 	if ep.Concurrency > 0 {
 		e.sem = make(chan struct{}, ep.Concurrency)
 	}
@@ -260,8 +269,8 @@ func (c *Client) call(ctx context.Context, e *endpoint, req kgqa.ChatRequest, ms
 	rec.Retries = max(attempts-1, 0)
 	var content string
 	if err == nil {
-		content = resp.Choices[0].Message.Content
-		rec.PromptTokens, rec.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+		content = resp.content
+		rec.PromptTokens, rec.CompletionTokens = resp.promptTokens, resp.completionTokens
 		if rec.PromptTokens == 0 && rec.CompletionTokens == 0 {
 			rec.PromptTokens, rec.CompletionTokens, rec.Estimated = estimate(msgs), tokens(content), true
 		}
@@ -280,7 +289,7 @@ const maxFallbacks = 4
 // send makes the attempts of one call. When the endpoint rejects a request
 // parameter, the endpoint's capabilities narrow (logged once) and the call
 // is sent again without it, counted in rec.Fallbacks.
-func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req kgqa.ChatRequest, msgs []kgqa.Message, schema bool, rec *kgqa.Call) (openai.ChatCompletionResponse, int, error) {
+func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req kgqa.ChatRequest, msgs []kgqa.Message, schema bool, rec *kgqa.Call) (reply, int, error) {
 	total := 0
 	for {
 		capa := e.caps.get()

@@ -164,15 +164,15 @@ func classify(err error, a *attempt, now time.Time) *failure {
 // attempts runs the request until it succeeds, fails for good, or the
 // retries or ctx run out. It returns the number of attempts made, and adds
 // to *reached the requests that reached the endpoint.
-func (c *Client) attempts(ctx context.Context, e *endpoint, stage kgqa.Stage, oreq openai.ChatCompletionRequest, reached *int) (openai.ChatCompletionResponse, int, error) {
+func (c *Client) attempts(ctx context.Context, e *endpoint, stage kgqa.Stage, oreq openai.ChatCompletionRequest, reached *int) (reply, int, error) {
 	ctx = context.WithValue(ctx, stageKey{}, stage)
 	for n := 0; ; n++ {
 		a := &attempt{}
-		resp, err := e.api.CreateChatCompletion(context.WithValue(ctx, attemptKey{}, a), oreq)
+		resp, err := e.chatCompletion(context.WithValue(ctx, attemptKey{}, a), &oreq)
 		if a.reached.Load() {
 			*reached++
 		}
-		if err == nil && len(resp.Choices) == 0 {
+		if err == nil && resp.choices == 0 {
 			err = errors.New("reply has no choices")
 		}
 		if err == nil {

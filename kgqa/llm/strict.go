@@ -3,7 +3,6 @@ package llm
 import (
 	"encoding/json"
 	"sync"
-	"sync/atomic"
 )
 
 // StrictCompatible reports whether schema fits OpenAI's strict structured
@@ -16,18 +15,20 @@ import (
 // schemas, and decoding one into a generic tree costs more than the rest of
 // building the request).
 func StrictCompatible(schema json.RawMessage) bool {
-	key := string(schema)
-	if v, ok := strictSeen.Load(key); ok {
-		return v.(bool)
+	strictMu.RLock()
+	v, ok := strictSeen[string(schema)] // no copy of the schema for a lookup
+	strictMu.RUnlock()
+	if ok {
+		return v
 	}
-	var v any
-	ok := json.Unmarshal(schema, &v) == nil && strictNode(v)
-	if strictSeenN.Load() < maxStrictSeen {
-		if _, loaded := strictSeen.LoadOrStore(key, ok); !loaded {
-			strictSeenN.Add(1)
-		}
+	var tree any
+	v = json.Unmarshal(schema, &tree) == nil && strictNode(tree)
+	strictMu.Lock()
+	if len(strictSeen) < maxStrictSeen {
+		strictSeen[string(schema)] = v
 	}
-	return ok
+	strictMu.Unlock()
+	return v
 }
 
 // maxStrictSeen bounds the remembered verdicts, should a caller build
@@ -35,8 +36,8 @@ func StrictCompatible(schema json.RawMessage) bool {
 const maxStrictSeen = 256
 
 var (
-	strictSeen  sync.Map // schema text -> bool
-	strictSeenN atomic.Int64
+	strictMu   sync.RWMutex
+	strictSeen = map[string]bool{} // schema text -> verdict
 )
 
 func strictNode(v any) bool {

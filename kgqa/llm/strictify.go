@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sync"
 )
 
 // Strictify returns schema in the form OpenAI's strict structured outputs
@@ -18,9 +17,11 @@ import (
 // A schema that does not parse is returned unchanged. Results are
 // remembered per schema text, as StrictCompatible's are.
 func Strictify(schema json.RawMessage) json.RawMessage {
-	key := string(schema)
-	if v, ok := strictified.Load(key); ok {
-		return v.(json.RawMessage)
+	strictMu.RLock()
+	v, ok := strictified[string(schema)] // no copy of the schema for a lookup
+	strictMu.RUnlock()
+	if ok {
+		return v
 	}
 	out := schema
 	if n, err := parseOrdered(json.NewDecoder(bytes.NewReader(schema))); err == nil {
@@ -28,13 +29,16 @@ func Strictify(schema json.RawMessage) json.RawMessage {
 		strictifyNode(n).write(&buf)
 		out = buf.Bytes()
 	}
-	if strictSeenN.Load() < maxStrictSeen {
-		strictified.Store(key, out)
+	strictMu.Lock()
+	if len(strictified) < maxStrictSeen {
+		strictified[string(schema)] = out
 	}
+	strictMu.Unlock()
 	return out
 }
 
-var strictified sync.Map // schema text -> strict form
+// strictified maps schema text to its strict form, under strictMu.
+var strictified = map[string]json.RawMessage{}
 
 // node is a JSON value that keeps its object keys in order.
 type node struct {

@@ -14,7 +14,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
+	"text/template/parse"
 
 	"github.com/parog/parog-go/kgqa"
 )
@@ -54,21 +56,56 @@ func Render(stage string, data any) ([]kgqa.Message, error) {
 }
 
 // Render executes the template of stage with data and returns the system
-// and user messages.
+// and user messages. A block that is text alone (most system blocks) is
+// rendered once, when the set is made.
 func (set *Set) Render(stage string, data any) ([]kgqa.Message, error) {
-	var msgs []kgqa.Message
+	msgs := make([]kgqa.Message, 0, 2)
+	b := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(b)
 	for _, part := range []string{"system", "user"} {
-		t := set.tmpl.Lookup(stage + "." + part)
+		name := stage + "." + part
+		if text, ok := set.static[name]; ok {
+			msgs = append(msgs, kgqa.Message{Role: part, Content: text})
+			continue
+		}
+		t := set.tmpl.Lookup(name)
 		if t == nil {
 			return nil, fmt.Errorf("prompts: render: no %s block for stage %q", part, stage)
 		}
-		var b bytes.Buffer
-		if err := t.Execute(&b, data); err != nil {
+		b.Reset()
+		if err := t.Execute(b, data); err != nil {
 			return nil, fmt.Errorf("prompts: render %s: %w", stage, err)
 		}
-		msgs = append(msgs, kgqa.Message{Role: part, Content: strings.TrimSpace(b.String())})
+		msgs = append(msgs, kgqa.Message{Role: part, Content: string(bytes.TrimSpace(b.Bytes()))})
 	}
 	return msgs, nil
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// staticBlocks returns the rendered text of each block of t that has no
+// actions.
+func staticBlocks(t *template.Template) map[string]string {
+	m := map[string]string{}
+	for _, t := range t.Templates() {
+		if t.Tree == nil || t.Tree.Root == nil {
+			continue
+		}
+		var b strings.Builder
+		textOnly := true
+		for _, n := range t.Tree.Root.Nodes {
+			tn, ok := n.(*parse.TextNode)
+			if !ok {
+				textOnly = false
+				break
+			}
+			b.Write(tn.Text)
+		}
+		if textOnly {
+			m[t.Name()] = strings.TrimSpace(b.String())
+		}
+	}
+	return m
 }
 
 // Schema returns the JSON schema of the reply to stage's prompt.
@@ -81,6 +118,15 @@ func Schema(stage string) json.RawMessage {
 	}
 	return bytes.Clone(b)
 }
+
+// schemaNames holds the response_format name of each stage.
+var schemaNames = func() map[string]string {
+	m := map[string]string{}
+	for _, stage := range Names {
+		m[stage] = "parog_" + stage
+	}
+	return m
+}()
 
 // sharedSchema names, for a stage whose reply has another stage's shape,
 // the stage whose schema file it uses.
@@ -120,7 +166,14 @@ func (set *Set) Request(role kgqa.Role, stage string, data any) (kgqa.ChatReques
 	if err != nil {
 		return kgqa.ChatRequest{}, err
 	}
-	return kgqa.ChatRequest{Role: role, Stage: kgqa.Stage(stage), Messages: msgs, Schema: Schema(stage), SchemaName: "parog_" + stage}, nil
+	// The schema is shared, not copied as Schema does: the model client
+	// only reads it, and the capacity is cut so an append cannot write
+	// into it.
+	schema, ok := schemas[stage]
+	if !ok {
+		panic(fmt.Sprintf("prompts: no schema for stage %q", stage))
+	}
+	return kgqa.ChatRequest{Role: role, Stage: kgqa.Stage(stage), Messages: msgs, Schema: schema[:len(schema):len(schema)], SchemaName: schemaNames[stage]}, nil
 }
 
 // Term renders a term for a prompt: "Germany [m.0345h]", "[m.0abc]" for a

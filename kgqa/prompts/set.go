@@ -18,8 +18,9 @@ import (
 // a directory (prompts.dir) and validated. The replies' JSON schemas are
 // the engine's contract and always the built-in ones.
 type Set struct {
-	tmpl *template.Template
-	name string
+	tmpl   *template.Template
+	static map[string]string // blocks without actions, rendered once
+	name   string
 }
 
 // Name names the set for the trace and the eval report: "builtin", or
@@ -34,7 +35,7 @@ var Builtin = func() *Set {
 	if err != nil {
 		panic(err)
 	}
-	return &Set{tmpl: t, name: "builtin"}
+	return &Set{tmpl: t, static: staticBlocks(t), name: "builtin"}
 }()
 
 // commonFile defines the blocks the stages share (planview, facts).
@@ -104,7 +105,7 @@ func Load(dir string) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prompts: load %s: %w", dir, err)
 	}
-	set := &Set{tmpl: t}
+	set := &Set{tmpl: t, static: staticBlocks(t)}
 	if err := set.validate(); err != nil {
 		return nil, fmt.Errorf("prompts: load %s: %w", dir, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime/pprof"
 	"sync"
 	"testing"
 	"time"
@@ -55,7 +56,11 @@ type setup struct {
 	edit    func(*config.Config)
 	graph   kg.Graph
 	noLog   bool // the scripted server keeps no request log (load runs)
-	opts    []server.Option
+	// labels tags the goroutines of the scripted model and of the server
+	// (side=model, side=server; the caller's stay side=harness) so that a
+	// CPU profile of the process splits by side (pprof -tagfocus).
+	labels bool
+	opts   []server.Option
 }
 
 func newHarness(tb testing.TB, s setup) *harness {
@@ -76,6 +81,7 @@ func newHarness(tb testing.TB, s setup) *harness {
 		if s.noLog {
 			lopts = append(lopts, llmtest.WithoutLog())
 		}
+		setSide(s.labels, "model")
 		h.llm = llmtest.New(tb, lopts...)
 		h.cfg.LLM.Reasoner.BaseURL, h.cfg.LLM.Reasoner.Model = h.llm.URL(), "scripted"
 		h.cfg.LLM.Reasoner.Concurrency = 1024
@@ -101,11 +107,21 @@ func newHarness(tb testing.TB, s setup) *harness {
 		server.WithCapabilities(client.Capabilities), server.WithMetrics(m), server.WithLogger(discardLogger()))
 	h.srv, err = server.New(h.cfg.Server, g, append(opts, s.opts...)...)
 	require.NoError(tb, err)
+	setSide(s.labels, "server")
 	h.http = httptest.NewServer(h.srv.Handler())
+	setSide(s.labels, "harness")
 	tb.Cleanup(h.http.Close)
 	h.client, err = api.NewClient(h.http.URL)
 	require.NoError(tb, err)
 	return h
+}
+
+// setSide labels the calling goroutine, and so the goroutines it starts
+// (the accept loops of httptest servers and all they spawn), with side.
+func setSide(on bool, side string) {
+	if on {
+		pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("side", side)))
+	}
 }
 
 func kgRel(id, dir string) kgqa.Relation { return kgqa.Relation{ID: id, Dir: kgqa.Direction(dir)} }

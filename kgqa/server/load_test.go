@@ -3,6 +3,7 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -55,10 +56,19 @@ func BenchmarkLoad(b *testing.B) {
 	for _, clients := range []int{1, 50, 200} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
 			resetPeakRSS(child.pid)
+			mem0 := goMemCounters(b, child.url)
 			cpu0, self0 := procCPUSeconds(b, child.pid), selfCPUSeconds()
 			r := runLoad(c, req, clients, dur)
 			cpu, self := procCPUSeconds(b, child.pid)-cpu0, selfCPUSeconds()-self0
+			mem := goMemCounters(b, child.url)
 			reportLoad(b, r)
+			if r.n > 0 {
+				// The child's own allocation counters: unlike CPU time,
+				// they do not move with the load of a shared machine.
+				b.ReportMetric((mem.mallocs-mem0.mallocs)/float64(r.n), "server_allocs/req")
+				b.ReportMetric((mem.bytes-mem0.bytes)/float64(r.n)/1024, "server_alloc_kB/req")
+				b.ReportMetric((mem.gcs-mem0.gcs)/float64(r.n)*1000, "server_gc/1k_req")
+			}
 			b.ReportMetric(procStatusMB(b, child.pid, "VmHWM"), "server_peak_rss_MB")
 			if r.n > 0 {
 				b.ReportMetric(cpu/float64(r.n)*1000, "server_cpu_ms/req")
@@ -77,10 +87,17 @@ func BenchmarkLoad(b *testing.B) {
 //
 //	go test ./kgqa/server -run '^$' -bench LoadInProcess -benchtime 1x -cpuprofile cpu.out
 //
-// Its CPU figures include the clients and the scripted model.
+// Its CPU figures include the clients and the scripted model; in the
+// profile, the server's goroutines carry the label side=server, the
+// scripted model's side=model and the clients' side=harness, so
+//
+//	go tool pprof -tagfocus side=server -top server.test cpu.out
+//
+// shows the server alone (the garbage collector's own workers carry no
+// label and are left out by it).
 func BenchmarkLoadInProcess(b *testing.B) {
 	dur := loadDuration(b)
-	h := newHarness(b, setup{delay: 50 * time.Millisecond, noLog: true})
+	h := newHarness(b, setup{delay: 50 * time.Millisecond, noLog: true, labels: true})
 	c, done := loadClient(b, h.http.URL)
 	defer done()
 	req := api.AskRequest{Question: capitalQ, TopicEntities: []string{france}}
@@ -241,6 +258,35 @@ func waitReady(b *testing.B, url string, exited <-chan struct{}) {
 	b.Fatal("parog serve not ready within 30s")
 }
 
+// memCounters are the Go runtime's allocation counters of the child.
+type memCounters struct{ mallocs, bytes, gcs float64 }
+
+// goMemCounters reads the child's counters from its /metrics (the
+// Prometheus Go collector).
+func goMemCounters(b *testing.B, url string) memCounters {
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m memCounters
+	want := map[string]*float64{"go_memstats_mallocs_total": &m.mallocs, "go_memstats_alloc_bytes_total": &m.bytes, "go_gc_duration_seconds_count": &m.gcs}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, val, ok := strings.Cut(sc.Text(), " ")
+		if dst := want[name]; ok && dst != nil {
+			if *dst, err = strconv.ParseFloat(val, 64); err != nil {
+				b.Fatalf("/metrics %s: %v", name, err)
+			}
+			delete(want, name)
+		}
+	}
+	if len(want) > 0 {
+		b.Fatalf("/metrics: %d of the Go collector's counters missing", len(want))
+	}
+	return m
+}
+
 // clockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat
 // (100 on every Linux architecture Go supports).
 const clockTicks = 100
@@ -352,4 +398,31 @@ func selfCPUSeconds() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkAsk is one /v1/ask of the demo question per op, in process,
+// against the scripted model without delay: its allocs/op and B/op (the
+// whole process: client, server and scripted model) and its CPU profile
+// track the per-question cost of the hot path with far less noise than
+// the load levels (labels as in BenchmarkLoadInProcess):
+//
+//	go test ./kgqa/server -run '^$' -bench 'Ask$' -benchtime 2000x -cpuprofile cpu.out
+func BenchmarkAsk(b *testing.B) {
+	h := newHarness(b, setup{noLog: true, labels: true})
+	c, done := loadClient(b, h.http.URL)
+	defer done()
+	req := api.AskRequest{Question: capitalQ, TopicEntities: []string{france}}
+	ctx := context.Background()
+	if _, err := c.Ask(ctx, req); err != nil {
+		b.Fatal(err)
+	}
+	self0 := selfCPUSeconds()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := c.Ask(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((selfCPUSeconds()-self0)/float64(b.N)*1000, "process_cpu_ms/op")
 }
