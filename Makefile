@@ -1,7 +1,7 @@
 # PARoG-Go. `make test` is the one command that runs every test.
 GO ?= go
 
-.PHONY: test test-go lint build run bench
+.PHONY: test test-go lint build run bench stress
 
 # -buildvcs=auto stamps the git revision into the binary for parog --version
 # even where GOFLAGS turns stamping off.
@@ -30,6 +30,15 @@ test-go:
 	@log=$$(mktemp); \
 	PAROG_SKIPLOG=$$log PAROG_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 40m $(TESTFLAGS) $(PKGS); rc=$$?; \
 	echo "data tests skipped: $$(wc -l <$$log) (set PAROG_DATA to run them)"; rm -f $$log; exit $$rc
+
+# Not part of test, and slow: runs the tests of STRESS_PKGS (default all)
+# with the race detector, five times each, while a busy loop per CPU loads
+# the machine, so that a test which hangs on timing fails here, e.g.
+# make stress STRESS_PKGS="./kgqa/engine ./kgqa/server".
+STRESS_PKGS ?= ./...
+stress:
+	./scripts/ensure-packages.sh
+	GO=$(GO) COUNT=5 ./scripts/stress.sh $(STRESS_PKGS)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
