@@ -14,6 +14,7 @@ set -euo pipefail
 GO=${GO:-go}
 COUNT=${COUNT:-5}
 RACE=${RACE--race}
+TAGS=${TAGS-nomsgpack}
 BURNERS=${BURNERS:-$(nproc)}
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)
@@ -30,6 +31,5 @@ for _ in $(seq "$BURNERS"); do
   yes >/dev/null &
   burners+=($!)
 done
-echo "stress: $BURNERS busy loop(s), go test $RACE -count=$COUNT ${pkgs[*]}" >&2
-# GOFLAGS such as -tags reach go test through the environment.
-$GO test $RACE -count="$COUNT" -timeout "${TIMEOUT:-60m}" "${pkgs[@]}"
+echo "stress: $BURNERS busy loop(s), go test -tags '$TAGS' $RACE -count=$COUNT ${pkgs[*]}" >&2
+$GO test -tags "$TAGS" $RACE -count="$COUNT" -timeout "${TIMEOUT:-60m}" "${pkgs[@]}"
