@@ -48,13 +48,13 @@ prev=$(ls "$out"/*.txt 2>/dev/null | sort | tail -1 || true)
 step() { echo "bench: $*" >&2; }
 
 step "load benchmark ($load_dur per level)"
-PAROG_LOAD_DURATION=$load_dur $GO test -run '^$' -bench 'Load$' -benchtime 1x -timeout 10m ./kgqa/server | tee -a "$file" >&2
+PAROG_LOAD_DURATION=$load_dur $GO test -tags "${TAGS:-nomsgpack}" -run '^$' -bench 'Load$' -benchtime 1x -timeout 10m ./kgqa/server | tee -a "$file" >&2
 
 step "KG primitives ($kg_time)"
-$GO test -run '^$' -bench "$kg_bench" -benchtime "$kg_time" -timeout 15m ./kgqa/kg | tee -a "$file" >&2
+$GO test -tags "${TAGS:-nomsgpack}" -run '^$' -bench "$kg_bench" -benchtime "$kg_time" -timeout 15m ./kgqa/kg | tee -a "$file" >&2
 
 step "results parsing"
-$GO test -run '^$' -bench 'ParseResults' -benchtime 20x -count 3 ./kgqa/kg/endpoint | tee -a "$file" >&2
+$GO test -tags "${TAGS:-nomsgpack}" -run '^$' -bench 'ParseResults' -benchtime 20x -count 3 ./kgqa/kg/endpoint | tee -a "$file" >&2
 
 step "oracle benchmark on the slice ($oracle_limit questions)"
 $GO build -buildvcs=auto -o bin/parog ./cmd/parog

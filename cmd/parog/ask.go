@@ -17,10 +17,6 @@ import (
 	"github.com/parog/parog-go/kgqa/retrieval"
 )
 
-func init() {
-	register(command{Name: "ask", Summary: "answer one question and print the answer with its reasoning trace", Run: runAsk})
-}
-
 func runAsk(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "ask", `--config FILE [--topic ID ...] [--json | --sparql] [--server URL] "QUESTION"`)
 	cf := addConfigFlags(fs)

@@ -15,10 +15,6 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 )
 
-func init() {
-	register(command{Name: "bench", Summary: "`bench oracle`: measure the engine against a perfect, then noisy, model (ceiling, cost, robustness, refinement)", Run: runBench})
-}
-
 const benchSynopsis = `oracle --config FILE --format webqsp|cwq|grailqa|demo --input FILE [flags]
 
 Runs the engine over the questions of --input (those whose gold query returns

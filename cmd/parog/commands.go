@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"sort"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa/config"
@@ -30,8 +29,7 @@ func NewEnv() *Env {
 	return &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.LookupEnv}
 }
 
-// command is one subcommand. Each lives in its own file and registers itself
-// from init.
+// command is one subcommand; its Run lives in a file of its own.
 type command struct {
 	// Name is the word after "parog".
 	Name string
@@ -41,13 +39,33 @@ type command struct {
 	Run func(ctx context.Context, env *Env, args []string) error
 }
 
-var commands = map[string]command{}
-
-func register(c command) {
-	if _, dup := commands[c.Name]; dup {
-		panic("parog: command registered twice: " + c.Name)
+// commandTable is every subcommand, in the order `parog --help` lists
+// them. It is a function rather than a variable so that a command's Run
+// may itself print the help without an initialization cycle.
+func commandTable() []command {
+	return []command{
+		{Name: "ask", Summary: "answer one question and print the answer with its reasoning trace", Run: runAsk},
+		{Name: "bench", Summary: "`bench oracle`: measure the engine against a perfect, then noisy, model (ceiling, cost, robustness, refinement)", Run: runBench},
+		{Name: "config", Summary: "list every setting: key, environment variable, value, description", Run: runConfig},
+		{Name: "dataset", Summary: "benchmark files against a KG: which questions can it answer", Run: runDataset},
+		{Name: "eval", Summary: "run the engine over a benchmark (resumable) and report Hits@1; `eval report` summarises results, `eval diff` compares two runs", Run: runEval},
+		{Name: "finetune", Summary: "export planner SFT data, evaluate a served planner, compare planners", Run: runFinetune},
+		{Name: "kg", Summary: "query the knowledge graph: relations, neighbors, name, search, query", Run: runKG},
+		{Name: "llm-cache", Summary: "inspect a recorded model-call cache: llm-cache dump DIR lists it as JSONL (key, request, reply)", Run: runLLMCache},
+		{Name: "prompts", Summary: "prompts dump DIR writes the built-in prompt templates, a starting point for prompts.dir", Run: runPrompts},
+		{Name: "serve", Summary: "serve the HTTP API (ask, plan, stream, OpenAI-compatible chat, SPARQL, metrics) and the trace viewer at /", Run: runServe},
+		{Name: "sparql2plan", Summary: "turn benchmark <question, SPARQL> pairs into planner SFT records", Run: runSPARQL2Plan},
 	}
-	commands[c.Name] = c
+}
+
+// findCommand returns the subcommand called name.
+func findCommand(name string) (command, bool) {
+	for _, c := range commandTable() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 // errUsage marks an error caused by how the command was called; it exits
@@ -73,7 +91,7 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		fmt.Fprintln(env.Stdout, versionLine(debug.ReadBuildInfo()))
 		return 0
 	}
-	c, ok := commands[args[0]]
+	c, ok := findCommand(args[0])
 	if !ok {
 		fmt.Fprintf(env.Stderr, "parog: unknown command %q (see parog --help)\n", args[0])
 		return 2
@@ -105,13 +123,8 @@ Usage: parog <command> [flags] [args]
 
 Commands:
 `)
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].Summary)
+	for _, c := range commandTable() {
+		fmt.Fprintf(w, "  %-12s %s\n", c.Name, c.Summary)
 	}
 	fmt.Fprint(w, `
 Run "parog <command> --help" for a command's flags.

@@ -8,10 +8,6 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 )
 
-func init() {
-	register(command{Name: "config", Summary: "list every setting: key, environment variable, value, description", Run: runConfig})
-}
-
 func runConfig(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "config", "[--config FILE] [--set key=value ...]")
 	cf := addConfigFlags(fs)

@@ -12,10 +12,6 @@ import (
 	"github.com/parog/parog-go/sparql2plan"
 )
 
-func init() {
-	register(command{Name: "dataset", Summary: "benchmark files against a KG: which questions can it answer", Run: runDataset})
-}
-
 const datasetHelp = `Usage: parog dataset <command> [flags]
 
 Commands:

@@ -138,6 +138,25 @@ func TestBinaryLinksNoTestSupport(t *testing.T) {
 	}
 }
 
+// TestOnlyCommandsDrawProgress checks that no library package links a
+// progress bar: libraries report progress through a callback or an
+// interface, and the commands draw it.
+func TestOnlyCommandsDrawProgress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped with -short")
+	}
+	const bar = "github.com/schollz/progressbar/v3"
+	users := 0
+	for pkg, imports := range goList(t, `{{join .Imports " "}}`, "../../...") {
+		if !slices.Contains(imports, bar) {
+			continue
+		}
+		users++
+		assert.True(t, strings.HasPrefix(pkg, "cmd/"), "%s, a library package, imports %s", pkg, bar)
+	}
+	require.Positive(t, users, "the commands draw their bars with %s", bar)
+}
+
 func depSet(list []string) map[string]bool {
 	deps := map[string]bool{}
 	for _, p := range list {

@@ -24,10 +24,6 @@ import (
 	"github.com/parog/parog-go/sparql2plan"
 )
 
-func init() {
-	register(command{Name: "eval", Summary: "run the engine over a benchmark (resumable) and report Hits@1; `eval report` summarises results, `eval diff` compares two runs", Run: runEval})
-}
-
 const evalSynopsis = `--config FILE --dataset cwq|webqsp|grailqa|demo [--input FILE] --out results.jsonl [flags]
        parog eval merge --out merged.jsonl shard*.jsonl [--dataset D --input FILE]
        parog eval report results.jsonl [more.jsonl ...] [--dataset D --input FILE] [--md FILE] [--json FILE]

@@ -19,10 +19,6 @@ import (
 	"github.com/parog/parog-go/kgqa/sft"
 )
 
-func init() {
-	register(command{Name: "finetune", Summary: "export planner SFT data, evaluate a served planner, compare planners", Run: runFinetune})
-}
-
 const finetuneUsage = `Usage: parog finetune <command> [flags]
 
 Commands:

@@ -12,10 +12,6 @@ import (
 	"github.com/parog/parog-go/kgqa/kg"
 )
 
-func init() {
-	register(command{Name: "kg", Summary: "query the knowledge graph: relations, neighbors, name, search, query", Run: runKG})
-}
-
 const kgHelp = `Usage: parog kg <subcommand> --config FILE [flags] ARGS
 
 Subcommands:

@@ -11,11 +11,6 @@ import (
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
-func init() {
-	register(command{Name: "llm-cache", Summary: "inspect a recorded model-call cache: llm-cache dump DIR lists it as JSONL (key, request, reply)", Run: runLLMCache})
-	register(command{Name: "prompts", Summary: "prompts dump DIR writes the built-in prompt templates, a starting point for prompts.dir", Run: runPrompts})
-}
-
 // cacheLine is one line of `parog llm-cache dump`.
 type cacheLine struct {
 	Key     string          `json:"key"`

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,7 +57,9 @@ func TestStaticcheckIsATool(t *testing.T) {
 	assert.Equal(t, "v0.8.2", versions["honnef.co/go/tools"])
 
 	lint := makeDryRun(t, "lint")
-	assert.Contains(t, lint, "go tool staticcheck ./...")
+	assert.True(t, slices.ContainsFunc(lint, func(l string) bool {
+		return strings.HasPrefix(l, "go tool staticcheck ") && strings.HasSuffix(l, " ./...")
+	}), "make lint runs go tool staticcheck on the module: %q", lint)
 	for _, l := range lint {
 		assert.NotContains(t, l, "@", "make lint builds a tool outside go.mod: %s", l)
 	}
@@ -80,4 +84,30 @@ func TestMakeTestCountsDataSkips(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	assert.Equal(t, "data tests skipped: 1 (set PAROG_DATA to run them)", lines[len(lines)-1])
+}
+
+// TestBuildTagsLeaveOutMsgpack checks that make build passes the build tags
+// that leave gin's MessagePack codec out of the binary, that the
+// Dockerfile builds with the same tags, and that the tags are what drop
+// it: without them the binary links github.com/ugorji/go/codec.
+func TestBuildTagsLeaveOutMsgpack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped with -short")
+	}
+	const codec = "github.com/ugorji/go/codec"
+	build := makeDryRun(t, "build")
+	m := regexp.MustCompile(`go build -tags '?([^' ]+)'? `).FindStringSubmatch(build[0])
+	require.NotNil(t, m, "make build passes build tags: %q", build)
+	assert.Contains(t, strings.Split(m[1], ","), "nomsgpack")
+	docker, err := os.ReadFile("../../Dockerfile")
+	require.NoError(t, err)
+	assert.Contains(t, string(docker), "go build -tags "+m[1]+" ", "the image is built with make build's tags")
+
+	deps := func(tags ...string) []string {
+		out, err := exec.Command("go", append(append([]string{"list", "-deps"}, tags...), ".")...).Output()
+		require.NoError(t, err, "go list")
+		return strings.Fields(string(out))
+	}
+	require.Contains(t, deps(), codec, "without the tags gin links its MessagePack codec")
+	assert.NotContains(t, deps("-tags", m[1]), codec)
 }

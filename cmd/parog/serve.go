@@ -11,10 +11,6 @@ import (
 	"github.com/parog/parog-go/kgqa/server"
 )
 
-func init() {
-	register(command{Name: "serve", Summary: "serve the HTTP API (ask, plan, stream, OpenAI-compatible chat, SPARQL, metrics) and the trace viewer at /", Run: runServe})
-}
-
 // runServe loads the configuration, logs it (secrets masked), opens the
 // app and serves until ctx is done (SIGINT, SIGTERM), then drains in-flight
 // requests for server.shutdown_grace.

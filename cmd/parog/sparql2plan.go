@@ -15,10 +15,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-func init() {
-	register(command{Name: "sparql2plan", Summary: "turn benchmark <question, SPARQL> pairs into planner SFT records", Run: runSPARQL2Plan})
-}
-
 func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "sparql2plan", "--format cwq|grailqa|webqsp|demo --input FILE [--split train|dev|test] --out FILE.jsonl [--report FILE.json] [--teacher --config FILE] [--verify [--config FILE]]")
 	format := fs.String("format", "", "input format: cwq, grailqa, webqsp or demo")

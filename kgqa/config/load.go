@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/parog/parog-go/kgqa/retrieval"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // EnvPrefix starts the name of every environment override.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,29 +18,54 @@ import (
 	"github.com/parog/parog-go/kgqa/server"
 )
 
-// heldEngine answers a question only when the test lets it go, and tells
-// which questions have started.
+// heldEngine answers a question only when the test releases it by name
+// (or releases them all), and tells which questions have started.
 type heldEngine struct {
 	started chan string
-	finish  chan struct{}
+	all     chan struct{} // closed: every question may finish
+
+	mu    sync.Mutex
+	gates map[string]chan struct{}
 }
 
-func (e heldEngine) engine() funcEngine {
+func newHeldEngine() *heldEngine {
+	return &heldEngine{started: make(chan string, 16), all: make(chan struct{}), gates: map[string]chan struct{}{}}
+}
+
+// gate is the channel that releases question q.
+func (e *heldEngine) gate(q string) chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	g, ok := e.gates[q]
+	if !ok {
+		g = make(chan struct{})
+		e.gates[q] = g
+	}
+	return g
+}
+
+// release lets question q finish; which of the running questions ends is
+// the test's choice, not the scheduler's.
+func (e *heldEngine) release(q string) { close(e.gate(q)) }
+
+func (e *heldEngine) engine() funcEngine {
 	return funcEngine{ask: func(ctx context.Context, req engine.Request) (*kgqa.Answer, error) {
+		gate := e.gate(req.Question)
 		e.started <- req.Question
 		select {
-		case <-e.finish:
-			return &kgqa.Answer{Question: req.Question}, nil
+		case <-gate:
+		case <-e.all:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+		return &kgqa.Answer{Question: req.Question}, nil
 	}}
 }
 
 type admissionServer struct {
 	url  string
 	srv  *server.Server
-	held heldEngine
+	held *heldEngine
 }
 
 func newAdmissionServer(t *testing.T, tune func(*config.Server)) *admissionServer {
@@ -53,12 +79,21 @@ func newAdmissionServer(t *testing.T, tune func(*config.Server)) *admissionServe
 	if tune != nil {
 		tune(&cfg.Server)
 	}
-	held := heldEngine{started: make(chan string, 16), finish: make(chan struct{})}
+	held := newHeldEngine()
 	srv, err := server.New(cfg.Server, newHarness(t, setup{noLLM: true}).graph, server.WithEngine(held.engine()), server.WithLLMConfig(cfg.LLM),
 		server.WithLogger(discardLogger()))
 	require.NoError(t, err)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
+	// A failed test must not leave questions held: ts.Close, which runs
+	// after this, waits for them.
+	t.Cleanup(func() {
+		select {
+		case <-held.all:
+		default:
+			close(held.all)
+		}
+	})
 	return &admissionServer{url: ts.URL, srv: srv, held: held}
 }
 
@@ -116,16 +151,18 @@ func TestAdmissionShareAndQueue(t *testing.T) {
 	first := a.ask(t, "flood", "f1")
 	require.Equal(t, "f1", a.nextStarted(t))
 	second := a.ask(t, "flood", "f2") // over the key's share: waits
-	calm := a.ask(t, "calm", "c1")    // a place is free for another key
+	// f2 must be in the queue before f3 comes, or f3 takes its place.
+	a.waitQueued(t, 1)
+	calm := a.ask(t, "calm", "c1") // a place is free for another key
 	require.Equal(t, "c1", a.nextStarted(t))
 	third := result(t, a.ask(t, "flood", "f3")) // the queue (1) is full
 	assert.Equal(t, http.StatusServiceUnavailable, third.status)
 	assert.NotEmpty(t, third.retryAfter)
 
-	a.held.finish <- struct{}{} // one of f1 and c1 ends
+	a.held.release("f1") // flood's place is freed
 	got := a.nextStarted(t)
 	assert.Equal(t, "f2", got, "the waiting question takes the freed place")
-	close(a.held.finish)
+	close(a.held.all)
 	for _, c := range []<-chan askResult{first, second, calm} {
 		assert.Equal(t, http.StatusOK, result(t, c).status)
 	}
@@ -138,7 +175,7 @@ func TestAdmissionWaitRunsOut(t *testing.T) {
 	waited := result(t, a.ask(t, "flood", "f2"))
 	assert.Equal(t, http.StatusServiceUnavailable, waited.status)
 	assert.Equal(t, "1", waited.retryAfter)
-	close(a.held.finish)
+	close(a.held.all)
 	assert.Equal(t, http.StatusOK, result(t, first).status)
 }
 
@@ -155,11 +192,13 @@ func TestAdmissionRoundRobin(t *testing.T) {
 		a.waitQueued(t, i+1) // arrival order f2, f3, c1
 	}
 	var order []string
+	running := "f1"
 	for range 3 {
-		a.held.finish <- struct{}{}
-		order = append(order, a.nextStarted(t))
+		a.held.release(running)
+		running = a.nextStarted(t)
+		order = append(order, running)
 	}
-	a.held.finish <- struct{}{}
+	a.held.release(running)
 	assert.Equal(t, []string{"f2", "c1", "f3"}, order)
 	for _, c := range results {
 		assert.Equal(t, http.StatusOK, result(t, c).status)

@@ -215,10 +215,20 @@ func (p *pipeline) run(ctx context.Context, zr io.Reader) error {
 	eg, ctx := errgroup.WithContext(ctx)
 	work := make(chan *block, p.o.Workers*2)
 	ordered := make(chan *block, p.o.Workers*4)
+	// A damaged input is not a failure of the group: cancelling it would
+	// stop the writer before it finished the shards whose lines were all
+	// read, which the error promises to keep. The reader keeps its
+	// truncatedError aside and closes the channels; the workers and the
+	// writer drain what it sent.
+	var damaged *truncatedError
 	eg.Go(func() error {
 		defer close(work)
 		defer close(ordered)
-		return p.read(ctx, zr, work, ordered)
+		err := p.read(ctx, zr, work, ordered)
+		if errors.As(err, &damaged) {
+			return nil
+		}
+		return err
 	})
 	f := newFilter(p.o.Langs, p.o.Noise)
 	for range p.o.Workers {
@@ -230,16 +240,17 @@ func (p *pipeline) run(ctx context.Context, zr io.Reader) error {
 		})
 	}
 	eg.Go(func() error { return p.write(ctx, ordered) })
-	err := eg.Wait()
+	if err := eg.Wait(); err != nil {
+		return err
+	}
 	// The shards the writer completed are counted once it has stopped:
 	// the reader, which meets the damage, runs ahead of it.
-	var te *truncatedError
-	if errors.As(err, &te) {
+	if damaged != nil {
 		return fmt.Errorf("fbimport: dump: %s is truncated or corrupt after line %d (%v); "+
 			"the %d complete shard(s) are kept: fix or download the file again and rerun the same command to resume",
-			p.in, te.line, te.err, len(p.rep.Shards))
+			p.in, damaged.line, damaged.err, len(p.rep.Shards))
 	}
-	return err
+	return nil
 }
 
 // truncatedError is the reader's report of a damaged dump: the last line

@@ -15,7 +15,9 @@ import (
 
 // read cuts the decompressed dump into blocks of whole lines that never
 // straddle a shard, skipping the shards already done, and hands each block
-// to the workers and, in order, to the writer.
+// to the workers and, in order, to the writer. A damaged input ends the
+// reading with a *truncatedError after the whole lines before the damage
+// were handed on.
 func (p *pipeline) read(ctx context.Context, zr io.Reader, work, ordered chan<- *block) error {
 	line := int64(1) // the next line's number
 	shard, inShard := 0, int64(0)
@@ -26,9 +28,9 @@ func (p *pipeline) read(ctx context.Context, zr io.Reader, work, ordered chan<- 
 		n, err := fill(zr, buf[len(carry):cap(buf)])
 		buf = buf[:len(carry)+n]
 		eof := errors.Is(err, io.EOF)
-		if err != nil && !eof {
-			return &truncatedError{line: line - 1 + int64(bytes.Count(buf, []byte{'\n'})), err: err}
-		}
+		// The whole lines read before damage still go out, so that a
+		// shard they complete is kept.
+		damaged := err != nil && !eof
 		for len(buf) > 0 {
 			cut, lines := cutLines(buf, p.o.ShardLines-inShard, eof)
 			if cut == 0 {
@@ -49,6 +51,9 @@ func (p *pipeline) read(ctx context.Context, zr io.Reader, work, ordered chan<- 
 			}
 		}
 		carry = buf
+		if damaged {
+			return &truncatedError{line: line - 1, err: err}
+		}
 		if eof {
 			return nil
 		}
