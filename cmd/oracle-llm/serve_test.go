@@ -166,7 +166,7 @@ func TestSemanticFamily(t *testing.T) {
 func TestBadCommandLines(t *testing.T) {
 	for name, args := range map[string][]string{
 		"no format":       {"--input", demoFile},
-		"unknown format":  {"--format", "qald", "--input", demoFile},
+		"unknown format":  {"--format", "lcquad", "--input", demoFile},
 		"no input":        {"--format", "demo"},
 		"bad policy":      {"--format", "demo", "--input", demoFile, "--tentative", "mixed:2"},
 		"bad noise":       {"--format", "demo", "--input", demoFile, "--noise", "1.5"},
