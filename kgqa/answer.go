@@ -321,6 +321,11 @@ type Round struct {
 	Hubs []HubPair `json:"hubs,omitempty"`
 	// Pruning says how the next round's frontier was chosen.
 	Pruning *Pruning `json:"pruning,omitempty"`
+	// DepthReason says why a round explores one hop past its subgoal's
+	// pack: the subgoal names two relations and the round starts from
+	// the first hop's answer (composition_two_relations), or the first
+	// hop landed only on mediators (composition_mediator_hop).
+	DepthReason string `json:"depth_reason,omitempty"`
 }
 
 // OfferPage is one relations prompt of a round.
