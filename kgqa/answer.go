@@ -215,6 +215,9 @@ type SubgoalRecord struct {
 	Anchors []Term `json:"anchors,omitempty"`
 	// Tentative is the parametric answer given before retrieval.
 	Tentative *Tentative `json:"tentative,omitempty"`
+	// Grounding lists, when the tentative answer was kept, the entities
+	// each name it gives was grounded to, most popular first.
+	Grounding []Mention `json:"grounding,omitempty"`
 	// Rounds are the exploration rounds, in order.
 	Rounds []*Round `json:"rounds,omitempty"`
 	// Verdict is the last refinement verdict.
