@@ -215,6 +215,9 @@ type SubgoalRecord struct {
 	Anchors []Term `json:"anchors,omitempty"`
 	// Tentative is the parametric answer given before retrieval.
 	Tentative *Tentative `json:"tentative,omitempty"`
+	// Grounding lists, when the tentative answer was kept, the entities
+	// each name it gives was grounded to, most popular first.
+	Grounding []Mention `json:"grounding,omitempty"`
 	// Rounds are the exploration rounds, in order.
 	Rounds []*Round `json:"rounds,omitempty"`
 	// Verdict is the last refinement verdict.
@@ -321,6 +324,11 @@ type Round struct {
 	Hubs []HubPair `json:"hubs,omitempty"`
 	// Pruning says how the next round's frontier was chosen.
 	Pruning *Pruning `json:"pruning,omitempty"`
+	// DepthReason says why a round explores one hop past its subgoal's
+	// pack: the subgoal names two relations and the round starts from
+	// the first hop's answer (composition_two_relations), or the first
+	// hop landed only on mediators (composition_mediator_hop).
+	DepthReason string `json:"depth_reason,omitempty"`
 }
 
 // OfferPage is one relations prompt of a round.

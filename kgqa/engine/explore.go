@@ -9,6 +9,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/kgqa/retrieval"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -25,6 +26,9 @@ type explorer struct {
 	tried map[kgqa.Relation]bool
 	seen  map[string]bool // entities explored from
 	pre   *prePick        // a first choice made before the subgoal ran
+	// depthReason is the reason the next round explores past the
+	// pack's depth, recorded on that round.
+	depthReason string
 }
 
 func newExplorer(sg *subgoalRun, text string) *explorer {
@@ -203,7 +207,8 @@ func (x *explorer) pick(ctx context.Context, anchors []kgqa.Term, depth, d int) 
 		x.pre = nil
 		return p.rd, p.has, max(d, p.end), nil
 	}
-	rd = &kgqa.Round{Depth: depth, Anchors: anchors, Chosen: []kgqa.Relation{}, Facts: []kgqa.Fact{}}
+	rd = &kgqa.Round{Depth: depth, Anchors: anchors, Chosen: []kgqa.Relation{}, Facts: []kgqa.Fact{}, DepthReason: x.depthReason}
+	x.depthReason = ""
 	rels, err := x.relations(ctx, anchors)
 	if err != nil {
 		return rd, nil, d, err
@@ -344,7 +349,8 @@ func (x *explorer) untried(anchors []kgqa.Term) bool {
 // the same anchors with relations not yet tried. ok is false when there is
 // nowhere left to go.
 func (x *explorer) next(ctx context.Context, rd *kgqa.Round, depth, d int) (anchors []kgqa.Term, nextDepth, end int, ok bool, err error) {
-	if depth+1 < x.sg.b.Depth {
+	mediators := depth+1 >= x.sg.b.Depth && x.mediatorHop(rd, depth)
+	if depth+1 < x.sg.b.Depth || mediators {
 		var cands []candidate
 		seen := map[string]bool{}
 		for _, f := range rd.Facts {
@@ -356,6 +362,9 @@ func (x *explorer) next(ctx context.Context, rd *kgqa.Round, depth, d int) (anch
 		}
 		if len(cands) > 0 {
 			kept, end, err := x.prune(ctx, rd, cands, d)
+			if mediators {
+				x.depthReason = retrieval.ReasonCompositionMediatorHop
+			}
 			return kept, depth + 1, end, len(kept) > 0, err
 		}
 	}
@@ -363,4 +372,25 @@ func (x *explorer) next(ctx context.Context, rd *kgqa.Round, depth, d int) (anch
 		return rd.Anchors, depth, d, true, nil
 	}
 	return nil, depth, d, false, nil
+}
+
+// mediatorHop reports whether a composition subgoal held to one hop per
+// subgoal may take a second one from round rd: its first hop landed only
+// on nameless mediator nodes, which the KG did not fold into facts of two
+// relations, so the answer lies one hop beyond them.
+func (x *explorer) mediatorHop(rd *kgqa.Round, depth int) bool {
+	if depth != 0 || x.sg.e.cfg.Depth < 2 || x.sg.pack().Reasons[retrieval.ParamDepth] != retrieval.ReasonCompositionHop {
+		return false
+	}
+	n := 0
+	for _, f := range rd.Facts {
+		if !f.Tail.IsEntity() {
+			continue
+		}
+		if f.Tail.Name != "" && f.Tail.Name != f.Tail.ID {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/retrieval"
@@ -64,6 +65,7 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 	end = max(end, sg.d0+1) // the tentative answer is one call deep
 
 	var all []kgqa.Fact
+	var first *firstHop
 	depth := 0
 	for round := 1; ; round++ {
 		sg.rec.Rounds = append(sg.rec.Rounds, rd)
@@ -93,16 +95,19 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 			sg.rec.Sufficiency = &kgqa.Sufficiency{Sufficient: *v.Sufficient, Answer: v.FinalAnswer, Entities: ents, Fused: true, Reason: v.Reason}
 		}
 		if v.Aligned && (len(v.Entities) > 0 || v.Answer != "") {
-			res := kgqa.Result{Text: v.Answer, Entities: nonNil(v.Entities), Source: "evidence"}
-			if res.Text == "" {
-				res.Text = names(res.Entities)
+			if depth == 0 && sg.bundlesHops() && round < sg.b.MaxRounds && len(v.Entities) > 0 {
+				// The first of the two hops the subgoal names: what it
+				// found is where the second hop starts, and the answer
+				// if that hop finds nothing aligned.
+				first = &firstHop{v: v, all: slices.Clone(all), facts: facts}
+				if rd, end, err = x.round(sg.inRound(ctx, round+1), v.Entities, 1, end); err != nil {
+					sg.rec.Rounds = append(sg.rec.Rounds, rd)
+					return kgqa.Result{}, end, err
+				}
+				rd.DepthReason, depth = retrieval.ReasonCompositionTwoRelations, 1
+				continue
 			}
-			sg.rec.Corrected = corrected(tent, res)
-			if !sg.truncates() {
-				res, sg.rec.Expansion = expand(res, all, facts)
-			}
-			res.Capped = cappedFrom(sg.rec.Rounds, res.Entities)
-			return sg.truncate(ctx, x, res, facts, end)
+			return sg.accept(ctx, x, tent, v, all, facts, end)
 		}
 		if suf := sg.rec.Sufficiency; suf != nil && suf.Sufficient && (suf.Answer != "" || len(suf.Entities) > 0) {
 			// The question is answered at this round: the run stops
@@ -126,9 +131,44 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 			return kgqa.Result{}, end, err
 		}
 	}
+	if first != nil {
+		// The second hop found nothing aligned: the first hop's answer
+		// is the subgoal's.
+		sg.rec.Verdict = &first.v
+		return sg.accept(ctx, x, tent, first.v, first.all, first.facts, end)
+	}
 	// Asymmetric trust: no aligned evidence, so the tentative answer stands.
 	res, err := sg.fromTentative(ctx, tent)
 	return res, end, err
+}
+
+// firstHop is the aligned verdict of the first of the two hops a
+// subgoal names, with the evidence it saw.
+type firstHop struct {
+	v     kgqa.Verdict
+	all   []kgqa.Fact
+	facts []kgqa.Fact
+}
+
+// bundlesHops reports whether the subgoal's pack gave it a second hop
+// because its text names two relations: the first hop's answer is then
+// where the second starts.
+func (sg *subgoalRun) bundlesHops() bool {
+	return sg.pack().Reasons[retrieval.ParamDepth] == retrieval.ReasonCompositionTwoRelations && sg.b.Depth >= 2
+}
+
+// accept makes the subgoal's result of an aligned verdict v.
+func (sg *subgoalRun) accept(ctx context.Context, x *explorer, tent *kgqa.Tentative, v kgqa.Verdict, all, facts []kgqa.Fact, end int) (kgqa.Result, int, error) {
+	res := kgqa.Result{Text: v.Answer, Entities: nonNil(v.Entities), Source: "evidence"}
+	if res.Text == "" {
+		res.Text = names(res.Entities)
+	}
+	sg.rec.Corrected = corrected(tent, res)
+	if !sg.truncates() {
+		res, sg.rec.Expansion = expand(res, all, facts)
+	}
+	res.Capped = cappedFrom(sg.rec.Rounds, res.Entities)
+	return sg.truncate(ctx, x, res, facts, end)
 }
 
 // truncate applies WithResultTruncation: the result keeps at most Width

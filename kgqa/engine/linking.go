@@ -70,7 +70,11 @@ func (r *run) linkTopics(ctx context.Context, question string) ([]kgqa.Topic, []
 			continue
 		}
 		seen[strings.ToLower(m)] = true
-		cands, err := r.e.g.Search(ctx, m, r.e.searchLimit)
+		cands, err := r.e.g.Search(ctx, m, max(r.e.searchLimit, groundLimit))
+		if err == nil && len(cands) > 1 {
+			// Homonyms, most popular first, as many as the search limit.
+			cands, err = r.e.rankByPopularity(ctx, m, cands, r.e.searchLimit)
+		}
 		if err != nil {
 			return nil, nil, stepErr("link", "", err)
 		}

@@ -234,3 +234,26 @@ func TestHubEntityCap(t *testing.T) {
 	}
 	assert.Len(t, ans.Entities, 10, brief(ans))
 }
+
+// A composition subgoal that names two relations (demo-06 extended one
+// hop: the airports of the capital of the country that contains Weeze
+// Airport) gets depth 2 and reaches the airport; at one hop per subgoal it
+// stops at the capital.
+func TestCompositionNamingTwoRelationsGetsDepthTwo(t *testing.T) {
+	q := demoQuestion(t, "demo-06")
+	plan := &kgqa.Plan{Version: 1, Subgoals: []kgqa.Subgoal{
+		{ID: "s1", Text: "Find the country that contains Weeze Airport.", Op: kgqa.OpFind},
+		{ID: "s2", Text: "Find the nearby airports of the capital of #1.", Op: kgqa.OpFind, Needs: []string{"s1"}},
+	}}
+	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+	ans := ask(t, h, Request{Question: "Which airports are near the capital of the country that contains Weeze Airport?", Plan: plan, TopicEntities: topicIDs(q)})
+	require.Len(t, ans.Subgoals, 2)
+	rec := ans.Subgoals[1]
+	require.NotNil(t, rec.Retrieval)
+	assert.Equal(t, 2, rec.Retrieval.Depth)
+	assert.Equal(t, retrieval.ReasonCompositionTwoRelations, rec.Retrieval.Reasons["depth"])
+	require.Len(t, rec.Rounds, 2)
+	assert.Equal(t, []string{"m.0156q"}, entityIDs(rec.Rounds[1].Anchors), "the second hop starts from the capital")
+	assert.Equal(t, retrieval.ReasonCompositionTwoRelations, rec.Rounds[1].DepthReason)
+	assert.Equal(t, []string{"m.0f6zfk"}, entityIDs(ans.Entities), brief(ans))
+}

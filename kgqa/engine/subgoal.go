@@ -211,20 +211,39 @@ func (sg *subgoalRun) tentative(ctx context.Context, text string) (*kgqa.Tentati
 	return t, nil
 }
 
-// fromTentative turns a kept tentative answer into a result, resolving its
-// entity names in the KG by exact name.
+// fromTentative turns a kept tentative answer into a result, grounding
+// each name it gives in the KG (see ground): the most popular of its
+// homonyms for the answer subgoal, all of them, most popular first, for a
+// subgoal whose result later steps explore from, where the relations
+// they have decide. A name the KG does not hold stays a term without id.
+// Each grounding is in the subgoal's trace.
 func (sg *subgoalRun) fromTentative(ctx context.Context, t *kgqa.Tentative) (kgqa.Result, error) {
 	res := kgqa.Result{Text: t.Answer, Source: "tentative", Entities: []kgqa.Term{}}
+	feeds := sg.plan == nil || sg.plan.AnswerID() != sg.s.ID
 	for _, name := range t.Names {
-		ents, err := sg.e.g.Search(ctx, name, 1)
+		ents, err := sg.e.ground(ctx, name)
 		if err != nil {
 			return kgqa.Result{}, stepErr("refine", sg.s.ID, err)
 		}
-		if len(ents) == 1 {
-			res.Entities = append(res.Entities, kgqa.Term{ID: ents[0].ID, Name: ents[0].Name})
-		} else {
+		g := kgqa.Mention{Text: name, Candidates: ents, Status: mentionResolved}
+		switch {
+		case len(ents) == 0:
+			g.Status = mentionUnresolved
 			res.Entities = append(res.Entities, kgqa.Term{Name: name})
+		case len(ents) > 1 && feeds:
+			g.Status = mentionAmbiguous
+			for _, c := range ents {
+				res.Entities = append(res.Entities, kgqa.Term{ID: c.ID, Name: c.Name})
+			}
+		default:
+			if len(ents) > 1 {
+				g.Status = mentionAmbiguous
+			}
+			res.Entities = append(res.Entities, kgqa.Term{ID: ents[0].ID, Name: ents[0].Name})
 		}
+		sg.mu.Lock()
+		sg.rec.Grounding = append(sg.rec.Grounding, g)
+		sg.mu.Unlock()
 	}
 	if res.Text == "" {
 		res.Text = names(res.Entities)

@@ -96,7 +96,20 @@ const (
 	// subgoal, and the question when it is the answer subgoal, lies
 	// outside the KG.
 	ReasonPropertyNotInKG = "property_not_in_kg"
+	// ReasonCompositionTwoRelations: a composition subgoal whose text
+	// names two relations ("the airports of the capital of #1", "...,
+	// then ...") bundles two hops, and gets depth 2 in place of the
+	// table's one hop per subgoal.
+	ReasonCompositionTwoRelations = "composition_two_relations"
+	// ReasonCompositionMediatorHop: a composition subgoal's first hop
+	// landed only on nameless mediator nodes (which the KG did not fold
+	// into two-relation facts), so the round explores one hop further.
+	ReasonCompositionMediatorHop = "composition_mediator_hop"
 )
+
+// ReasonCompositionHop is the reason tag of the table's one hop per
+// composition subgoal.
+const ReasonCompositionHop = "composition_hop_per_subgoal"
 
 // Params are the parameters a pack sets, by name (the names of rules and
 // of the JSON fields).
@@ -198,7 +211,7 @@ var DefaultRules = []Rule{
 	// In a composition the plan makes each hop a subgoal of its own: a
 	// second hop inside one subgoal walks past the step the next subgoal
 	// takes, so a round that misses tries other relations instead.
-	{Composition, ParamDepth, "1", "composition_hop_per_subgoal"},
+	{Composition, ParamDepth, "1", ReasonCompositionHop},
 	// A hub (a country, a language, a gender) has thousands of neighbours
 	// along one relation: its list is cut to the facts a prompt shows,
 	// unless a category rule needs the full set (see HubCut).
@@ -337,7 +350,32 @@ func (t *Table) Pack(b Budgets, s Subgoal) Pack {
 	if !b.TruncateNeighbors && p.TruncateNeighbors {
 		p.TruncateNeighbors, p.Reasons[ParamTruncate] = false, ReasonEngineBudget
 	}
+	if p.Reasons[ParamDepth] == ReasonCompositionHop && p.Depth < 2 && b.Depth >= 2 && NamesTwoRelations(s.Text) {
+		p.Depth, p.Reasons[ParamDepth] = 2, ReasonCompositionTwoRelations
+	}
 	return p
+}
+
+var (
+	// relationLinkRE finds the words that join a relation to what it is
+	// of: "the capital of", "#1's", "whose", and a merged ", then".
+	relationLinkRE = regexp.MustCompile(`(?i)\bof\b|'s\b|\bwhose\b`)
+	thenRE         = regexp.MustCompile(`(?i),?\s+then\s+`)
+	// oneRelationOf are phrases with "of" that name one relation, not
+	// a relation of a relation.
+	oneRelationOf = regexp.MustCompile(`(?i)\b(?:place|date|cause|country|city|year|time) of (?:birth|death|origin|burial)\b|\b(?:head|heads) of (?:state|government)\b|\b(?:number|kind|type|name|names|one|part|member|members|list|set) of\b`)
+)
+
+// NamesTwoRelations reports whether a subgoal's text bundles two hops: it
+// is two steps joined by "then", or it links two relations ("the
+// currency of the capital of #1", "the capital of #1's country"). Names
+// of one relation that contain "of" ("place of birth", "number of") do
+// not count.
+func NamesTwoRelations(text string) bool {
+	if parts := thenRE.Split(text, -1); len(parts) > 1 && strings.TrimSpace(parts[0]) != "" && strings.TrimSpace(parts[1]) != "" {
+		return true
+	}
+	return len(relationLinkRE.FindAllString(oneRelationOf.ReplaceAllString(text, " "), -1)) >= 2
 }
 
 // HubCut decides whether the neighbour list of an anchor with n

@@ -35,6 +35,12 @@ func TestEachRule(t *testing.T) {
 			func(t *testing.T, p Pack) { assert.False(t, p.TruncateNeighbors) }, ParamTruncate, "conjunction_needs_full_set"},
 		{"composition_hop_per_subgoal", Subgoal{Text: "Find the capital of #1", Op: "find", Needs: 1},
 			func(t *testing.T, p Pack) { assert.Equal(t, 1, p.Depth) }, ParamDepth, "composition_hop_per_subgoal"},
+		{"composition_two_relations", Subgoal{Text: "Find the nearby airports of the capital of #1.", Op: "find", Needs: 1},
+			func(t *testing.T, p Pack) { assert.Equal(t, 2, p.Depth) }, ParamDepth, "composition_two_relations"},
+		{"composition_two_relations merged", Subgoal{Text: "Find the director of Amélie, then find the place where them was born.", Op: "find", Feeds: []string{"find"}},
+			func(t *testing.T, p Pack) { assert.Equal(t, 2, p.Depth) }, ParamDepth, "composition_two_relations"},
+		{"place of birth is one relation", Subgoal{Text: "Find the place of birth of #1.", Op: "find", Needs: 1},
+			func(t *testing.T, p Pack) { assert.Equal(t, 1, p.Depth) }, ParamDepth, "composition_hop_per_subgoal"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := table.Pack(budgets, tc.s)
@@ -204,4 +210,24 @@ func TestHubCut(t *testing.T) {
 	assert.ErrorContains(t, err, "not a positive integer")
 	_, err = Parse([]string{"any.hub_threshold=10"})
 	assert.ErrorContains(t, err, "unknown category")
+}
+
+// TestNamesTwoRelations checks the texts that bundle two hops against
+// those that name one relation, from the demo plans and merged plans.
+func TestNamesTwoRelations(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Find the capital of #1.":                                                      false,
+		"Find the country that contains Weeze Airport.":                                false,
+		"Find the team whose mascot is Mr. Met.":                                       false,
+		"Find the place where #1 was born.":                                            false,
+		"Find the number of children of #1.":                                           false,
+		"Find the place of birth of #1.":                                               false,
+		"Find the mascot of the San Francisco Giants.":                                 false,
+		"Find the currency of the capital of #1.":                                      true,
+		"Find the capital of #1's country.":                                            true,
+		"Find the team whose mascot is the brother of #1":                              true,
+		"Find the country that contains Weeze Airport, then find the capital of them.": true,
+	} {
+		assert.Equal(t, want, NamesTwoRelations(text), text)
+	}
 }
