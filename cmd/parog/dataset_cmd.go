@@ -20,18 +20,23 @@ Commands:
   harvest      keep the eval rows answered right with a verified certificate and
                write them as <question, certificate SPARQL> pairs (webqsp or cwq)
                for sparql2plan; train splits only
+  generate     make questions of every shape (conjunction, composition, comparative,
+               superlative, count, time) over the configured KG, with gold SPARQL
+               and the answers it returns there, in the CWQ or GrailQA format
 
 Example (the FB15k-237 slice, see docs/freebase.md):
   parog dataset answerable --config configs/fb15k237.yaml --format webqsp \
     --input WebQSP.train.json --out out/webqsp-train-fb15k237.json --report out/answerable.json
   parog dataset harvest --results out/results-webqsp-train.jsonl --format webqsp \
     --out out/harvest-webqsp-train.json
+  parog dataset generate --config configs/dense-virtuoso.yaml --format cwq \
+    --schema ../shared/data/freebase-schema --per-shape 200 --out out/generated.json
 `
 
 func runDataset(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(env.Stderr, datasetHelp)
-		return usageError("missing command (answerable or harvest)")
+		return usageError("missing command (answerable, harvest or generate)")
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
@@ -41,9 +46,11 @@ func runDataset(ctx context.Context, env *Env, args []string) error {
 		return runAnswerable(ctx, env, args[1:])
 	case "harvest":
 		return runHarvest(ctx, env, args[1:])
+	case "generate":
+		return runGenerate(ctx, env, args[1:])
 	}
 	fmt.Fprint(env.Stderr, datasetHelp)
-	return usageError("unknown command %q (want answerable or harvest)", args[0])
+	return usageError("unknown command %q (want answerable, harvest or generate)", args[0])
 }
 
 func runAnswerable(ctx context.Context, env *Env, args []string) error {
