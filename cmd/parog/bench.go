@@ -48,8 +48,11 @@ type benchFlags struct {
 }
 
 func runBench(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 && args[0] == "kg" {
+		return runBenchKG(ctx, env, args[1:])
+	}
 	if len(args) == 0 || args[0] != "oracle" {
-		return usageError("want `parog bench oracle ...` (see parog bench oracle --help)")
+		return usageError("want `parog bench oracle ...` or `parog bench kg ...` (see their --help)")
 	}
 	fs := newFlags(env, "bench", benchSynopsis)
 	f := benchFlags{cfg: addConfigFlags(fs)}

@@ -156,8 +156,8 @@ func Generate(ctx context.Context, g Selector, o Options) ([]Question, *Report, 
 		o.Attempts = 60
 	}
 	r := newReader(g)
-	p := &pool{pages: map[int][]kgqa.Entity{}}
-	if err := r.poolSize(ctx, p); err != nil {
+	p, err := r.pool(ctx)
+	if err != nil {
 		return nil, nil, err
 	}
 	rep := &Report{Made: map[Shape]int{}, Tried: map[Shape]int{}}
@@ -194,7 +194,7 @@ func Generate(ctx context.Context, g Selector, o Options) ([]Question, *Report, 
 // maker makes the questions of one shape.
 type maker struct {
 	r          *reader
-	pool       *pool
+	pool       []kgqa.Entity
 	rng        *rand.Rand
 	maxAnswers int
 	// seen holds the gold queries already kept, so none is made twice.
@@ -250,12 +250,7 @@ func softError(ctx context.Context, err error) error {
 // neighbour of it, which leans the draw towards well-connected entities
 // as benchmark topics are.
 func (m *maker) topic(ctx context.Context) (kgqa.Entity, error) {
-	pages := (m.pool.total + poolPage - 1) / poolPage
-	es, err := m.r.page(ctx, m.pool, m.rng.IntN(pages))
-	if err != nil || len(es) == 0 {
-		return kgqa.Entity{}, err
-	}
-	e := es[m.rng.IntN(len(es))]
+	e := m.pool[m.rng.IntN(len(m.pool))]
 	if m.rng.IntN(2) == 0 {
 		return e, nil
 	}

@@ -172,38 +172,16 @@ func (r *reader) values(ctx context.Context, id, rel string) ([]value, error) {
 	return out, nil
 }
 
-// pool pages through the named entities of the KG in id order.
-type pool struct {
-	total int
-	pages map[int][]kgqa.Entity
-}
+// poolMax bounds the pool: Virtuoso sorts at most 10,000 rows for a
+// page, so topics are drawn from the first 10,000 named entities in id
+// order (on a densified world, the real ones sort first) and, half the
+// time, from their neighbours.
+const poolMax = 10_000
 
-const poolPage = 500
-
-// count reads the number of named entities once.
-func (r *reader) poolSize(ctx context.Context, p *pool) error {
-	if p.total > 0 {
-		return nil
-	}
-	res, err := r.run(ctx, prefix+"SELECT (COUNT(?e) AS ?c) WHERE { ?e ns:type.object.name ?n . }")
-	if err != nil {
-		return err
-	}
-	if len(res.Rows) > 0 {
-		p.total, _ = strconv.Atoi(res.Rows[0]["c"].Name)
-	}
-	if p.total == 0 {
-		return fmt.Errorf("generate: the KG has no named entity (type.object.name)")
-	}
-	return nil
-}
-
-// page returns the named entities of page i.
-func (r *reader) page(ctx context.Context, p *pool, i int) ([]kgqa.Entity, error) {
-	if es, ok := p.pages[i]; ok {
-		return es, nil
-	}
-	q := fmt.Sprintf("%sSELECT ?e ?n WHERE { ?e ns:type.object.name ?n . } ORDER BY ?e ?n LIMIT %d OFFSET %d", prefix, poolPage, i*poolPage)
+// pool reads the named entities topics are drawn from, in id order, in
+// one query (each sorted page costs a sort of every name).
+func (r *reader) pool(ctx context.Context) ([]kgqa.Entity, error) {
+	q := fmt.Sprintf("%sSELECT ?e ?n WHERE { ?e ns:type.object.name ?n . } ORDER BY ?e ?n LIMIT %d", prefix, poolMax)
 	res, err := r.run(ctx, q)
 	if err != nil {
 		return nil, err
@@ -219,7 +197,9 @@ func (r *reader) page(ctx context.Context, p *pool, i int) ([]kgqa.Entity, error
 		r.name[id] = name
 		es = append(es, kgqa.Entity{ID: id, Name: name})
 	}
-	p.pages[i] = es
+	if len(es) == 0 {
+		return nil, fmt.Errorf("generate: the KG has no named entity (type.object.name)")
+	}
 	return es, nil
 }
 

@@ -66,14 +66,24 @@ func (m *maker) timed(ctx context.Context, t kgqa.Entity) (Question, bool, error
 		return Question{}, false, nil
 	}
 	slices.Sort(years)
-	year := years[m.rng.IntN(len(years))]
-	want := map[string]bool{}
-	for _, s := range spans {
-		if s.valid(year) {
-			want[s.x.id] = true
+	years = slices.Compact(years)
+	// The first year, in a random order, that some spans and not all
+	// are valid in.
+	var year string
+	var want map[string]bool
+	for _, i := range m.rng.Perm(len(years)) {
+		w := map[string]bool{}
+		for _, s := range spans {
+			if s.valid(years[i]) {
+				w[s.x.id] = true
+			}
+		}
+		if len(w) > 0 && len(w) < len(all) {
+			year, want = years[i], w
+			break
 		}
 	}
-	if len(want) == 0 || len(want) >= len(all) {
+	if year == "" {
 		return Question{}, false, nil
 	}
 	lines := []string{
@@ -168,7 +178,7 @@ func (m *maker) spans(ctx context.Context, t, r1, r2, start, end string) ([]span
 func (m *maker) timedHop(ctx context.Context, t kgqa.Entity, rels []relCount) (r1 relCount, start, end string, r2s []string, ok bool, err error) {
 	tried := 0
 	for _, i := range m.rng.Perm(len(rels)) {
-		if rels[i].n < 2 || rels[i].n > 40 || tried >= 6 {
+		if rels[i].n < 2 || rels[i].n > 40 || tried >= 12 {
 			continue
 		}
 		tried++
