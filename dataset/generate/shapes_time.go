@@ -65,24 +65,7 @@ func (m *maker) timed(ctx context.Context, t kgqa.Entity) (Question, bool, error
 	if len(years) == 0 {
 		return Question{}, false, nil
 	}
-	slices.Sort(years)
-	years = slices.Compact(years)
-	// The first year, in a random order, that some spans and not all
-	// are valid in.
-	var year string
-	var want map[string]bool
-	for _, i := range m.rng.Perm(len(years)) {
-		w := map[string]bool{}
-		for _, s := range spans {
-			if s.valid(years[i]) {
-				w[s.x.id] = true
-			}
-		}
-		if len(w) > 0 && len(w) < len(all) {
-			year, want = years[i], w
-			break
-		}
-	}
+	year, want := m.year(years, spans, len(all))
 	if year == "" {
 		return Question{}, false, nil
 	}
@@ -227,4 +210,24 @@ func (m *maker) timedHop(ctx context.Context, t kgqa.Entity, rels []relCount) (r
 		}
 	}
 	return r1, "", "", nil, false, nil
+}
+
+// year draws, in a random order, the first of the start years that some
+// spans and not all (of the total values) are valid in, with the values
+// valid then; "" when none is.
+func (m *maker) year(years []string, spans []span, total int) (string, map[string]bool) {
+	slices.Sort(years)
+	years = slices.Compact(years)
+	for _, i := range m.rng.Perm(len(years)) {
+		w := map[string]bool{}
+		for _, s := range spans {
+			if s.valid(years[i]) {
+				w[s.x.id] = true
+			}
+		}
+		if len(w) > 0 && len(w) < total {
+			return years[i], w
+		}
+	}
+	return "", nil
 }
