@@ -122,7 +122,7 @@ func TestAnswerableUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no command", []string{"dataset"}, "missing command (answerable or harvest)"},
+		{"no command", []string{"dataset"}, "missing command (answerable, harvest or generate)"},
 		{"missing flags", []string{"dataset", "answerable", "--format", "webqsp"}, "--format, --input and --out are required"},
 		{"demo format", []string{"dataset", "answerable", "--format", "demo", "--input", "a", "--out", "b"}, "--format: want webqsp, cwq, grailqa, webquestions, simplequestions or qald"},
 		{"bad keep", []string{"dataset", "answerable", "--format", "cwq", "--input", "a", "--out", "b", "--keep", "none"}, "--keep: want exact, superset or partial"},
