@@ -184,6 +184,16 @@ func (cf *configFlags) addTraceFlags(fs *flag.FlagSet) {
 	})
 }
 
+// openGraph loads the configuration and opens its KG alone, for the
+// commands that ask no model.
+func (cf *configFlags) openGraph(ctx context.Context, env *Env) (*app, error) {
+	cfg, err := cf.load(env)
+	if err != nil {
+		return nil, err
+	}
+	return openApp(ctx, cfg, env, graphOnly())
+}
+
 func (cf *configFlags) load(env *Env) (config.Config, error) {
 	if cf.path == "" {
 		if p, ok := env.Getenv("PAROG_CONFIG"); ok && p != "" {

@@ -76,11 +76,7 @@ func runAnswerable(ctx context.Context, env *Env, args []string) error {
 	if err != nil || !k.AtLeast(answerable.Partial) {
 		return usageError("--keep: want exact, superset or partial, not %q", *keep)
 	}
-	cfg, err := cf.load(env)
-	if err != nil {
-		return err
-	}
-	a, err := openApp(ctx, cfg, env, graphOnly())
+	a, err := cf.openGraph(ctx, env)
 	if err != nil {
 		return err
 	}

@@ -50,11 +50,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 			o.Ranges[id] = p.Range
 		}
 	}
-	cfg, err := cf.load(env)
-	if err != nil {
-		return err
-	}
-	a, err := openApp(ctx, cfg, env, graphOnly())
+	a, err := cf.openGraph(ctx, env)
 	if err != nil {
 		return err
 	}

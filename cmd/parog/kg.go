@@ -89,11 +89,7 @@ func runKG(ctx context.Context, env *Env, args []string) error {
 	if len(pos) != sub.nargs {
 		return usageError("want %d argument(s): %s", sub.nargs, sub.synopsis)
 	}
-	cfg, err := cf.load(env)
-	if err != nil {
-		return err
-	}
-	a, err := openApp(ctx, cfg, env, graphOnly())
+	a, err := cf.openGraph(ctx, env)
 	if err != nil {
 		return err
 	}
