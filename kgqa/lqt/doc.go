@@ -25,10 +25,19 @@
 //     Depth the height of T (edges on its longest root-to-leaf path),
 //     Balance the sum over the nodes with children of the height of the
 //     tallest child subtree minus that of the shortest (0 for a perfectly
-//     balanced tree), and Sim the sum over edges of the similarity of the
-//     two merged queries (cosine of embeddings when an embeddings endpoint
-//     is configured, lexical cosine otherwise), weighted by alpha
-//     (planner.lqt.alpha). Over all n queries |V| and |E| are fixed by how
+//     balanced tree), and Sim how alike the tree's text is to the
+//     question, weighted by alpha (planner.lqt.alpha, default 10). The
+//     text of a tree is its root's query with each "#k" naming one of its
+//     children replaced by that child subtree's text in brackets ("the
+//     capital of [the country containing [Obama's birthplace]]"), so two
+//     trees over the same queries read differently; a reference to a
+//     query that is not a child stays as written. Sim is the lexical
+//     cosine of that text with the question (word counts, stopwords and
+//     references left out), computed for every (subset, root) entry of
+//     the dynamic programme as subtrees merge. An embeddings endpoint is
+//     not called per entry: with one configured the programme still uses
+//     lexical cosine and the trace says so. A forest's Sim is the sum of
+//     its trees'. Over all n queries |V| and |E| are fixed by how
 //     many trees there are, so the choice among single trees is made by
 //     shallowness (parallel depth), balance and similarity. A single tree
 //     over all queries is always preferred: hanging a leaf under the
@@ -58,7 +67,10 @@
 // optimiser it keeps one best partial tree per (subset, root); Depth and
 // Balance are not additive over merges, so where a costlier partial tree
 // would have merged into a cheaper whole the result can miss the optimum
-// (the tests compare it with exhaustive enumeration). Time is
+// (the tests compare it with exhaustive enumeration); since the siblings
+// rule reads the kept tree's children, it can even miss a merge the labels
+// allow, so the greedy merge also runs and its tree is taken when it has
+// fewer trees or costs less (method "dp+greedy"). Time is
 // O(3^n * n^2) and memory O(2^n * n): it runs up to planner.lqt.max_exact
 // queries (default 12); above that a greedy merge attaches, one root at a
 // time, the subtree whose attachment leaves the cheapest forest, and the

@@ -123,22 +123,13 @@ func (p *Planner) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.P
 	if err != nil {
 		return nil, info, err
 	}
-	m := Model{Alpha: p.cfg.Alpha}
-	ti.Similarity = p.sim.Name()
-	if m.Alpha > 0 && len(atoms) > 1 {
-		if m.Sim, err = p.sim.Matrix(ctx, texts); err != nil {
-			if ctx.Err() != nil {
-				return nil, info, err
-			}
-			// A down embeddings endpoint costs the tree its best Sim, not
-			// the question: the lexical measure stands in, as it does for
-			// the relation ranking.
-			ti.Similarity = Lexical{}.Name()
-			ti.Note = joinNote(ti.Note, fmt.Sprintf("similarity from lexical cosine: %v", err))
-			if m.Sim, err = (Lexical{}).Matrix(ctx, texts); err != nil {
-				return nil, info, err
-			}
-		}
+	// Sim compares each candidate tree's composed text with the question,
+	// once per (subset, root) entry of the dynamic programme: lexical
+	// cosine there, since one embeddings call per entry is too many.
+	m := Model{Texts: texts, Alpha: p.cfg.Alpha, Sim: Lexical{}.To(question)}
+	ti.Similarity = Lexical{}.Name()
+	if name := p.sim.Name(); name != ti.Similarity {
+		ti.Note = joinNote(ti.Note, fmt.Sprintf("similarity from lexical cosine with the question: %s is not called per candidate tree", name))
 	}
 	start := time.Now()
 	var tree Tree
