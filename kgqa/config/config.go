@@ -47,6 +47,9 @@ type LQT struct {
 	Alpha       float64 `yaml:"alpha" desc:"weight of Sim in the tree cost -(|V| + |E| - Depth - Balance + alpha*Sim); Sim is the lexical cosine of the tree's composed text (each #k replaced by its subtree's text) with the question"`
 	CacheSize   int     `yaml:"cache_size" desc:"unrelated query pairs remembered across questions (by normalised text), so they are never asked again (0 disables the cache)"`
 	Parallelism int     `yaml:"parallelism" desc:"pair-relation calls in flight at once for one question"`
+	// ContextMerge asks the model to confirm each merge of the chosen
+	// tree with the partial tree as context (one call per edge).
+	ContextMerge bool `yaml:"context_merge" desc:"confirm each merge of the chosen tree by a model judgement with the partial tree as context (one call per edge); a rejected merge makes its pair unrelated and the tree is chosen again"`
 }
 
 // Cache configures the cache that server replicas and eval workers share,

@@ -56,6 +56,16 @@
 // labels contain one (A uses B uses C uses A); the greedy merge attaches
 // only a tree's root, and only to a node of another tree.
 //
+// With planner.lqt.context_merge (off by default: it costs one call per
+// edge) each merge of the chosen tree is also a model judgement (prompt
+// lqt_merge) with the partial tree as context: the composed text of the
+// parent's subtree without that child, and the child's subtree. A
+// rejected merge makes the pair unrelated and the tree is chosen again,
+// until every edge is confirmed; the trace counts the judgements and the
+// rejections. The pair labels are asked without context, so this is where
+// a label that conflicts with the rest (the country's capital hung under
+// the birthplace it never names) is caught.
+//
 // # The dynamic programme
 //
 // For every subset S of queries and root r in S, best(S, r) is the

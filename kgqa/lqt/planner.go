@@ -132,16 +132,19 @@ func (p *Planner) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.P
 		ti.Note = joinNote(ti.Note, fmt.Sprintf("similarity from lexical cosine with the question: %s is not called per candidate tree", name))
 	}
 	start := time.Now()
-	var tree Tree
-	if len(atoms) <= p.cfg.MaxExact {
-		if tree, err = DP(labels, m); err != nil {
-			return nil, info, err
-		}
-	} else {
-		tree = Greedy(labels, m)
-		ti.Note = joinNote(ti.Note, fmt.Sprintf("%d atomic queries, more than planner.lqt.max_exact %d: the tree comes from a greedy merge, not the dynamic programme over subsets", len(atoms), p.cfg.MaxExact))
+	tree, err := p.choose(labels, m)
+	if err != nil {
+		return nil, info, err
 	}
 	ti.PlanMS = float64(time.Since(start).Microseconds()) / 1000
+	if len(atoms) > p.cfg.MaxExact {
+		ti.Note = joinNote(ti.Note, fmt.Sprintf("%d atomic queries, more than planner.lqt.max_exact %d: the tree comes from a greedy merge, not the dynamic programme over subsets", len(atoms), p.cfg.MaxExact))
+	}
+	if p.cfg.ContextMerge {
+		if tree, err = p.confirmMerges(ctx, question, texts, labels, m, tree, ti); err != nil {
+			return nil, info, err
+		}
+	}
 	ti.Method, ti.Cost, ti.Depth, ti.Balance, ti.Sim, ti.Roots = tree.Method, tree.Cost, tree.Depth, tree.Balance, tree.Sim, len(tree.Roots())
 	plan, added, err := ToPlan(atoms, tree)
 	if err != nil {
@@ -150,6 +153,15 @@ func (p *Planner) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.P
 	ti.RefNeeds = added
 	info.Kinds = plan.Kinds()
 	return plan, info, nil
+}
+
+// choose picks the tree over the labels: by the dynamic programme up to
+// planner.lqt.max_exact queries, by the greedy merge above.
+func (p *Planner) choose(labels *Labels, m Model) (Tree, error) {
+	if labels.Len() <= p.cfg.MaxExact {
+		return DP(labels, m)
+	}
+	return Greedy(labels, m), nil
 }
 
 // opNames are the operation kinds the lqt_atoms prompt lists.
