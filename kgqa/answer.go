@@ -149,8 +149,9 @@ type TreeInfo struct {
 	// Labels counts the pair relations by label (unrelated, sibling,
 	// parent_child), cached ones included.
 	Labels map[string]int `json:"labels"`
-	// Method is "dp" (the dynamic programme over subsets) or "greedy"
-	// (more atomic queries than planner.lqt.max_exact).
+	// Method is "dp" (the dynamic programme over subsets), "dp+greedy"
+	// (the greedy merge's tree beat the programme's) or "greedy" (more
+	// atomic queries than planner.lqt.max_exact).
 	Method string `json:"method"`
 	// Note explains a fallback: to the greedy merge, or to lexical
 	// similarity when the embeddings endpoint failed.
@@ -167,6 +168,11 @@ type TreeInfo struct {
 	// Roots is the number of trees: 1 unless some atomic queries relate
 	// to no other; the answer is the root of the largest tree.
 	Roots int `json:"roots"`
+	// MergeCalls is the number of merges judged by the model with the
+	// partial tree as context (planner.lqt.context_merge), and
+	// MergeRejected how many it rejected.
+	MergeCalls    int `json:"merge_calls,omitempty"`
+	MergeRejected int `json:"merge_rejected,omitempty"`
 	// PlanMS is the wall time of building the tree (model calls excluded).
 	PlanMS float64 `json:"plan_ms"`
 }

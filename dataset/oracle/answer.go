@@ -56,6 +56,8 @@ func (t *turn) reply() (map[string]any, string) {
 		return t.lqtAtoms(), ""
 	case prompts.LQTRelation:
 		return t.lqtRelation(), ""
+	case prompts.LQTMerge:
+		return t.lqtMerge(), ""
 	}
 	return nil, ""
 }

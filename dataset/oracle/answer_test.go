@@ -81,6 +81,8 @@ func TestPerfectReplies(t *testing.T) {
 			assert.Equal(t, "parent_child", rep["relation"])
 			assert.Equal(t, "A", rep["parent"])
 		},
+		// The capital of #1 uses the countries' result: the merge holds.
+		prompts.LQTMerge: func(t *testing.T, rep map[string]any) { assert.Equal(t, true, rep["merge"]) },
 	}
 	want[prompts.PlanFewShot] = want[prompts.Plan]
 	for _, stage := range prompts.Names {
@@ -169,5 +171,15 @@ func TestLQTRelationsFollowTheGoldDependencies(t *testing.T) {
 	d := prompts.LQTRelationData{Question: q.q.Text, A: "Find the moons of Mars.", B: shown(0)}
 	rep := validate(t, prompts.LQTRelation, m.Answer(chatRequest(t, prompts.LQTRelation, d, true), "").Content)
 	assert.Equal(t, "unrelated", rep["relation"])
+	// A merge holds when the gold parent needs the child, not the other
+	// way round, nor between siblings.
+	for _, c := range []struct {
+		parent, child int
+		merge         bool
+	}{{3, 0, true}, {2, 1, true}, {1, 2, false}, {0, 2, false}} {
+		d := prompts.LQTMergeData{Question: q.q.Text, Tree: shown(c.parent), Parent: shown(c.parent), Child: shown(c.child), Subtree: shown(c.child)}
+		rep := validate(t, prompts.LQTMerge, m.Answer(chatRequest(t, prompts.LQTMerge, d, true), "").Content)
+		assert.Equal(t, c.merge, rep["merge"], "%d under %d", c.child+1, c.parent+1)
+	}
 	assert.Contains(t, m.Question(q.q.ID).Notes, "lqt: a query not in the gold plan: Find the moons of Mars.")
 }

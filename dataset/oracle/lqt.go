@@ -17,6 +17,7 @@ import (
 
 var (
 	queryLine = regexp.MustCompile(`(?m)^Query ([AB]): (.*)$`)
+	mergeLine = regexp.MustCompile(`(?m)^(Parent|Child) query: (.*)$`)
 	refNumber = regexp.MustCompile(`#(\d+)`)
 )
 
@@ -103,4 +104,33 @@ func (t *turn) lqtRelation() map[string]any {
 		}
 	}
 	return rel
+}
+
+// lqtMerge judges a merge as the gold plan does: the child joins the
+// parent when the parent's gold subgoal needs the child's. A query that is
+// not one of the gold subgoals joins nothing, and the oracle notes it.
+func (t *turn) lqtMerge() map[string]any {
+	_, texts, needs := t.goldAtoms()
+	shown := map[string]int{}
+	for i := range texts {
+		k := textKey(prompts.ExpandRefs(texts, i))
+		if _, dup := shown[k]; !dup {
+			shown[k] = i
+		}
+	}
+	p, c := -1, -1
+	for _, m := range mergeLine.FindAllStringSubmatch(t.user, 2) {
+		i, ok := shown[textKey(m[2])]
+		if !ok {
+			t.m.note(t.q, "lqt: a query not in the gold plan: "+clip(m[2], 80))
+			i = -1
+		}
+		if m[1] == "Parent" {
+			p = i
+		} else {
+			c = i
+		}
+	}
+	merge := p >= 0 && c >= 0 && slices.Contains(needs[p], c)
+	return map[string]any{"reason": "oracle", "merge": merge}
 }

@@ -42,3 +42,29 @@ func TestDemoWithTheLQTPlanner(t *testing.T) {
 		assert.Equal(t, "dp", ti.Method, r.ID)
 	}
 }
+
+// With planner.lqt.context_merge every edge of every demo tree is shown to
+// the oracle with its partial tree; the oracle's labels follow the gold
+// plan, so it confirms each one and the answers stay as without it.
+func TestDemoWithLQTContextMerge(t *testing.T) {
+	cfg, err := config.Load("../../configs/demo.yaml", func(string) (string, bool) { return "", false }, []string{"planner.mode=lqt", "planner.lqt.context_merge=true"})
+	require.NoError(t, err)
+	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
+	require.NoError(t, err)
+	g, build := benchEngine(t, cfg)
+	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Graph: g, Engine: build, Concurrency: 4, Dir: t.TempDir()}, "lqt-merge", l.Questions, Policy{Kind: "gold"}, Noise{}, nil)
+	require.NoError(t, err)
+	require.Len(t, run.Results, 22)
+	assert.GreaterOrEqual(t, hits(run.Results), 0.80)
+	edges := 0
+	for _, r := range run.Results {
+		var ans kgqa.Answer
+		require.NoError(t, json.Unmarshal(r.Trace, &ans), r.ID)
+		require.NotNil(t, ans.PlanInfo.Tree, r.ID)
+		ti := ans.PlanInfo.Tree
+		assert.Equal(t, ti.Atoms-1, ti.MergeCalls, "%s: one judgement per edge of the one tree", r.ID)
+		assert.Zero(t, ti.MergeRejected, r.ID)
+		edges += ti.MergeCalls
+	}
+	assert.Equal(t, edges, run.Oracle.Calls["lqt_merge"])
+}

@@ -44,9 +44,12 @@ type Planner struct {
 type LQT struct {
 	MaxExact    int     `yaml:"max_exact" desc:"most atomic queries planned by the exact dynamic programme over subsets (exponential); above it a greedy merge builds the tree, and the trace says so"`
 	MaxAtoms    int     `yaml:"max_atoms" desc:"most atomic queries accepted from the model"`
-	Alpha       float64 `yaml:"alpha" desc:"weight of the similarity of merged queries in the tree cost -(|V| + |E| - Depth - Balance + alpha*Sim); Sim is the cosine of llm.embeddings vectors when that endpoint is set, else lexical cosine"`
+	Alpha       float64 `yaml:"alpha" desc:"weight of Sim in the tree cost -(|V| + |E| - Depth - Balance + alpha*Sim); Sim is the lexical cosine of the tree's composed text (each #k replaced by its subtree's text) with the question"`
 	CacheSize   int     `yaml:"cache_size" desc:"unrelated query pairs remembered across questions (by normalised text), so they are never asked again (0 disables the cache)"`
 	Parallelism int     `yaml:"parallelism" desc:"pair-relation calls in flight at once for one question"`
+	// ContextMerge asks the model to confirm each merge of the chosen
+	// tree with the partial tree as context (one call per edge).
+	ContextMerge bool `yaml:"context_merge" desc:"confirm each merge of the chosen tree by a model judgement with the partial tree as context (one call per edge); a rejected merge makes its pair unrelated and the tree is chosen again"`
 }
 
 // Cache configures the cache that server replicas and eval workers share,
@@ -192,6 +195,6 @@ func Default() Config {
 			SPARQLTimeout: 10 * time.Second, SPARQLMaxRows: 10_000, ShutdownGrace: 30 * time.Second,
 		},
 		Cache:   Cache{Backend: "none", TTL: 24 * time.Hour, MaxEntryBytes: 1 << 20, Timeout: 200 * time.Millisecond},
-		Planner: Planner{Mode: "parog", LQT: LQT{MaxExact: 12, MaxAtoms: 16, Alpha: 1, CacheSize: 10_000, Parallelism: 8}},
+		Planner: Planner{Mode: "parog", LQT: LQT{MaxExact: 12, MaxAtoms: 16, Alpha: 10, CacheSize: 10_000, Parallelism: 8}},
 	}
 }

@@ -177,3 +177,14 @@ func TestFullText(t *testing.T) {
 		})
 	}
 }
+
+// PlanRAG's best weight of the similarity term is the default of
+// planner.lqt.alpha, and a file or flag still overrides it.
+func TestLQTAlphaDefault(t *testing.T) {
+	cfg, err := Load("../../configs/demo.yaml", envOf(nil), nil)
+	require.NoError(t, err)
+	assert.InDelta(t, 10.0, cfg.Planner.LQT.Alpha, 1e-9)
+	cfg, err = Load("../../configs/demo.yaml", envOf(nil), []string{"planner.lqt.alpha=1"})
+	require.NoError(t, err)
+	assert.InDelta(t, 1.0, cfg.Planner.LQT.Alpha, 1e-9)
+}

@@ -123,34 +123,28 @@ func (p *Planner) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.P
 	if err != nil {
 		return nil, info, err
 	}
-	m := Model{Alpha: p.cfg.Alpha}
-	ti.Similarity = p.sim.Name()
-	if m.Alpha > 0 && len(atoms) > 1 {
-		if m.Sim, err = p.sim.Matrix(ctx, texts); err != nil {
-			if ctx.Err() != nil {
-				return nil, info, err
-			}
-			// A down embeddings endpoint costs the tree its best Sim, not
-			// the question: the lexical measure stands in, as it does for
-			// the relation ranking.
-			ti.Similarity = Lexical{}.Name()
-			ti.Note = joinNote(ti.Note, fmt.Sprintf("similarity from lexical cosine: %v", err))
-			if m.Sim, err = (Lexical{}).Matrix(ctx, texts); err != nil {
-				return nil, info, err
-			}
-		}
+	// Sim compares each candidate tree's composed text with the question,
+	// once per (subset, root) entry of the dynamic programme: lexical
+	// cosine there, since one embeddings call per entry is too many.
+	m := Model{Texts: texts, Alpha: p.cfg.Alpha, Sim: Lexical{}.To(question)}
+	ti.Similarity = Lexical{}.Name()
+	if name := p.sim.Name(); name != ti.Similarity {
+		ti.Note = joinNote(ti.Note, fmt.Sprintf("similarity from lexical cosine with the question: %s is not called per candidate tree", name))
 	}
 	start := time.Now()
-	var tree Tree
-	if len(atoms) <= p.cfg.MaxExact {
-		if tree, err = DP(labels, m); err != nil {
-			return nil, info, err
-		}
-	} else {
-		tree = Greedy(labels, m)
-		ti.Note = joinNote(ti.Note, fmt.Sprintf("%d atomic queries, more than planner.lqt.max_exact %d: the tree comes from a greedy merge, not the dynamic programme over subsets", len(atoms), p.cfg.MaxExact))
+	tree, err := p.choose(labels, m)
+	if err != nil {
+		return nil, info, err
 	}
 	ti.PlanMS = float64(time.Since(start).Microseconds()) / 1000
+	if len(atoms) > p.cfg.MaxExact {
+		ti.Note = joinNote(ti.Note, fmt.Sprintf("%d atomic queries, more than planner.lqt.max_exact %d: the tree comes from a greedy merge, not the dynamic programme over subsets", len(atoms), p.cfg.MaxExact))
+	}
+	if p.cfg.ContextMerge {
+		if tree, err = p.confirmMerges(ctx, question, texts, labels, m, tree, ti); err != nil {
+			return nil, info, err
+		}
+	}
 	ti.Method, ti.Cost, ti.Depth, ti.Balance, ti.Sim, ti.Roots = tree.Method, tree.Cost, tree.Depth, tree.Balance, tree.Sim, len(tree.Roots())
 	plan, added, err := ToPlan(atoms, tree)
 	if err != nil {
@@ -159,6 +153,15 @@ func (p *Planner) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.P
 	ti.RefNeeds = added
 	info.Kinds = plan.Kinds()
 	return plan, info, nil
+}
+
+// choose picks the tree over the labels: by the dynamic programme up to
+// planner.lqt.max_exact queries, by the greedy merge above.
+func (p *Planner) choose(labels *Labels, m Model) (Tree, error) {
+	if labels.Len() <= p.cfg.MaxExact {
+		return DP(labels, m)
+	}
+	return Greedy(labels, m), nil
 }
 
 // opNames are the operation kinds the lqt_atoms prompt lists.

@@ -29,13 +29,19 @@ type scripted struct {
 	// rel maps "A|B" (queries as shown) to a reply.
 	rel map[string]relationReply
 
-	mu    sync.Mutex
-	pairs []string // pairs asked, as "A|B"
+	// reject lists merges the model turns down, as "parent|child"
+	// (queries as shown).
+	reject map[string]bool
+
+	mu     sync.Mutex
+	pairs  []string // pairs asked, as "A|B"
+	merges []string // merges judged, as "parent|child|partial tree|subtree"
 }
 
 var (
 	questionRE = regexp.MustCompile(`(?m)^Question: (.*)$`)
 	queryRE    = regexp.MustCompile(`(?m)^Query ([AB]): (.*)$`)
+	mergeRE    = regexp.MustCompile(`(?m)^(?:Partial tree|Parent query|Child query|Child subtree): (.*)$`)
 )
 
 // firstUser is the task; a repair turn only follows it.
@@ -76,6 +82,13 @@ func (s *scripted) handle(req openai.ChatCompletionRequest) llmtest.Reply {
 			return llmtest.JSON(r)
 		}
 		return llmtest.JSON(relationReply{Reason: "scripted", Relation: "unrelated"})
+	case prompts.LQTMerge:
+		m := mergeRE.FindAllStringSubmatch(user, -1)
+		tree, parent, child, sub := m[0][1], m[1][1], m[2][1], m[3][1]
+		s.mu.Lock()
+		s.merges = append(s.merges, parent+"|"+child+"|"+tree+"|"+sub)
+		s.mu.Unlock()
+		return llmtest.JSON(map[string]any{"reason": "scripted", "merge": !s.reject[parent+"|"+child]})
 	}
 	return llmtest.Error(http.StatusBadRequest, "unexpected stage "+llmtest.StageOf(req))
 }

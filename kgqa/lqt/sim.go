@@ -32,15 +32,38 @@ func (Lexical) Name() string { return "lexical" }
 func (Lexical) Matrix(_ context.Context, texts []string) ([][]float64, error) {
 	vecs := make([]map[string]float64, len(texts))
 	for i, t := range texts {
-		vecs[i] = map[string]float64{}
-		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '#' }) {
-			if strings.HasPrefix(w, "#") || naming.Stopword(w) {
-				continue
-			}
-			vecs[i][w]++
-		}
+		vecs[i] = wordCounts(t)
 	}
 	return matrix(len(texts), func(a, b int) float64 { return sparseCosine(vecs[a], vecs[b]) }), nil
+}
+
+// To returns the lexical cosine of a text with question, remembering the
+// texts it has scored (the dynamic programme composes the same text more
+// than once). Not safe for concurrent use.
+func (Lexical) To(question string) func(text string) float64 {
+	q := wordCounts(question)
+	seen := map[string]float64{}
+	return func(text string) float64 {
+		if v, ok := seen[text]; ok {
+			return v
+		}
+		v := sparseCosine(wordCounts(text), q)
+		seen[text] = v
+		return v
+	}
+}
+
+// wordCounts counts a text's words, stopwords and "#k" references left
+// out.
+func wordCounts(t string) map[string]float64 {
+	out := map[string]float64{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '#' }) {
+		if strings.HasPrefix(w, "#") || naming.Stopword(w) {
+			continue
+		}
+		out[w]++
+	}
+	return out
 }
 
 func sparseCosine(a, b map[string]float64) float64 {

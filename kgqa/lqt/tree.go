@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
+	"strings"
 )
 
 // Relation is how two atomic queries relate.
@@ -106,20 +108,72 @@ func (t *Tree) Roots() []int {
 	return out
 }
 
-// Model is what the cost reads besides the tree: the similarity of every
-// pair of queries and its weight.
+// Model is what the cost reads besides the tree: the queries' texts, how
+// alike a tree's text is to the question, and its weight.
 type Model struct {
-	// Sim[i][j] is the similarity of queries i and j, in [0, 1].
-	Sim [][]float64
+	// Texts are the atomic queries; "#k" names the result of query k
+	// (from 1). Nil leaves every tree's text empty.
+	Texts []string
+	// Sim scores a tree's composed text (see Compose) against the
+	// question, in [0, 1]. Nil scores 0.
+	Sim func(text string) float64
 	// Alpha weighs Sim in the cost.
 	Alpha float64
 }
 
-func (m Model) sim(a, b int) float64 {
+func (m Model) text(i int) string {
+	if m.Texts == nil {
+		return ""
+	}
+	return m.Texts[i]
+}
+
+func (m Model) sim(text string) float64 {
 	if m.Sim == nil {
 		return 0
 	}
-	return m.Sim[a][b]
+	return max(0, min(1, m.Sim(text)))
+}
+
+// Compose returns text with every "#k" reference to query k (from 1)
+// replaced by sub, the composed text of k's subtree, in brackets: "[sub]".
+// References inside brackets belong to a subtree already composed and are
+// left alone, so children can be composed one at a time; "#12" is not
+// "#1".
+func Compose(text string, k int, sub string) string {
+	ref := "#" + strconv.Itoa(k)
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(text); i++ {
+		switch ch := text[i]; {
+		case ch == '[':
+			depth++
+		case ch == ']' && depth > 0:
+			depth--
+		case ch == '#' && depth == 0 && strings.HasPrefix(text[i:], ref):
+			end := i + len(ref)
+			if end == len(text) || text[end] < '0' || text[end] > '9' {
+				b.WriteString("[" + sub + "]")
+				i = end - 1
+				continue
+			}
+		}
+		b.WriteByte(text[i])
+	}
+	return b.String()
+}
+
+// Text is the composed text of the tree under root: root's query with
+// each "#k" naming one of its children replaced by that child's composed
+// text. References to queries that are not its children stay as written.
+func Text(parent []int, texts []string, root int) string {
+	out := texts[root]
+	for c, p := range parent {
+		if p == root {
+			out = Compose(out, c+1, Text(parent, texts, c))
+		}
+	}
+	return out
 }
 
 // Evaluate computes the cost of the forest given by parent (-1 for a
@@ -138,7 +192,6 @@ func Evaluate(parent []int, m Model) (Tree, error) {
 	for c, p := range parent {
 		if p >= 0 {
 			edges++
-			t.Sim += m.sim(p, c)
 		}
 		// Walk up at most n steps: more means a cycle.
 		for x, steps := p, 0; x >= 0; x, steps = parent[x], steps+1 {
@@ -172,6 +225,11 @@ func Evaluate(parent []int, m Model) (Tree, error) {
 	for i, p := range parent {
 		if p < 0 {
 			t.Depth += h(i)
+			if m.Texts != nil {
+				t.Sim += m.sim(Text(parent, m.Texts, i))
+			} else {
+				t.Sim += m.sim("")
+			}
 		}
 	}
 	t.Cost = -(float64(n+edges) - float64(t.Depth) - float64(t.Balance) + m.Alpha*t.Sim)
@@ -189,14 +247,32 @@ type entry struct {
 	kids         uint32 // the root's children
 	child        int8   // root of the subtree attached last; -1 for a single query
 	childSet     uint32 // the queries of that subtree
+	text         string // the tree's composed text
 }
 
 // MaxDP is the most queries the dynamic programme accepts.
 const MaxDP = 16
 
 // DP chooses the tree over l's queries by the dynamic programme over
-// subsets (see the package doc). It fails above MaxDP queries.
+// subsets (see the package doc), or the greedy merge's tree when that one
+// has fewer trees or costs less (Method "dp+greedy"): keeping one partial
+// tree per (subset, root) can lose a merge the labels allow. It fails
+// above MaxDP queries.
 func DP(l *Labels, m Model) (Tree, error) {
+	t, err := dp(l, m)
+	if err != nil {
+		return t, err
+	}
+	g := Greedy(l, m)
+	if gt, dt := len(g.Roots()), len(t.Roots()); gt < dt || (gt == dt && g.Cost < t.Cost-1e-9) {
+		g.Method = "dp+greedy"
+		return g, nil
+	}
+	return t, nil
+}
+
+// dp is the dynamic programme alone.
+func dp(l *Labels, m Model) (Tree, error) {
 	n := l.n
 	if n == 0 || n > MaxDP {
 		return Tree{}, fmt.Errorf("lqt: dynamic programme over %d queries: want 1 to %d", n, MaxDP)
@@ -210,7 +286,9 @@ func DP(l *Labels, m Model) (Tree, error) {
 				continue
 			}
 			if s == 1<<r {
-				*at(s, r) = entry{ok: true, child: -1}
+				text := m.text(r)
+				sim := m.sim(text)
+				*at(s, r) = entry{ok: true, child: -1, text: text, sim: sim, score: m.Alpha * sim}
 				continue
 			}
 			rem := s &^ (1 << r)
@@ -301,9 +379,10 @@ func attach(l *Labels, m Model, e, rest *entry, cs uint32, sub func(int) *entry,
 			lo, hi = min(lo, rest.minCH), max(hi, rest.maxCH)
 			oldLocal = rest.maxCH - rest.minCH
 		}
+		text := Compose(rest.text, c+1, ce.text)
 		cand := entry{ok: true, height: max(rest.height, ce.height+1),
 			balance: rest.balance + ce.balance - oldLocal + (hi - lo),
-			sim:     rest.sim + ce.sim + m.sim(r, c), minCH: lo, maxCH: hi,
+			sim:     m.sim(text), minCH: lo, maxCH: hi, text: text,
 			kids: rest.kids | 1<<c, child: int8(c), childSet: cs}
 		cand.score = -float64(cand.height) - float64(cand.balance) + m.Alpha*cand.sim
 		if !e.ok || cand.score > e.score {

@@ -144,6 +144,19 @@ type LQTRelationData struct {
 	A, B string
 }
 
+// LQTMergeData is the data of the lqt_merge prompt.
+type LQTMergeData struct {
+	// Question is the question the queries come from.
+	Question string
+	// Tree is the composed text of the partial tree the parent heads.
+	Tree string
+	// Parent and Child are the two queries' texts, references spelled
+	// out.
+	Parent, Child string
+	// Subtree is the composed text of the child's subtree.
+	Subtree string
+}
+
 // queryRef is a "#k" reference to the result of atomic query k.
 var queryRef = regexp.MustCompile(`#(\d+)`)
 
