@@ -20,13 +20,20 @@ const (
 	StopCanceled StopReason = "canceled"
 	// StopError: a step failed; Answer.Error says how.
 	StopError StopReason = "error"
+	// StopRefused: the question was refused before planning; Rewrite
+	// holds the reason tag.
+	StopRefused StopReason = "refused"
 )
 
 // Answer is the engine's result for one question: the answer and the trace
 // of how it was reached. It serialises to JSON with stable snake_case keys.
 type Answer struct {
-	// Question as asked.
+	// Question as asked, or as rewritten from a conversation (Rewrite).
 	Question string `json:"question"`
+	// Rewrite records the classification of a conversation's last message
+	// and its rewrite into a standalone question; nil for a single
+	// question.
+	Rewrite *Rewrite `json:"rewrite,omitempty"`
 	// Text is the answer in words ("" when none was reached).
 	Text string `json:"answer"`
 	// Entities are the answer's terms: entities (id and name) or typed

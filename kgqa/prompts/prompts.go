@@ -35,6 +35,7 @@ const (
 	Select      = "select"       // choose set members by a constraint when values do not parse
 	LQTAtoms    = "lqt_atoms"    // planner mode lqt: the question's atomic queries
 	LQTRelation = "lqt_relation" // planner mode lqt: how two atomic queries relate
+	FollowUp    = "followup"     // chat: is the last message new, a follow-up (rewritten standalone) or unsafe?
 )
 
 //go:embed *.tmpl *.schema.json
@@ -47,7 +48,7 @@ var funcs = template.FuncMap{
 }
 
 // Names lists every stage with a prompt.
-var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, Refine, Sufficiency, Final, Select, LQTAtoms, LQTRelation}
+var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, Refine, Sufficiency, Final, Select, LQTAtoms, LQTRelation, FollowUp}
 
 // Render executes the built-in template of stage with data and returns the
 // system and user messages.

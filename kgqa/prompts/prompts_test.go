@@ -49,6 +49,8 @@ func sampleData() map[string]any {
 		Select:      SelectData{Plan: plan, Subgoal: "Which of #1 is largest?", Members: []string{"Germany [m.0345h]"}, Facts: facts},
 		LQTAtoms:    LQTAtomsData{Question: plan.Question, Ops: []string{"find", "intersect"}},
 		LQTRelation: LQTRelationData{Question: plan.Question, A: "Find the countries that contain #2.", B: "Find the airports that serve Nijmegen."},
+		FollowUp: FollowUpData{History: []Turn{{Role: "user", Text: "Who founded Microsoft?"}, {Role: "assistant", Text: "Bill Gates"}},
+			Message: "and his wife?"},
 	}
 }
 

@@ -125,6 +125,7 @@ var stageData = map[string]any{
 	Tentative: SubgoalData{}, Relations: RelationsData{}, Prune: PruneData{},
 	Refine: RefineData{}, Sufficiency: SufficiencyData{}, Final: SufficiencyData{},
 	Select: SelectData{}, LQTAtoms: LQTAtomsData{}, LQTRelation: LQTRelationData{},
+	FollowUp: FollowUpData{},
 }
 
 func (set *Set) validate() error {
