@@ -567,6 +567,9 @@ type EventType string
 const (
 	// EventPlan carries the plan (Plan, PlanInfo).
 	EventPlan EventType = "plan"
+	// EventRewrite carries the classification of a chat's last message
+	// (Rewrite); it comes before the plan.
+	EventRewrite EventType = "rewrite"
 	// EventSubgoalStarted names a subgoal that starts (Subgoal, Anchors).
 	EventSubgoalStarted EventType = "subgoal_started"
 	// EventTentative carries a parametric answer (Subgoal, Tentative).
@@ -597,6 +600,8 @@ type Event struct {
 	ElapsedMS int64 `json:"elapsed_ms"`
 	// Subgoal is the subgoal id of subgoal events.
 	Subgoal string `json:"subgoal,omitempty"`
+	// Rewrite is set on EventRewrite.
+	Rewrite *Rewrite `json:"rewrite,omitempty"`
 	// Plan and PlanInfo are set on EventPlan.
 	Plan     *Plan     `json:"plan,omitempty"`
 	PlanInfo *PlanInfo `json:"plan_info,omitempty"`

@@ -71,6 +71,8 @@ func (r *run) classify(ctx context.Context, question string, history []kgqa.Mess
 	}
 	r.ans.Rewrite = &kgqa.Rewrite{Original: question, Question: standalone, Verdict: rep.Verdict, Reason: rep.Reason}
 	r.ans.Question = standalone
+	rw := *r.ans.Rewrite
+	r.emit.send(kgqa.Event{Type: kgqa.EventRewrite, Rewrite: &rw})
 	if rep.Verdict == kgqa.VerdictUnsafe {
 		r.ans.Stop = kgqa.StopRefused
 		return question, true, nil

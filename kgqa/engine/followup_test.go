@@ -32,7 +32,10 @@ func TestAskRecordsTheFollowUpRewrite(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := kgqatest.NewDemoModel(tc.opts...)
 			h := newHarness(t, m, config.Default().Engine)
-			ans := ask(t, h, Request{Question: tc.last, History: history})
+			var events []kgqa.EventType
+			ans := ask(t, h, Request{Question: tc.last, History: history, OnEvent: func(ev kgqa.Event) { events = append(events, ev.Type) }})
+			require.NotEmpty(t, events)
+			assert.Equal(t, kgqa.EventRewrite, events[0], "the rewrite is the first step")
 			require.NotNil(t, ans.Rewrite)
 			assert.Equal(t, kgqa.Rewrite{Original: tc.last, Question: tc.answered, Verdict: tc.verdict, Reason: ans.Rewrite.Reason}, *ans.Rewrite)
 			assert.NotEmpty(t, ans.Rewrite.Reason)

@@ -84,6 +84,10 @@ func TestChatFollowUpStreamed(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	require.NotEmpty(t, data)
 	assert.Equal(t, "[DONE]", data[len(data)-1])
+	var first map[string]any
+	require.NoError(t, json.Unmarshal([]byte(data[0]), &first))
+	delta := first["choices"].([]any)[0].(map[string]any)["delta"].(map[string]any)
+	assert.Equal(t, "Follow-up read as: \""+weezeCapitalQ+"\"\n", delta["reasoning_content"], "the rewrite is the first step shown")
 	assert.Contains(t, strings.Join(data, "\n"), `"content":"Berlin"`)
 	assert.Equal(t, 1, m.Calls("followup"))
 	assert.Equal(t, []string{weezeCapitalQ}, planQuestions(h))
