@@ -82,6 +82,10 @@ func TestPerfectReplies(t *testing.T) {
 			assert.Equal(t, "A", rep["parent"])
 		},
 	}
+	want[prompts.FollowUp] = func(t *testing.T, rep map[string]any) {
+		assert.Equal(t, "new", rep["verdict"])
+		assert.Equal(t, "What is the capital of the country that contains Weeze Airport?", rep["question"])
+	}
 	want[prompts.PlanFewShot] = want[prompts.Plan]
 	for _, stage := range prompts.Names {
 		t.Run(stage, func(t *testing.T) {

@@ -32,6 +32,8 @@ func Stage(req openai.ChatCompletionRequest, header string) string {
 // section titles, then the reply shape the system message asks for.
 func stageFromText(sys, user string) string {
 	switch {
+	case strings.HasPrefix(user, "Conversation:") && strings.Contains(user, "\nLast user message: "):
+		return prompts.FollowUp
 	case strings.Contains(user, "\nQuery A: ") && strings.Contains(user, "\nQuery B: "):
 		return prompts.LQTRelation
 	case strings.Contains(sys, `"queries"`):
