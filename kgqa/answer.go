@@ -20,13 +20,20 @@ const (
 	StopCanceled StopReason = "canceled"
 	// StopError: a step failed; Answer.Error says how.
 	StopError StopReason = "error"
+	// StopRefused: the question was refused before planning; Rewrite
+	// holds the reason tag.
+	StopRefused StopReason = "refused"
 )
 
 // Answer is the engine's result for one question: the answer and the trace
 // of how it was reached. It serialises to JSON with stable snake_case keys.
 type Answer struct {
-	// Question as asked.
+	// Question as asked, or as rewritten from a conversation (Rewrite).
 	Question string `json:"question"`
+	// Rewrite records the classification of a conversation's last message
+	// and its rewrite into a standalone question; nil for a single
+	// question.
+	Rewrite *Rewrite `json:"rewrite,omitempty"`
 	// Text is the answer in words ("" when none was reached).
 	Text string `json:"answer"`
 	// Entities are the answer's terms: entities (id and name) or typed
@@ -566,6 +573,9 @@ type EventType string
 const (
 	// EventPlan carries the plan (Plan, PlanInfo).
 	EventPlan EventType = "plan"
+	// EventRewrite carries the classification of a chat's last message
+	// (Rewrite); it comes before the plan.
+	EventRewrite EventType = "rewrite"
 	// EventSubgoalStarted names a subgoal that starts (Subgoal, Anchors).
 	EventSubgoalStarted EventType = "subgoal_started"
 	// EventTentative carries a parametric answer (Subgoal, Tentative).
@@ -596,6 +606,8 @@ type Event struct {
 	ElapsedMS int64 `json:"elapsed_ms"`
 	// Subgoal is the subgoal id of subgoal events.
 	Subgoal string `json:"subgoal,omitempty"`
+	// Rewrite is set on EventRewrite.
+	Rewrite *Rewrite `json:"rewrite,omitempty"`
 	// Plan and PlanInfo are set on EventPlan.
 	Plan     *Plan     `json:"plan,omitempty"`
 	PlanInfo *PlanInfo `json:"plan_info,omitempty"`

@@ -58,6 +58,9 @@ func (t *turn) reply() (map[string]any, string) {
 		return t.lqtRelation(), ""
 	case prompts.LQTMerge:
 		return t.lqtMerge(), ""
+	case prompts.FollowUp:
+		// A question of the file stands alone: it is asked as written.
+		return map[string]any{"reason": "oracle: a question of the file", "verdict": "new", "question": t.q.q.Text}, ""
 	}
 	return nil, ""
 }

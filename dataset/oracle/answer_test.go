@@ -84,6 +84,10 @@ func TestPerfectReplies(t *testing.T) {
 		// The capital of #1 uses the countries' result: the merge holds.
 		prompts.LQTMerge: func(t *testing.T, rep map[string]any) { assert.Equal(t, true, rep["merge"]) },
 	}
+	want[prompts.FollowUp] = func(t *testing.T, rep map[string]any) {
+		assert.Equal(t, "new", rep["verdict"])
+		assert.Equal(t, "What is the capital of the country that contains Weeze Airport?", rep["question"])
+	}
 	want[prompts.PlanFewShot] = want[prompts.Plan]
 	for _, stage := range prompts.Names {
 		t.Run(stage, func(t *testing.T) {

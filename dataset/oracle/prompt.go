@@ -13,6 +13,7 @@ import (
 // there that they miss fails the package's recognition tests.
 var (
 	questionLine = regexp.MustCompile(`(?m)^Question: (.*)$`)
+	lastMsgLine  = regexp.MustCompile(`(?m)^Last user message: (.*)$`)
 	currentLine  = regexp.MustCompile(`(?m)^- (\S+) \[.*<== current subgoal\s*$`)
 	factLine     = regexp.MustCompile(`(?m)^\s*F(\d+)\. (.*?) -\[(.*)\]-> (.*)$`)
 	candLine     = regexp.MustCompile(`(?m)^\s*C(\d+)\. (.*?) -\[(.*)\]-> (.*)$`)
@@ -22,9 +23,13 @@ var (
 )
 
 // questionText is the question a prompt is about: its "Question:" line,
-// or the whole message (the planner prompt is the bare question).
+// the followup prompt's last user message, or the whole message (the
+// planner prompt is the bare question).
 func questionText(user string) string {
 	if m := questionLine.FindStringSubmatch(user); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	if m := lastMsgLine.FindStringSubmatch(user); m != nil {
 		return strings.TrimSpace(m[1])
 	}
 	return strings.TrimSpace(user)

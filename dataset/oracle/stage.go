@@ -34,6 +34,8 @@ func stageFromText(sys, user string) string {
 	switch {
 	case strings.Contains(user, "\nParent query: ") && strings.Contains(user, "\nChild query: "):
 		return prompts.LQTMerge
+	case strings.HasPrefix(user, "Conversation:") && strings.Contains(user, "\nLast user message: "):
+		return prompts.FollowUp
 	case strings.Contains(user, "\nQuery A: ") && strings.Contains(user, "\nQuery B: "):
 		return prompts.LQTRelation
 	case strings.Contains(sys, `"queries"`):

@@ -33,6 +33,8 @@ func sampleData() map[string]any {
 		prompts.Final:       prompts.SufficiencyData{Plan: view, Facts: facts},
 		prompts.Select:      prompts.SelectData{Plan: view, Subgoal: "Keep the ones in Europe.", Members: []string{"Berlin [m.0156q]"}, Facts: facts},
 		prompts.LQTAtoms:    prompts.LQTAtomsData{Question: view.Question, Ops: []string{"find", "count"}},
+		prompts.FollowUp: prompts.FollowUpData{History: []prompts.Turn{{Role: "user", Text: "Which country contains Weeze Airport?"}, {Role: "assistant", Text: "Germany"}},
+			Message: view.Question},
 		prompts.LQTRelation: prompts.LQTRelationData{Question: view.Question, A: "Find the capital of #1 [Find the countries that contains Weeze Airport.].", B: "Find the countries that contains Weeze Airport."},
 		prompts.LQTMerge: prompts.LQTMergeData{Question: view.Question, Tree: "Find the capital of #1.", Parent: "Find the capital of #1 [Find the countries that contains Weeze Airport.].",
 			Child: "Find the countries that contains Weeze Airport.", Subtree: "Find the countries that contains Weeze Airport."},

@@ -111,6 +111,9 @@ type AskResponse struct {
 
 // Trace is the engine's record of one question.
 type Trace struct {
+	// Rewrite records how a chat's last message became the question
+	// answered (its verdict is the reason tag); nil for a single question.
+	Rewrite *kgqa.Rewrite `json:"rewrite,omitempty"`
 	// PlanInfo says how the plan was obtained.
 	PlanInfo kgqa.PlanInfo `json:"plan_info"`
 	// Topics are the topic entities used and where they came from.
@@ -148,7 +151,7 @@ func FromAnswer(a *kgqa.Answer) *AskResponse {
 	return &AskResponse{
 		Question: a.Question, Answer: a.Text, Entities: a.Entities, Plan: a.Plan, Certificate: a.Certificate,
 		Trace: Trace{
-			PlanInfo: a.PlanInfo, Topics: a.Topics, Mentions: a.Mentions, RetrievalPlan: a.RetrievalPlan,
+			Rewrite: a.Rewrite, PlanInfo: a.PlanInfo, Topics: a.Topics, Mentions: a.Mentions, RetrievalPlan: a.RetrievalPlan,
 			Subgoals: a.Subgoals, Final: a.Final, TentativeAnswer: a.TentativeAnswer,
 			Stop: a.Stop, Error: a.Error, Transcript: a.Transcript, Prompts: a.Prompts,
 		},
@@ -161,7 +164,7 @@ func FromAnswer(a *kgqa.Answer) *AskResponse {
 func (r *AskResponse) EngineAnswer() *kgqa.Answer {
 	return &kgqa.Answer{
 		Question: r.Question, Text: r.Answer, Entities: r.Entities, Plan: r.Plan,
-		PlanInfo: r.Trace.PlanInfo, Topics: r.Trace.Topics, Mentions: r.Trace.Mentions, RetrievalPlan: r.Trace.RetrievalPlan,
+		Rewrite: r.Trace.Rewrite, PlanInfo: r.Trace.PlanInfo, Topics: r.Trace.Topics, Mentions: r.Trace.Mentions, RetrievalPlan: r.Trace.RetrievalPlan,
 		Subgoals: r.Trace.Subgoals, Final: r.Trace.Final, TentativeAnswer: r.Trace.TentativeAnswer, Stop: r.Trace.Stop,
 		Error: r.Trace.Error, Usage: r.Usage, Certificate: r.Certificate, Transcript: r.Trace.Transcript, Prompts: r.Trace.Prompts,
 	}

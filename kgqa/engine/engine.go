@@ -178,6 +178,12 @@ type Request struct {
 	// Overrides changes the engine's budgets for this question; its nil
 	// fields keep the configured values.
 	Overrides Overrides
+	// History is the conversation before Question, oldest first, when the
+	// question is a chat's last user message. With an earlier user
+	// message in it, the reasoner first classifies Question (new,
+	// follow-up or unsafe) and a follow-up is rewritten into a standalone
+	// question before planning; an unsafe one is refused (StopRefused).
+	History []kgqa.Message
 	// Seed is recorded in the trace for reproducible runs; the sampling
 	// seed sent to the endpoints is the role's configured seed.
 	Seed *int
@@ -312,6 +318,7 @@ type run struct {
 	e     *Engine
 	b     config.Engine
 	ans   *kgqa.Answer
+	pre   int // LLM calls on the critical path before planning (the follow-up classifier)
 	start time.Time
 	emit  *emitter
 
@@ -352,6 +359,15 @@ func (r *run) do(ctx context.Context, req Request) error {
 	if strings.TrimSpace(req.Question) == "" {
 		return ErrEmptyQuestion
 	}
+	q, refused, err := r.classify(ctx, req.Question, req.History)
+	if err != nil || refused {
+		return err
+	}
+	req.Question = q
+	if r.ans.Rewrite != nil {
+		r.pre = 1
+		r.reach(1)
+	}
 	if req.Plan == nil && len(req.TopicEntities) == 0 && r.answerDirect(req.Question) {
 		return nil
 	}
@@ -383,7 +399,7 @@ func (r *run) do(ctx context.Context, req Request) error {
 		topics, mentions, err = r.linkTopics(gctx, req.Question)
 		return err
 	})
-	err := g.Wait()
+	err = g.Wait()
 	r.ans.PlanInfo, r.ans.Mentions = info, mentions
 	if topics != nil {
 		r.ans.Topics = topics
@@ -410,6 +426,7 @@ func (r *run) do(ctx context.Context, req Request) error {
 	if linkLLM && r.base < 1 {
 		r.base = 1
 	}
+	r.base += r.pre
 	r.reach(r.base)
 	r.topicList = topics
 	if err := r.execute(ctx, plan); err != nil {

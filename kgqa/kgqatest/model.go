@@ -36,6 +36,10 @@ type Model struct {
 	answers map[string][]string
 	// refuse are questions whose plan request it answers with HTTP 400.
 	refuse map[string]bool
+	// rewrites are the follow-up messages it recognises, with their
+	// standalone question; unsafe are the messages it judges unsafe.
+	rewrites map[string]string
+	unsafe   map[string]bool
 	// mentions are names it recognises as entity mentions.
 	mentions []string
 	// countries are the names it knows to be countries.
@@ -74,6 +78,17 @@ func RefusePlan(question string) Option {
 	return func(m *Model) { m.refuse[question] = true }
 }
 
+// RewriteFollowUp makes the model judge the chat message msg a follow-up
+// and rewrite it into standalone; any other message is new.
+func RewriteFollowUp(msg, standalone string) Option {
+	return func(m *Model) { m.rewrites[msg] = standalone }
+}
+
+// Unsafe makes the model judge the chat message msg unsafe.
+func Unsafe(msg string) Option {
+	return func(m *Model) { m.unsafe[msg] = true }
+}
+
 // NewDemoModel returns the model with the Freebase demo questions' gold
 // plans and topic entity names, changed by opts.
 func NewDemoModel(opts ...Option) *Model {
@@ -90,7 +105,7 @@ func NewWikidataDemoModel(opts ...Option) *Model {
 
 func newModel(qs []demokg.Question, opts []Option) *Model {
 	m := &Model{plans: map[string]json.RawMessage{}, beliefs: map[string][]string{}, answers: map[string][]string{},
-		refuse: map[string]bool{}, countries: map[string]bool{}, calls: map[string]int{}}
+		refuse: map[string]bool{}, rewrites: map[string]string{}, unsafe: map[string]bool{}, countries: map[string]bool{}, calls: map[string]int{}}
 	for _, c := range strings.Split("Germany,Netherlands,France,Italy,Spain,Luxembourg,Suriname,Switzerland,Andorra,Monaco,Belgium,Brazil,Austria,Liechtenstein,Poland,Denmark,Czech Republic,Portugal,Slovenia,San Marino,Vatican City", ",") {
 		m.countries[c] = true
 	}
@@ -170,6 +185,8 @@ func (m *Model) Handle(req openai.ChatCompletionRequest) llmtest.Reply {
 		return llmtest.JSON(map[string]any{"answer": ans, "entities": ents})
 	case "select":
 		return llmtest.JSON(map[string]any{"entities": []string{}, "reason": "no fact settles it"})
+	case "followup":
+		return m.followUp(user)
 	}
 	return llmtest.Error(500, "scripted model: unknown stage "+stage)
 }
@@ -183,6 +200,7 @@ var (
 	maxLine      = regexp.MustCompile(`(?m)^Keep at most (\d+)`)
 	attrLine     = regexp.MustCompile(`(?m)by the attribute "([^"]*)"`)
 	factLine     = regexp.MustCompile(`(?m)^[FC](\d+)\. (.*) -\[(.*)\]-> (.*)$`)
+	lastMsgLine  = regexp.MustCompile(`(?m)^Last user message: (.*)$`)
 	idRef        = regexp.MustCompile(`\[([a-z]\.[A-Za-z0-9_]+|Q[1-9][0-9]*)\]$`)
 )
 
@@ -226,4 +244,17 @@ func (m *Model) tentative(user string) llmtest.Reply {
 		return llmtest.JSON(map[string]any{"answer": strings.Join(m.belief, ", "), "entities": m.belief})
 	}
 	return llmtest.JSON(map[string]any{"answer": "I am not sure.", "entities": []string{}})
+}
+
+// followUp judges the last message of a conversation by the rewrites and
+// unsafe messages it was given; any other message is new.
+func (m *Model) followUp(user string) llmtest.Reply {
+	msg := find(lastMsgLine, user)
+	switch {
+	case m.unsafe[msg]:
+		return llmtest.JSON(map[string]any{"reason": "scripted: asks for harm", "verdict": "unsafe", "question": msg})
+	case m.rewrites[msg] != "":
+		return llmtest.JSON(map[string]any{"reason": "scripted: refers to the conversation", "verdict": "follow_up", "question": m.rewrites[msg]})
+	}
+	return llmtest.JSON(map[string]any{"reason": "scripted: stands alone", "verdict": "new", "question": msg})
 }

@@ -179,3 +179,21 @@ func expandRefs(texts []string, i, budget int) string {
 		return m + " [" + strings.TrimSpace(expandRefs(texts, k-1, budget-1)) + "]"
 	})
 }
+
+// Turn is one earlier message of a conversation as the followup prompt
+// shows it.
+type Turn struct {
+	// Role is "user" or "assistant".
+	Role string
+	// Text is the message's text.
+	Text string
+}
+
+// FollowUpData is the data of the followup prompt.
+type FollowUpData struct {
+	// History is the conversation before the last user message, oldest
+	// first.
+	History []Turn
+	// Message is the last user message, the one judged.
+	Message string
+}

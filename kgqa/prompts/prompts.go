@@ -36,6 +36,7 @@ const (
 	LQTAtoms    = "lqt_atoms"    // planner mode lqt: the question's atomic queries
 	LQTRelation = "lqt_relation" // planner mode lqt: how two atomic queries relate
 	LQTMerge    = "lqt_merge"    // planner mode lqt: a merge judged with the partial tree as context
+	FollowUp    = "followup"     // chat: is the last message new, a follow-up (rewritten standalone) or unsafe?
 )
 
 //go:embed *.tmpl *.schema.json
@@ -48,7 +49,7 @@ var funcs = template.FuncMap{
 }
 
 // Names lists every stage with a prompt.
-var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, Refine, Sufficiency, Final, Select, LQTAtoms, LQTRelation, LQTMerge}
+var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, Refine, Sufficiency, Final, Select, LQTAtoms, LQTRelation, LQTMerge, FollowUp}
 
 // Render executes the built-in template of stage with data and returns the
 // system and user messages.

@@ -51,6 +51,8 @@ func sampleData() map[string]any {
 		LQTRelation: LQTRelationData{Question: plan.Question, A: "Find the countries that contain #2.", B: "Find the airports that serve Nijmegen."},
 		LQTMerge: LQTMergeData{Question: plan.Question, Tree: "Find the countries that contain #2.", Parent: "Find the countries that contain #2.",
 			Child: "Find the airports that serve Nijmegen.", Subtree: "Find the airports that serve Nijmegen."},
+		FollowUp: FollowUpData{History: []Turn{{Role: "user", Text: "Who founded Microsoft?"}, {Role: "assistant", Text: "Bill Gates"}},
+			Message: "and his wife?"},
 	}
 }
 

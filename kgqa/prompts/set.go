@@ -126,6 +126,7 @@ var stageData = map[string]any{
 	Refine: RefineData{}, Sufficiency: SufficiencyData{}, Final: SufficiencyData{},
 	Select: SelectData{}, LQTAtoms: LQTAtomsData{}, LQTRelation: LQTRelationData{},
 	LQTMerge: LQTMergeData{},
+	FollowUp: FollowUpData{},
 }
 
 func (set *Set) validate() error {

@@ -7,11 +7,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/api"
+	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
 )
 
@@ -65,9 +68,14 @@ type chatChoice struct {
 // chatOut is the assistant message of a chat.completion. ReasoningContent
 // holds the same engine step lines a stream sends, as reasoning servers
 // do.
+//
+// A refused question is answered all the same: Content and Refusal (as
+// OpenAI's field) hold the refusal message, RefusalReason its reason tag.
 type chatOut struct {
 	Role             string `json:"role"`
 	Content          string `json:"content"`
+	Refusal          string `json:"refusal,omitempty"`
+	RefusalReason    string `json:"refusal_reason,omitempty"`
 	ReasoningContent string `json:"reasoning_content,omitempty"`
 }
 
@@ -77,6 +85,8 @@ type chatOut struct {
 type chatDelta struct {
 	Role             string `json:"role,omitempty"`
 	Content          string `json:"content,omitempty"`
+	Refusal          string `json:"refusal,omitempty"`
+	RefusalReason    string `json:"refusal_reason,omitempty"`
 	ReasoningContent string `json:"reasoning_content,omitempty"`
 }
 
@@ -101,7 +111,8 @@ func (s *Server) models(c *gin.Context) {
 }
 
 // chatCompletions serves POST /v1/chat/completions: the last user message
-// is the question, the answer text the assistant message and the engine's
+// is the question (rewritten from the conversation when it is a
+// follow-up, refused with a reason tag when unsafe), the answer text the assistant message and the engine's
 // steps its reasoning_content (streamed as they happen with stream:true).
 // The usage reported is the engine's LLM token total.
 func (s *Server) chatCompletions(c *gin.Context) {
@@ -144,6 +155,7 @@ func (s *Server) chatCompletions(c *gin.Context) {
 	mu.Lock()
 	msg := &chatOut{Role: "assistant", Content: answerText(ans), ReasoningContent: reasoning.String()}
 	mu.Unlock()
+	msg.Refusal, msg.RefusalReason = refusalOf(ans)
 	stop := "stop"
 	c.JSON(http.StatusOK, chatResponse{
 		ID: "chatcmpl-" + requestIDOf(c), Object: "chat.completion", Created: time.Now().Unix(), Model: api.ChatModel,
@@ -153,11 +165,15 @@ func (s *Server) chatCompletions(c *gin.Context) {
 }
 
 // chatQuestion validates the model and takes the question from the last
-// user message.
+// user message and the conversation before it, which the engine reads
+// when it holds an earlier user message (a follow-up is rewritten into a
+// standalone question). A last message too short to be a question is
+// refused here, before any model call.
 func (s *Server) chatQuestion(req chatRequest) (engine.Request, error) {
 	if req.Model != api.ChatModel {
 		return engine.Request{}, errorf(http.StatusNotFound, "model %q does not exist; the only model is %q", req.Model, api.ChatModel)
 	}
+	last := -1
 	question := ""
 	for i := len(req.Messages) - 1; i >= 0 && question == ""; i-- {
 		if req.Messages[i].Role != "user" {
@@ -167,12 +183,70 @@ func (s *Server) chatQuestion(req chatRequest) (engine.Request, error) {
 		if err != nil {
 			return engine.Request{}, err
 		}
-		question = t
+		question, last = t, i
 	}
 	if question == "" {
 		return engine.Request{}, errorf(http.StatusBadRequest, "messages must contain a user message with the question")
 	}
-	return s.engineRequest(api.AskRequest{Question: question, Seed: req.Seed})
+	if err := checkShortQuery(question); err != nil {
+		return engine.Request{}, err
+	}
+	history, err := s.chatHistory(req.Messages[:last])
+	if err != nil {
+		return engine.Request{}, err
+	}
+	kreq, err := s.engineRequest(api.AskRequest{Question: question, Seed: req.Seed})
+	kreq.History = history
+	return kreq, err
+}
+
+// minQueryRunes is the shortest last message read as a question.
+const minQueryRunes = 3
+
+// checkShortQuery answers 400 for a message too short to be a question:
+// under minQueryRunes characters, or without a letter ("?", "42").
+func checkShortQuery(q string) error {
+	q = strings.TrimSpace(q)
+	if utf8.RuneCountInString(q) < minQueryRunes || !strings.ContainsFunc(q, unicode.IsLetter) {
+		return errorf(http.StatusBadRequest, "the last user message %q is too short to be a question: write at least %d characters, with words", truncate(q, 16), minQueryRunes)
+	}
+	return nil
+}
+
+// maxHistory is the most earlier messages the follow-up classifier reads:
+// the latest ones, which a follow-up refers to.
+const maxHistory = 8
+
+// chatHistory returns the user and assistant messages of msgs with text,
+// the latest maxHistory of them, each cut to server.max_question_len
+// characters so that a long answer cannot blow up the classifier's prompt.
+func (s *Server) chatHistory(msgs []chatMessage) ([]kgqa.Message, error) {
+	limit := s.cfg.MaxQuestionLen
+	if limit <= 0 {
+		limit = config.Default().Server.MaxQuestionLen
+	}
+	var out []kgqa.Message
+	for _, m := range msgs {
+		if m.Role != "user" && m.Role != "assistant" {
+			continue
+		}
+		t, err := m.text()
+		if err != nil {
+			return nil, err
+		}
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if r := []rune(t); len(r) > limit {
+			t = string(r[:limit])
+		}
+		out = append(out, kgqa.Message{Role: m.Role, Content: t})
+	}
+	if len(out) > maxHistory {
+		out = out[len(out)-maxHistory:]
+	}
+	return out, nil
 }
 
 // chatError rewords the errors whose generic message does not fit a chat
@@ -192,9 +266,28 @@ func chatUsageOf(a *kgqa.Answer) *chatUsage {
 	return &chatUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 }
 
-// answerText is the assistant message: the answer text, or the answer
-// entities' names when the engine gave no text.
+// refusalMessage is the assistant message of a refused question.
+const refusalMessage = "I can't help with that request."
+
+// refusalOf returns the refusal message and its reason tag when the engine
+// refused the question, else empty strings.
+func refusalOf(a *kgqa.Answer) (msg, reason string) {
+	if a.Stop != kgqa.StopRefused {
+		return "", ""
+	}
+	reason = kgqa.VerdictUnsafe
+	if a.Rewrite != nil {
+		reason = a.Rewrite.Verdict
+	}
+	return refusalMessage, reason
+}
+
+// answerText is the assistant message: the refusal message, the answer
+// text, or the answer entities' names when the engine gave no text.
 func answerText(a *kgqa.Answer) string {
+	if msg, _ := refusalOf(a); msg != "" {
+		return msg
+	}
 	if a.Text != "" {
 		return a.Text
 	}

@@ -43,7 +43,9 @@ func (s *Server) streamChat(c *gin.Context, req engine.Request) {
 		return
 	}
 	stop := "stop"
-	_ = w.write(ch.chunk(&chatDelta{Content: answerText(res.ans)}, nil, nil)) &&
+	d := &chatDelta{Content: answerText(res.ans)}
+	d.Refusal, d.RefusalReason = refusalOf(res.ans)
+	_ = w.write(ch.chunk(d, nil, nil)) &&
 		w.write(ch.chunk(&chatDelta{}, &stop, chatUsageOf(res.ans))) &&
 		w.write([]byte("data: [DONE]\n\n"))
 }

@@ -29,6 +29,8 @@ type narrator struct {
 func (n *narrator) line(ev kgqa.Event) string {
 	var s string
 	switch ev.Type {
+	case kgqa.EventRewrite:
+		s = rewrite(ev.Rewrite)
 	case kgqa.EventPlan:
 		s = n.plan(ev.Plan, ev.PlanInfo)
 	case kgqa.EventSubgoalStarted:
@@ -190,4 +192,19 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// rewrite is the line of a chat message's classification: the standalone
+// question a follow-up was read as, or the refusal's reason tag.
+func rewrite(rw *kgqa.Rewrite) string {
+	if rw == nil {
+		return ""
+	}
+	switch rw.Verdict {
+	case kgqa.VerdictFollowUp:
+		return fmt.Sprintf("Follow-up read as: %q", clip(rw.Question))
+	case kgqa.VerdictUnsafe:
+		return "Refused (" + rw.Verdict + ")."
+	}
+	return ""
 }
