@@ -98,24 +98,25 @@ func (s *Server) authenticate(c *gin.Context) {
 		c.Set(ctxKey, "ip:"+c.ClientIP())
 		return
 	}
-	if wait := s.authFailures.blocked(c.ClientIP(), time.Now()); wait > 0 {
-		// Refused before the key is even compared: a guesser learns
-		// nothing while throttled.
-		secs := int(math.Ceil(wait.Seconds()))
-		he := errorf(http.StatusTooManyRequests, "too many failed authentications from this address; retry in %d s", secs)
-		he.retryAfter = secs
-		s.fail(c, he)
-		return
-	}
 	tok, ok := bearerToken(c.GetHeader("Authorization"))
 	if !ok || tok == "" {
 		c.Header("WWW-Authenticate", `Bearer realm="parog"`)
 		s.fail(c, errorf(http.StatusUnauthorized, "missing bearer token (Authorization: Bearer <key>)"))
 		return
 	}
+	// The key is compared first: a valid key is never throttled, so a
+	// client sending a wrong key cannot lock out the others behind the
+	// same address.
 	h, ok := s.matchKey(tok)
 	if !ok {
-		s.authFailures.fail(c.ClientIP(), time.Now())
+		if wait, why := s.authFailures.blocked(c.ClientIP(), h, time.Now()); wait > 0 {
+			secs := int(math.Ceil(wait.Seconds()))
+			he := errorf(http.StatusTooManyRequests, "too many failed authentications %s; retry in %d s", why, secs)
+			he.retryAfter = secs
+			s.fail(c, he)
+			return
+		}
+		s.authFailures.fail(c.ClientIP(), h, time.Now())
 		c.Header("WWW-Authenticate", `Bearer realm="parog", error="invalid_token"`)
 		s.fail(c, errorf(http.StatusUnauthorized, "invalid API key"))
 		return
@@ -164,15 +165,18 @@ func (l *limiter) allow(key string, now time.Time) (bool, time.Duration) {
 // an open route that shows more to a client it knows (/readyz). Failures
 // count against the address like any other.
 func (s *Server) authenticated(c *gin.Context) bool {
-	if len(s.keys) == 0 || s.authFailures.blocked(c.ClientIP(), time.Now()) > 0 {
+	if len(s.keys) == 0 {
 		return false
 	}
 	tok, ok := bearerToken(c.GetHeader("Authorization"))
 	if !ok {
 		return false
 	}
-	if _, ok := s.matchKey(tok); !ok {
-		s.authFailures.fail(c.ClientIP(), time.Now())
+	h, ok := s.matchKey(tok)
+	if !ok {
+		if wait, _ := s.authFailures.blocked(c.ClientIP(), h, time.Now()); wait == 0 {
+			s.authFailures.fail(c.ClientIP(), h, time.Now())
+		}
 		return false
 	}
 	return true
@@ -198,39 +202,60 @@ func bearerToken(header string) (string, bool) {
 	return strings.TrimSpace(tok), true
 }
 
-// Failed authentications allowed per client address: a burst, then one
-// every few seconds.
+// Failed authentications allowed per client address and key: a burst,
+// then one every few seconds; and over all of them, so that a guesser who
+// changes key on every try is held too.
 const (
-	authFailureBurst = 10
-	authFailureEvery = 5 * time.Second
+	authFailureBurst       = 10
+	authFailureEvery       = 5 * time.Second
+	authFailureGlobalBurst = 200
+	authFailureGlobalEvery = 50 * time.Millisecond
+	authFailureKeys        = 10_000
 )
 
-// failureLimiter counts failed authentications per client address.
+// failureLimiter counts failed authentications per (client address, key
+// fingerprint), the least recently seen pairs forgotten beyond a bound,
+// and all of them against a global cap. Only wrong keys are counted and
+// only wrong keys are refused.
 type failureLimiter struct {
 	mu  sync.Mutex
 	per *lru.Cache[string, *rate.Limiter]
+	all *rate.Limiter
 }
 
 func newFailureLimiter() *failureLimiter {
-	per, _ := lru.New[string, *rate.Limiter](10_000)
-	return &failureLimiter{per: per}
+	per, _ := lru.New[string, *rate.Limiter](authFailureKeys)
+	return &failureLimiter{per: per, all: rate.NewLimiter(rate.Every(authFailureGlobalEvery), authFailureGlobalBurst)}
 }
 
-func (f *failureLimiter) limiter(addr string) *rate.Limiter {
+// limiter returns the bucket of addr and the key whose hash is key.
+func (f *failureLimiter) limiter(addr string, key [32]byte) *rate.Limiter {
+	id := addr + " " + hex.EncodeToString(key[:8])
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	lim, ok := f.per.Get(addr)
+	lim, ok := f.per.Get(id)
 	if !ok {
 		lim = rate.NewLimiter(rate.Every(authFailureEvery), authFailureBurst)
-		f.per.Add(addr, lim)
+		f.per.Add(id, lim)
 	}
 	return lim
 }
 
-// blocked says how long addr must wait before its key is checked again,
-// or 0.
-func (f *failureLimiter) blocked(addr string, now time.Time) time.Duration {
-	lim := f.limiter(addr)
+// blocked says how long a wrong key (by its hash) from addr must wait
+// before it is checked again, and why, or 0.
+func (f *failureLimiter) blocked(addr string, key [32]byte, now time.Time) (time.Duration, string) {
+	if d := wait(f.limiter(addr, key), now); d > 0 {
+		return d, "with this key from this address"
+	}
+	if d := wait(f.all, now); d > 0 {
+		return d, "from all addresses"
+	}
+	return 0, ""
+}
+
+// wait is how long until lim has a token, at least a second, or 0 when it
+// has one now.
+func wait(lim *rate.Limiter, now time.Time) time.Duration {
 	if lim.TokensAt(now) >= 1 {
 		return 0
 	}
@@ -239,8 +264,12 @@ func (f *failureLimiter) blocked(addr string, now time.Time) time.Duration {
 	return max(r.DelayFrom(now), time.Second)
 }
 
-// fail records a failed authentication from addr.
-func (f *failureLimiter) fail(addr string, now time.Time) { f.limiter(addr).AllowN(now, 1) }
+// fail records a failed authentication from addr with the key whose hash
+// is key.
+func (f *failureLimiter) fail(addr string, key [32]byte, now time.Time) {
+	f.limiter(addr, key).AllowN(now, 1)
+	f.all.AllowN(now, 1)
+}
 
 // rateLimit answers 429 with Retry-After when the caller's bucket is empty.
 func (s *Server) rateLimit(c *gin.Context) {
