@@ -359,6 +359,11 @@ func (r *run) do(ctx context.Context, req Request) error {
 	if strings.TrimSpace(req.Question) == "" {
 		return ErrEmptyQuestion
 	}
+	if err := kg.CheckText(req.Question); err != nil {
+		// Refused before any model call: text a model would copy into a
+		// lookup that no lookup can take.
+		return fmt.Errorf("question: %w", err)
+	}
 	q, refused, err := r.classify(ctx, req.Question, req.History)
 	if err != nil || refused {
 		return err

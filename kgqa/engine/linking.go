@@ -2,11 +2,13 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
@@ -65,12 +67,19 @@ func (r *run) linkTopics(ctx context.Context, question string) ([]kgqa.Topic, []
 	var mentions []kgqa.Mention
 	seen := map[string]bool{}
 	for _, m := range rep.Mentions {
-		m = strings.TrimSpace(m)
+		// A mention spans a line break or a tab as a space: names hold
+		// neither.
+		m = strings.Join(strings.Fields(m), " ")
 		if seen[strings.ToLower(m)] {
 			continue
 		}
 		seen[strings.ToLower(m)] = true
 		cands, err := r.e.g.Search(ctx, m, max(r.e.searchLimit, groundLimit))
+		if errors.Is(err, kg.ErrInvalidText) {
+			// The model's mention, not the caller's question, is at fault
+			// (the question passed kg.CheckText): no entity has that name.
+			cands, err = nil, nil
+		}
 		if err == nil && len(cands) > 1 {
 			// Homonyms, most popular first, as many as the search limit.
 			cands, err = r.e.rankByPopularity(ctx, m, cands, r.e.searchLimit)

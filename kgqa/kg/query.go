@@ -26,35 +26,69 @@ const (
 // invalid UTF-8 are refused rather than escaped: names never contain them,
 // and refusing keeps every engine's lexer on the same reading.
 func literal(s string) (stringLit, error) {
-	if !utf8.ValidString(s) {
-		return "", fmt.Errorf("%w: invalid UTF-8", ErrInvalidText)
+	if err := CheckText(s); err != nil {
+		return "", err
 	}
 	if len(s) > maxSearchName {
 		return "", fmt.Errorf("%w: longer than %d bytes", ErrInvalidText, maxSearchName)
 	}
-	if codepointEscape(s) {
-		// SPARQL engines may decode \uXXXX escapes before lexing, even
-		// after an escaped backslash, which could turn the text into a
-		// quote. A backslash before anything else (C:\users) is escaped.
-		return "", fmt.Errorf("%w: \\u and \\U escape sequences are not accepted", ErrInvalidText)
+	// The quote is one the text does not hold, where it can be: the
+	// embedded store (goRDFlib v0.1.5) ends a literal's value at its first
+	// quote character, escaped or not, so "say \"hi\"" would be looked up
+	// as `say \`. Text with both quotes is escaped and is not found there.
+	quote := '"'
+	if strings.ContainsRune(s, '"') && !strings.ContainsRune(s, '\'') {
+		quote = '\''
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 2)
-	b.WriteByte('"')
+	b.WriteRune(quote)
 	for _, r := range s {
 		switch {
 		case r == '\\':
 			b.WriteString(`\\`)
-		case r == '"':
-			b.WriteString(`\"`)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029:
+		case r == quote:
+			b.WriteRune('\\')
+			b.WriteRune(r)
+		case controlChar(r):
 			return "", fmt.Errorf("%w: control character %U", ErrInvalidText, r)
 		default:
 			b.WriteRune(r)
 		}
 	}
-	b.WriteByte('"')
+	b.WriteRune(quote)
 	return stringLit(b.String()), nil
+}
+
+// CheckText refuses, as ErrInvalidText, text that no query may hold as a
+// literal however it is spaced: invalid UTF-8, a \uXXXX or \UXXXXXXXX
+// escape, a control character other than tab, line feed and carriage
+// return (which a caller folds to spaces before a lookup; literal refuses
+// them too). A question passes it before any model reads it, so text the
+// model copies from the question into a lookup cannot be refused after
+// model calls were spent on it.
+func CheckText(s string) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%w: invalid UTF-8", ErrInvalidText)
+	}
+	if codepointEscape(s) {
+		// SPARQL engines may decode \uXXXX escapes before lexing, even
+		// after an escaped backslash, which could turn the text into a
+		// quote. A backslash before anything else (C:\users) is escaped.
+		return fmt.Errorf("%w: \\u and \\U escape sequences are not accepted", ErrInvalidText)
+	}
+	for _, r := range s {
+		if controlChar(r) && r != '\t' && r != '\n' && r != '\r' {
+			return fmt.Errorf("%w: control character %U", ErrInvalidText, r)
+		}
+	}
+	return nil
+}
+
+// controlChar reports the characters a literal never holds: C0 and C1
+// controls, DEL, and the line and paragraph separators.
+func controlChar(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029
 }
 
 // codepointEscape reports whether s holds \uXXXX or \UXXXXXXXX (hex

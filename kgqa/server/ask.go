@@ -13,6 +13,7 @@ import (
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
+	"github.com/parog/parog-go/kgqa/kg"
 )
 
 // ask serves POST /v1/ask: one JSON answer, or NDJSON events with
@@ -112,6 +113,11 @@ func (s *Server) checkQuestion(q string) error {
 	}
 	if n := utf8.RuneCountInString(q); n > max {
 		return errorf(http.StatusBadRequest, "question is %d characters long, at most %d allowed", n, max)
+	}
+	if err := kg.CheckText(q); err != nil {
+		// Refused before any model call (the engine would refuse it too,
+		// but /v1/plan calls the planner first).
+		return &httpError{status: http.StatusBadRequest, msg: "question: " + err.Error(), cause: err}
 	}
 	return nil
 }
