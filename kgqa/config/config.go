@@ -71,7 +71,7 @@ type KG struct {
 	Files            []string      `yaml:"files" desc:"N-Triples/Turtle files (.nt, .ttl, optionally .gz) to load into the embedded store; builtin:demo-freebase and builtin:demo-wikidata name the shipped demo graphs; relative paths are relative to the config file"`
 	Dir              string        `yaml:"dir" desc:"directory of a persistent (Badger) embedded store; empty keeps it in memory"`
 	Timeout          time.Duration `yaml:"timeout" desc:"deadline of one SPARQL query"`
-	Retries          int           `yaml:"retries" desc:"retries of a SPARQL query after 429, 5xx or a connection error"`
+	Retries          int           `yaml:"retries" desc:"retries of a SPARQL query after 429, 503 or a connection error (a query error or another 5xx is not retried)"`
 	MaxResponseBytes int64         `yaml:"max_response_bytes" desc:"largest SPARQL response body accepted"`
 	MaxConns         int           `yaml:"max_conns" desc:"concurrent HTTP connections to the SPARQL endpoint"`
 	CacheSize        int           `yaml:"cache_size" desc:"entries in the LRU cache of primitive results (0 disables it)"`

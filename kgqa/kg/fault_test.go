@@ -183,7 +183,7 @@ func TestResultLargerThanCap(t *testing.T) {
 	assert.Less(t, written.Load(), int64(total), "the client must stop reading at the cap")
 }
 
-func TestRetriesServerErrorsNotClientErrors(t *testing.T) {
+func TestRetriesBusyNotFailedOrRefused(t *testing.T) {
 	t.Run("503 then success", func(t *testing.T) {
 		ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, n int64) bool {
 			if n <= 2 {
@@ -198,15 +198,26 @@ func TestRetriesServerErrorsNotClientErrors(t *testing.T) {
 		assert.Equal(t, "France", n)
 		assert.EqualValues(t, 3, ps.requests.Load())
 	})
-	t.Run("500 until retries run out", func(t *testing.T) {
+	t.Run("503 until retries run out", func(t *testing.T) {
 		ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int64) bool {
-			http.Error(w, "boom", http.StatusInternalServerError)
+			http.Error(w, "busy", http.StatusServiceUnavailable)
 			return true
 		})
 		g := openEndpoint(t, ps.URL, func(c *config.KG) { c.Retries = 2 })
 		_, err := g.Name(context.Background(), france)
 		require.ErrorIs(t, err, ErrUnavailable)
 		assert.EqualValues(t, 3, ps.requests.Load())
+	})
+	t.Run("500 is the endpoint's failure, not retried", func(t *testing.T) {
+		ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int64) bool {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return true
+		})
+		g := openEndpoint(t, ps.URL, func(c *config.KG) { c.Retries = 2 })
+		_, err := g.Name(context.Background(), france)
+		require.ErrorIs(t, err, ErrEndpoint)
+		assert.Contains(t, err.Error(), "boom")
+		assert.EqualValues(t, 1, ps.requests.Load())
 	})
 	t.Run("400 is not retried", func(t *testing.T) {
 		ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int64) bool {

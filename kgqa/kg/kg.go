@@ -69,15 +69,20 @@ var (
 	// as a literal (a \u escape an engine would decode, a control
 	// character): the caller's input is at fault, not the KG.
 	ErrInvalidText = errors.New("kg: text not accepted in a query")
-	// ErrUnavailable means the endpoint could not be reached or failed
-	// (connection error, 5xx after retries, timeout).
+	// ErrUnavailable means the endpoint could not be reached or was busy
+	// (connection error, 429 or 503 after retries, timeout).
 	ErrUnavailable = backend.ErrUnavailable
+	// ErrEndpoint means the endpoint failed on a query through no fault
+	// of the query (a 500 without a query error, a proxy's 502 or 504).
+	ErrEndpoint = backend.ErrEndpoint
 	// ErrBadResponse means the endpoint answered with something that is not
 	// a SPARQL result (HTML, truncated JSON).
 	ErrBadResponse = backend.ErrBadResponse
 	// ErrTooLarge means a result exceeded the configured size cap.
 	ErrTooLarge = backend.ErrTooLarge
-	// ErrQuery means the endpoint rejected the query (4xx).
+	// ErrQuery means the endpoint rejected the query: a 4xx, or an error
+	// the endpoint names as the query's (Virtuoso's syntax, type and
+	// data errors, answered 500).
 	ErrQuery = backend.ErrQuery
 )
 

@@ -81,6 +81,8 @@ func classify(err error) *httpError {
 		// page) stays in the log. A client's own /sparql query is answered
 		// by the handler with the reason.
 		return wrap(http.StatusBadGateway, "knowledge graph rejected a query"+step)
+	case errors.Is(err, kg.ErrEndpoint):
+		return wrap(http.StatusBadGateway, "knowledge graph failed on a query"+step)
 	case errors.Is(err, kg.ErrTooLarge):
 		return wrap(http.StatusUnprocessableEntity, "knowledge graph result too large"+step)
 	case errors.Is(err, kg.ErrUnavailable), errors.Is(err, kg.ErrBadResponse):

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -65,14 +64,8 @@ func oddBackends(tb testing.TB) map[string]kg.Graph {
 	backends := map[string]kg.Graph{"demo": open(cfg)}
 	cfg.Files = []string{demo, odd}
 	backends["embedded"] = open(cfg)
-
-	srv := virtuosotest.New(tb, demo, odd)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	require.NoError(tb, srv.EnableFullText(ctx))
-	cfg = config.Default().KG
-	cfg.Backend, cfg.Endpoint, cfg.FullText, cfg.Timeout = "sparql", srv.GraphURL(virtuosotest.Graph), true, 20*time.Second
-	backends["virtuoso"] = open(cfg)
+	srv := sharedVirtuoso(tb)
+	backends["virtuoso"] = virtuosoGraph(tb, srv.GraphURL(virtuosotest.Graph))
 	return backends
 }
 

@@ -93,12 +93,19 @@ func (s *Server) sparqlSelect(c *gin.Context, q string) (*kg.Results, error) {
 	res, err := s.graph.Select(ctx, q)
 	switch {
 	case err == nil:
+	case c.Request.Context().Err() != nil:
+		// The client has gone: nobody reads the status.
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		// Whichever layer noticed a deadline first (this one, kg.timeout
+		// in the endpoint client or the store, the endpoint's own), the
+		// client sees one status.
+		err = &httpError{status: http.StatusGatewayTimeout, msg: "the query did not finish within server.sparql_timeout (" + timeout.String() + ") or kg.timeout", cause: err}
 	case errors.Is(err, kg.ErrQuery):
 		err = &httpError{status: http.StatusBadRequest, msg: err.Error(), cause: err}
-	case errors.Is(ctx.Err(), context.DeadlineExceeded) && c.Request.Context().Err() == nil:
-		// Whichever layer noticed the deadline first (the store, the
-		// endpoint client, the cache), the client sees one status.
-		err = &httpError{status: http.StatusGatewayTimeout, msg: "the query did not finish within server.sparql_timeout (" + timeout.String() + ")", cause: err}
+	case errors.Is(err, kg.ErrEndpoint):
+		// The endpoint failed on a query it accepted: its reason is the
+		// client's to read, as with a refused query.
+		err = &httpError{status: http.StatusBadGateway, msg: err.Error(), cause: err}
 	}
 	return res, err
 }

@@ -57,15 +57,20 @@ type Backend interface {
 // Errors returned by backends; kg re-exports them, so test with errors.Is
 // against either name.
 var (
-	// ErrUnavailable means the endpoint could not be reached or failed
-	// (connection error, 5xx after retries, timeout).
+	// ErrUnavailable means the endpoint could not be reached or was busy
+	// (connection error, 429 or 503 after retries, timeout).
 	ErrUnavailable = errors.New("kg: endpoint unavailable")
+	// ErrEndpoint means the endpoint failed on a query (a 500 that is not
+	// the query's fault, a proxy's 502 or 504); it is not retried.
+	ErrEndpoint = errors.New("kg: endpoint failed")
 	// ErrBadResponse means the endpoint answered with something that is not
 	// a SPARQL result (HTML, truncated JSON).
 	ErrBadResponse = errors.New("kg: bad response")
 	// ErrTooLarge means a result exceeded the configured size cap.
 	ErrTooLarge = errors.New("kg: result too large")
-	// ErrQuery means the backend rejected or could not evaluate the query.
+	// ErrQuery means the backend rejected or could not evaluate the query
+	// (a syntax error, a type error, a division by zero): the query's
+	// fault, not retried.
 	ErrQuery = errors.New("kg: query rejected")
 )
 

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -22,8 +23,10 @@ import (
 // Client sends SELECT queries to a SPARQL 1.1 Protocol endpoint with its
 // own client: it never touches http.DefaultClient, bounds every request by a
 // deadline and every response by a size cap, and retries only what can
-// succeed on a second try (connection errors, 429 and 5xx), waiting as
-// long as the endpoint's Retry-After asks (see package backoff).
+// succeed on a second try (connection errors, 429 and 503), waiting as
+// long as the endpoint's Retry-After asks (see package backoff). A query
+// error (4xx, or Virtuoso's 500 naming one) and an endpoint failure (any
+// other 5xx) are not retried: the same query fails the same way.
 type Client struct {
 	url      string
 	client   *http.Client
@@ -37,7 +40,7 @@ type Client struct {
 type Options struct {
 	// Timeout bounds a query, retries included (30s when <= 0).
 	Timeout time.Duration
-	// Retries is how many times a connection error, 429 or 5xx is retried.
+	// Retries is how many times a connection error, 429 or 503 is retried.
 	Retries int
 	// MaxBytes caps a response body (64 MiB when <= 0).
 	MaxBytes int64
@@ -149,10 +152,10 @@ func (e *Client) attempt(ctx context.Context, q string) (*backend.Table, time.Du
 		_ = resp.Body.Close()
 	}()
 	switch {
-	case backoff.Retryable(resp.StatusCode):
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable:
 		return nil, e.policy.Advice(resp), fmt.Errorf("%w: %s: %s", backend.ErrUnavailable, resp.Status, snippet(resp.Body))
 	case resp.StatusCode >= 400:
-		return nil, noRetry, fmt.Errorf("%w: %s: %s", backend.ErrQuery, resp.Status, snippet(resp.Body))
+		return nil, noRetry, statusError(resp)
 	case resp.StatusCode != http.StatusOK:
 		return nil, noRetry, fmt.Errorf("%w: unexpected status %s", backend.ErrBadResponse, resp.Status)
 	}
@@ -167,6 +170,34 @@ func (e *Client) attempt(ctx context.Context, q string) (*backend.Table, time.Du
 		return nil, noRetry, fmt.Errorf("%w: %w", backend.ErrUnavailable, ctx.Err())
 	}
 	return t, noRetry, err
+}
+
+// virtuosoState finds the SQLSTATE of a Virtuoso error page ("Virtuoso
+// 22012 Error SR084: Division by 0.").
+var virtuosoState = regexp.MustCompile(`\bVirtuoso ([0-9A-Z]{5}) Error\b`)
+
+// statusError reads a 4xx or 5xx answer other than 429 and 503. A 4xx is
+// the query's fault. Virtuoso answers 500 to every error; its SQLSTATE
+// tells the query's fault (classes 21, 22 data, 37 and 42 syntax and
+// access rules) and a timeout (S1T00, S1TAT) from the endpoint's own
+// failure (out of memory, a lost connection, anything else).
+func statusError(resp *http.Response) error {
+	body := snippet(resp.Body)
+	if resp.StatusCode < 500 {
+		return fmt.Errorf("%w: %s: %s", backend.ErrQuery, resp.Status, body)
+	}
+	state := ""
+	if m := virtuosoState.FindStringSubmatch(body); m != nil {
+		state = m[1]
+	}
+	switch {
+	case resp.StatusCode != http.StatusInternalServerError:
+	case state == "S1T00" || state == "S1TAT":
+		return fmt.Errorf("%w: %w: the endpoint stopped the query at its timeout: %s", backend.ErrUnavailable, context.DeadlineExceeded, body)
+	case len(state) == 5 && strings.Contains(" 21 22 37 42 ", " "+state[:2]+" "):
+		return fmt.Errorf("%w: %s", backend.ErrQuery, body)
+	}
+	return fmt.Errorf("%w: %s: %s", backend.ErrEndpoint, resp.Status, body)
 }
 
 // snippet returns the start of an error body, on one line.
