@@ -8,7 +8,8 @@
 // lenient (it ignores trailing text, reads an unknown bare word as a term,
 // and expands \u escapes before tokenising, even inside strings), so
 // forwarding the client's own text would send an endpoint words the gate
-// never saw. The canonical text has full IRIs, no PREFIX but xsd: for
+// never saw. What it would have to drop (text after the query, FROM and
+// FROM NAMED) is refused instead. The canonical text has full IRIs, no PREFIX but xsd: for
 // the casts (goRDFlib reads a function call only by a prefixed name), no
 // escapes other than \" \\ \n \r \t inside strings, and parses back to
 // itself. Within a group it writes the VALUES blocks and sub-SELECTs joined
@@ -60,6 +61,9 @@ func Parse(text string) (q *Query, err error) {
 	if err != nil {
 		return nil, refuse("%v", strings.TrimPrefix(err.Error(), "sparql "))
 	}
+	if err := readToTheEnd(text); err != nil {
+		return nil, err
+	}
 	if pq.Type != "SELECT" && pq.Type != "ASK" {
 		return nil, refuse("only SELECT and ASK queries are accepted, not %s", pq.Type)
 	}
@@ -88,6 +92,22 @@ func Parse(text string) (q *Query, err error) {
 	// groups in the order they are sent.
 	q.parsed = again
 	return q, nil
+}
+
+// endProbe is an OFFSET no client sends, appended to a query to learn
+// whether the parser reads the query to its end.
+const endProbe = 987_654_321
+
+// readToTheEnd refuses a query with text after its end. The parser stops
+// at the first word it cannot read among the solution modifiers and drops
+// the rest (a LIMIT after it included); it reads an OFFSET appended to
+// the text only when it read everything before it.
+func readToTheEnd(text string) error {
+	probe, err := sparql.Parse(text + "\nOFFSET " + strconv.Itoa(endProbe))
+	if err != nil || probe.Offset != endProbe {
+		return refuse("text after the query: the parser stops before the end of the text (it would drop the rest, so the query is refused)")
+	}
+	return nil
 }
 
 // String returns the canonical text of the query, the only text that may

@@ -133,6 +133,17 @@ func TestParseRefuses(t *testing.T) {
 		{"garbage", `SELECT * WHERE { ?s ?p ?o ) ) }`, ""},
 		{"chained update", `SELECT * WHERE { ?s ?p ?o } ; DROP ALL`, "one query per request"},
 		{"escaped chain", `SELECT * WHERE { ?s ?p ?o } \u003B DELETE WHERE { ?s ?p ?o }`, "one query per request"},
+		// What the gate would otherwise have to drop is refused: the
+		// client would get an answer to another query.
+		{"trailing text and its limit", `SELECT * WHERE { ?s ?p ?o } garbage LIMIT 1`, "text after the query"},
+		{"trailing text after the limit", `SELECT * WHERE { ?s ?p ?o } LIMIT 1 garbage`, "text after the query"},
+		{"trailing order key", `SELECT * WHERE { ?s ?p ?o } ORDER BY ?s ] LIMIT 1`, "text after the query"},
+		{"trailing brace", `SELECT * WHERE { ?s ?p ?o } } LIMIT 1`, "text after the query"},
+		{"trailing VALUES", `SELECT * WHERE { ?s ?p ?o } VALUES ?s { <http://a> }`, "text after the query"},
+		{"from", `SELECT * FROM <http://g/> WHERE { ?s ?p ?o } LIMIT 1`, "FROM"},
+		{"from named", `SELECT * FROM NAMED <http://g/> WHERE { ?s ?p ?o } LIMIT 1`, "FROM"},
+		{"lower-case from", `ask from <http://g/> { ?s ?p ?o }`, "FROM"},
+		{"escaped from", `SELECT * \u0046ROM <http://g/> WHERE { ?s ?p ?o }`, "FROM"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,13 +3,15 @@ package sparqlgate
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // oneOperation refuses a request that chains operations with ';' (as
 // SPARQL Update does): the parser stops at the end of the first query and
 // would silently drop the rest. A ';' outside brackets, strings, IRIs and
-// comments has no other use in a query. Codepoint escapes are decoded
-// first, as the parser does.
+// comments has no other use in a query. It refuses FROM and FROM NAMED,
+// which the parser skips, for the same reason. Codepoint escapes are
+// decoded first, as the parser does.
 func oneOperation(text string) error {
 	rs := []rune(decodeCodepoints(text))
 	depth := 0
@@ -37,9 +39,36 @@ func oneOperation(text string) error {
 			if depth <= 0 {
 				return refuse("one query per request: ';' chains operations")
 			}
+		default:
+			if !wordStart(rs, i) {
+				continue
+			}
+			j := i
+			for j < len(rs) && (unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j]) || rs[j] == '_') {
+				j++
+			}
+			if strings.EqualFold(string(rs[i:j]), "FROM") && (j == len(rs) || rs[j] != ':') {
+				// The parser skips dataset clauses; the query would run
+				// over another dataset than the one it names.
+				return refuse("FROM and FROM NAMED are not supported: queries run over the endpoint's default graph")
+			}
+			i = j - 1
 		}
 	}
 	return nil
+}
+
+// wordStart reports whether a bare word (a keyword, not part of a prefixed
+// name, a variable or a number) starts at i.
+func wordStart(rs []rune, i int) bool {
+	if !unicode.IsLetter(rs[i]) {
+		return false
+	}
+	if i == 0 {
+		return true
+	}
+	p := rs[i-1]
+	return !(unicode.IsLetter(p) || unicode.IsDigit(p) || strings.ContainsRune("_:?$-.", p))
 }
 
 // skipString returns the index of the last rune of the string literal
