@@ -9,10 +9,10 @@
 // and expands \u escapes before tokenising, even inside strings), so
 // forwarding the client's own text would send an endpoint words the gate
 // never saw. What it would have to drop (text after the query, FROM and
-// FROM NAMED) is refused instead. The canonical text has full IRIs, no PREFIX but xsd: for
-// the casts (goRDFlib reads a function call only by a prefixed name), no
-// escapes other than \" \\ \n \r \t inside strings, and parses back to
-// itself. Within a group it writes the VALUES blocks and sub-SELECTs joined
+// FROM NAMED) is refused instead. The canonical text has full IRIs, no
+// PREFIX but xsd: for the casts (goRDFlib reads a function call only by a
+// prefixed name), no escapes other than \" \\ \n \r \t inside strings,
+// and parses back to itself. Within a group it writes the VALUES blocks and sub-SELECTs joined
 // with triples first and the triples in connected order (chain), which
 // changes no answer and keeps an engine that evaluates left to right
 // (goRDFlib) from pairing triples that share no variable yet.

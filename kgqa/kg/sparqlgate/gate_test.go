@@ -144,6 +144,13 @@ func TestParseRefuses(t *testing.T) {
 		{"from named", `SELECT * FROM NAMED <http://g/> WHERE { ?s ?p ?o } LIMIT 1`, "FROM"},
 		{"lower-case from", `ask from <http://g/> { ?s ?p ?o }`, "FROM"},
 		{"escaped from", `SELECT * \u0046ROM <http://g/> WHERE { ?s ?p ?o }`, "FROM"},
+		{"negative limit", `SELECT * WHERE { ?s ?p ?o } LIMIT -1`, `LIMIT takes a whole number of rows (0 or more), got "-1"`},
+		{"word for a limit", `SELECT * WHERE { ?s ?p ?o } LIMIT ten`, `LIMIT takes a whole number of rows (0 or more), got "ten"`},
+		{"fraction for a limit", `SELECT * WHERE { ?s ?p ?o } LIMIT 1.5`, `LIMIT takes a whole number of rows (0 or more), got "1.5"`},
+		{"missing limit", `SELECT * WHERE { ?s ?p ?o } LIMIT`, `LIMIT takes a whole number of rows (0 or more), got nothing`},
+		{"negative offset", `SELECT * WHERE { ?s ?p ?o } OFFSET -3`, `OFFSET takes a whole number of rows (0 or more), got "-3"`},
+		{"huge limit", `SELECT * WHERE { ?s ?p ?o } LIMIT 99999999999999999999`, `LIMIT is larger than`},
+		{"subquery limit", `SELECT * WHERE { { SELECT ?s WHERE { ?s ?p ?o } LIMIT -2 } }`, `LIMIT takes a whole number`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package sparqlgate
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -47,13 +48,46 @@ func oneOperation(text string) error {
 			for j < len(rs) && (unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j]) || rs[j] == '_') {
 				j++
 			}
-			if strings.EqualFold(string(rs[i:j]), "FROM") && (j == len(rs) || rs[j] != ':') {
+			word := strings.ToUpper(string(rs[i:j]))
+			if j < len(rs) && rs[j] == ':' {
+				word = "" // a prefix
+			}
+			switch word {
+			case "FROM":
 				// The parser skips dataset clauses; the query would run
 				// over another dataset than the one it names.
 				return refuse("FROM and FROM NAMED are not supported: queries run over the endpoint's default graph")
+			case "LIMIT", "OFFSET":
+				if err := rowCount(word, rs[j:]); err != nil {
+					return err
+				}
 			}
 			i = j - 1
 		}
+	}
+	return nil
+}
+
+// rowCount checks the number after LIMIT or OFFSET (the parser's own
+// error names neither the clause nor the text).
+func rowCount(clause string, rest []rune) error {
+	i := 0
+	for i < len(rest) && unicode.IsSpace(rest[i]) {
+		i++
+	}
+	j := i
+	for j < len(rest) && !unicode.IsSpace(rest[j]) && !strings.ContainsRune("{}()#", rest[j]) {
+		j++
+	}
+	n := string(rest[i:j])
+	if n == "" {
+		return refuse("%s takes a whole number of rows (0 or more), got nothing", clause)
+	}
+	if strings.Trim(n, "0123456789") != "" {
+		return refuse("%s takes a whole number of rows (0 or more), got %q", clause, clip(n))
+	}
+	if _, err := strconv.Atoi(n); err != nil {
+		return refuse("%s is larger than %d", clause, math.MaxInt)
 	}
 	return nil
 }
