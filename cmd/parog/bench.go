@@ -59,8 +59,9 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&f.format, "format", "", "question file format: webqsp, cwq, grailqa or demo")
 	fs.StringVar(&f.input, "input", "", "question `FILE` whose gold answers the KG holds")
 	fs.StringVar(&f.missingFrom, "missing-from", "", "question `FILE` (same format) from which questions not in --input, with their topic entities in the KG, measure keeping right tentative answers")
-	fs.IntVar(&f.missingLimit, "missing-limit", 100, "at most `N` questions from --missing-from")
-	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` questions of --input (0: all)")
+	f.missingLimit = 100
+	countVar(fs, &f.missingLimit, "missing-limit", "at most `N` questions from --missing-from")
+	countVar(fs, &f.limit, "limit", "use only the first `N` questions of --input (0: all)")
 	fs.StringVar(&f.noise, "noise", "0,0.05,0.1,0.2,0.4", "comma-separated noise `rates`")
 	fs.StringVar(&f.seeds, "seeds", "1,2,3", "comma-separated noise `seeds`")
 	fs.StringVar(&f.noiseKinds, "noise-kinds", "", "comma-separated noise `kinds` or families (format, semantic, all; default format)")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa/config"
@@ -156,6 +157,29 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageError("%v", err)
 	}
 	return nil
+}
+
+// countFlag is an int flag that takes 0 or more (a count, a limit): a
+// negative value is a usage error, not "all".
+type countFlag int
+
+func (c *countFlag) String() string { return strconv.Itoa(int(*c)) }
+
+func (c *countFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("not a whole number")
+	}
+	if n < 0 {
+		return errors.New("must be 0 or more")
+	}
+	*c = countFlag(n)
+	return nil
+}
+
+// countVar defines a countFlag stored in p, whose default is its value.
+func countVar(fs *flag.FlagSet, p *int, name, usage string) {
+	fs.Var((*countFlag)(p), name, usage)
 }
 
 // configFlags are the flags every command that needs a configuration takes.

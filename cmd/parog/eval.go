@@ -96,7 +96,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&f.concurrency, "concurrency", 4, "questions answered at once")
 	fs.Float64Var(&f.rate, "rate", 0, "LLM requests per second over the run (0: unlimited)")
 	fs.IntVar(&f.burst, "burst", 1, "LLM requests allowed in a burst above --rate")
-	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` questions of the input (0: all)")
+	countVar(fs, &f.limit, "limit", "use only the first `N` questions of the input (0: all)")
 	fs.StringVar(&f.shard, "shard", "", "run shard `i/n` of the questions (i from 1, or from --shard-base)")
 	fs.IntVar(&f.shardBase, "shard-base", 1, "what the first shard's i is: 1, or 0 for a 0-based task index such as Kubernetes' JOB_COMPLETION_INDEX")
 	fs.StringVar(&f.seeds, "seeds", "", "comma-separated sampling `seeds`, e.g. 1,2,3 (each question runs once per seed)")

@@ -80,7 +80,7 @@ func runKG(ctx context.Context, env *Env, args []string) error {
 		fs.BoolVar(&o.incoming, "incoming", false, "follow RELATION into ENTITY: (?, r, e)")
 	}
 	if args[0] == "neighbors" || args[0] == "search" {
-		fs.IntVar(&o.limit, "limit", 0, "most results shown (0: the configured default)")
+		countVar(fs, &o.limit, "limit", "most results shown (0: the configured default)")
 	}
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -26,6 +28,14 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usageError("unexpected arguments %q", fs.Args())
+	}
+	if *files != "" {
+		// Checked now, not when the viewer first opens a file.
+		if fi, err := os.Stat(*files); err != nil {
+			return usageError("--files %s: %v", *files, errors.Unwrap(err))
+		} else if !fi.IsDir() {
+			return usageError("--files %s: not a directory", *files)
+		}
 	}
 	cfg, err := cf.load(env)
 	if err != nil {

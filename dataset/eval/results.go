@@ -233,7 +233,7 @@ const maxLine = 64 << 20
 // ReadResults reads a results file. A final line of ours that is cut
 // short or does not parse is reported in Torn, not as an error: a crash
 // mid-write can leave one. An unreadable line anywhere else is an error naming its line
-// number. A missing file reads as empty.
+// number. A missing file, a device or a pipe reads as empty.
 func ReadResults(path string) (*ResultFile, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -243,6 +243,11 @@ func ReadResults(path string) (*ResultFile, error) {
 		return nil, fmt.Errorf("dataset: results: %w", err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		// A device or a pipe (an --out forced onto one) holds no earlier
+		// results: /dev/full reads as endless zeros.
+		return &ResultFile{}, nil
+	}
 	rf, err := DecodeResults(f)
 	if err != nil {
 		return nil, fmt.Errorf("%w (file %s)", err, path)
