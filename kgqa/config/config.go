@@ -61,6 +61,9 @@ type Cache struct {
 	MaxEntryBytes int           `yaml:"max_entry_bytes" desc:"results larger than this are not shared (they stay in the local LRU)"`
 	Snapshot      string        `yaml:"snapshot" desc:"KG snapshot tag in every shared key; empty derives it from the KG (the files' names, sizes and times, or the endpoint URL): set it, and change it, when an endpoint's data is reloaded"`
 	Timeout       time.Duration `yaml:"timeout" desc:"deadline of one shared-cache operation; a slow or down cache is skipped, never an error"`
+	// BreakerFailures and BreakerCooldown make a down cache cost nothing.
+	BreakerFailures int           `yaml:"breaker_failures" desc:"failed shared-cache operations in a row after which the cache is skipped without being asked, for breaker_cooldown"`
+	BreakerCooldown time.Duration `yaml:"breaker_cooldown" desc:"how long a failing shared cache is skipped before one operation tries it again"`
 }
 
 // KG configures knowledge-graph access.
@@ -194,7 +197,8 @@ func Default() Config {
 			MaxQuestionLen: 2000, RequestTimeout: 120 * time.Second,
 			SPARQLTimeout: 10 * time.Second, SPARQLMaxRows: 10_000, ShutdownGrace: 30 * time.Second,
 		},
-		Cache:   Cache{Backend: "none", TTL: 24 * time.Hour, MaxEntryBytes: 1 << 20, Timeout: 200 * time.Millisecond},
+		Cache: Cache{Backend: "none", TTL: 24 * time.Hour, MaxEntryBytes: 1 << 20, Timeout: 200 * time.Millisecond,
+			BreakerFailures: 5, BreakerCooldown: 30 * time.Second},
 		Planner: Planner{Mode: "parog", LQT: LQT{MaxExact: 12, MaxAtoms: 16, Alpha: 10, CacheSize: 10_000, Parallelism: 8}},
 	}
 }
