@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"math"
 	"net/http"
 	"sync"
@@ -220,11 +221,27 @@ func (a *admission) unqueue(key string, w *waiter) {
 
 // admit takes a place for the request's question (see admission), or
 // answers 503 and reports false.
-func (s *Server) admit(c *gin.Context) (release func(), ok bool) {
-	release, err := s.admission.acquire(c.Request.Context(), c.GetString(ctxKey))
+//
+// The wait counts against the question's deadline: deadline is what is
+// left of it once a place is free, and a deadline that runs out in the
+// queue is a 504 then (a question waited 10 s and then ran its whole 60 s).
+func (s *Server) admit(c *gin.Context, deadline *time.Duration) (release func(), ok bool) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(c.Request.Context(), *deadline)
+	defer cancel()
+	release, err := s.admission.acquire(ctx, c.GetString(ctxKey))
+	left := *deadline - time.Since(start)
+	if err == nil && left <= 0 {
+		release()
+		err = context.DeadlineExceeded
+	}
+	if errors.Is(err, context.DeadlineExceeded) && c.Request.Context().Err() == nil {
+		err = errorf(http.StatusGatewayTimeout, "the deadline (%s) ran out while the question waited for a place", *deadline)
+	}
 	if err != nil {
 		s.fail(c, err)
 		return nil, false
 	}
+	*deadline = left
 	return release, true
 }

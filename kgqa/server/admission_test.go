@@ -212,3 +212,76 @@ func (a *admissionServer) waitQueued(t *testing.T, n int) {
 		require.Less(t, time.Since(start), 30*time.Second, "never %d queued", n)
 	}
 }
+
+// deadlineEngine holds the first question until finish is closed and
+// reports the deadline each question was given.
+type deadlineEngine struct {
+	deadlines chan time.Duration
+	finish    chan struct{}
+}
+
+func (e deadlineEngine) engine() funcEngine {
+	return funcEngine{ask: func(ctx context.Context, req engine.Request) (*kgqa.Answer, error) {
+		e.deadlines <- *req.Overrides.Deadline
+		select {
+		case <-e.finish:
+			return &kgqa.Answer{Question: req.Question}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}}
+}
+
+// The time a question waits for a place counts against its deadline
+// (server.request_timeout): it gets what is left, and a deadline that runs
+// out in the queue is a 504 then, not a full deadline later.
+func TestAdmissionWaitCountsAgainstTheDeadline(t *testing.T) {
+	const timeout, held = 3 * time.Second, 800 * time.Millisecond
+	e := deadlineEngine{deadlines: make(chan time.Duration, 4), finish: make(chan struct{})}
+	cfg := config.Default()
+	cfg.LLM.Reasoner.BaseURL = "http://127.0.0.1:1/v1"
+	cfg.Server.RateLimit, cfg.Server.RequestTimeout = 0, timeout
+	cfg.Server.MaxQuestions, cfg.Server.QuestionQueue, cfg.Server.QuestionWait = 1, 4, time.Minute
+	srv, err := server.New(cfg.Server, newHarness(t, setup{noLLM: true}).graph, server.WithEngine(e.engine()),
+		server.WithLLMConfig(cfg.LLM), server.WithLogger(discardLogger()))
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	a := &admissionServer{url: ts.URL, srv: srv}
+
+	first := a.ask(t, "", "q1")
+	d := <-e.deadlines
+	assert.LessOrEqual(t, d, timeout)
+	assert.Greater(t, d, timeout-held, "a question admitted at once keeps (nearly) the whole deadline")
+	second := a.ask(t, "", "q2")
+	time.Sleep(held) // q2 waits in the queue at least this long
+	e.finish <- struct{}{}
+	assert.Equal(t, http.StatusOK, result(t, first).status)
+	got := <-e.deadlines
+	assert.LessOrEqual(t, got, timeout-held, "q2 is given what its wait left of the deadline")
+	assert.Positive(t, got)
+	close(e.finish)
+	assert.Equal(t, http.StatusOK, result(t, second).status)
+}
+
+func TestAdmissionDeadlineRunsOutInTheQueue(t *testing.T) {
+	e := deadlineEngine{deadlines: make(chan time.Duration, 4), finish: make(chan struct{})}
+	cfg := config.Default()
+	cfg.LLM.Reasoner.BaseURL = "http://127.0.0.1:1/v1"
+	cfg.Server.RateLimit, cfg.Server.RequestTimeout = 0, 300*time.Millisecond
+	cfg.Server.MaxQuestions, cfg.Server.QuestionQueue, cfg.Server.QuestionWait = 1, 4, time.Minute
+	srv, err := server.New(cfg.Server, newHarness(t, setup{noLLM: true}).graph, server.WithEngine(e.engine()),
+		server.WithLLMConfig(cfg.LLM), server.WithLogger(discardLogger()))
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	a := &admissionServer{url: ts.URL, srv: srv}
+	first := a.ask(t, "", "q1")
+	<-e.deadlines
+	second := a.ask(t, "", "q2")
+	r := result(t, second)
+	close(e.finish) // q1 ends only after q2 has its answer
+	assert.Equal(t, http.StatusGatewayTimeout, r.status, "the deadline ran out while q2 waited")
+	assert.Len(t, e.deadlines, 0, "q2 never reached the engine")
+	result(t, first)
+}

@@ -29,7 +29,7 @@ func (s *Server) ask(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	release, ok := s.admit(c)
+	release, ok := s.admit(c, kreq.Overrides.Deadline)
 	if !ok {
 		return
 	}
@@ -183,7 +183,7 @@ func (s *Server) plan(c *gin.Context) {
 		return
 	}
 	timeout := s.requestTimeout()
-	release, ok := s.admit(c)
+	release, ok := s.admit(c, &timeout)
 	if !ok {
 		return
 	}

@@ -126,7 +126,7 @@ func (s *Server) chatCompletions(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	release, ok := s.admit(c)
+	release, ok := s.admit(c, kreq.Overrides.Deadline)
 	if !ok {
 		return
 	}
