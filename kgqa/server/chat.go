@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
+	"github.com/parog/parog-go/kgqa/kg"
 )
 
 // chatRequest is the part of an OpenAI chat completion request the server
@@ -226,7 +228,7 @@ func (s *Server) chatHistory(msgs []chatMessage) ([]kgqa.Message, error) {
 		limit = config.Default().Server.MaxQuestionLen
 	}
 	var out []kgqa.Message
-	for _, m := range msgs {
+	for i, m := range msgs {
 		if m.Role != "user" && m.Role != "assistant" {
 			continue
 		}
@@ -237,6 +239,11 @@ func (s *Server) chatHistory(msgs []chatMessage) ([]kgqa.Message, error) {
 		t = strings.TrimSpace(t)
 		if t == "" {
 			continue
+		}
+		if err := kg.CheckText(t); err != nil && m.Role == "user" {
+			// The follow-up classifier may copy it into the question:
+			// refused before any model call, as the question is.
+			return nil, &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf("messages[%d]: %v", i, err), cause: err}
 		}
 		if r := []rune(t); len(r) > limit {
 			t = string(r[:limit])

@@ -68,6 +68,23 @@ func (m *mentionModel) handle(req openaiRequest) llmtest.Reply {
 	return m.demo.Handle(req)
 }
 
+// An earlier user message is read by the follow-up classifier, which may
+// copy it into the question: odd text there is refused before any model
+// call too.
+func TestChatOddHistory(t *testing.T) {
+	m := &mentionModel{demo: kgqatest.NewDemoModel()}
+	h := newHarness(t, setup{handler: m.handle})
+	for _, earlier := range []string{"Who is nul\x00byte?", `Who is \u0022 } SERVICE?`, "Who is esc\x1b[31m?"} {
+		body, _ := json.Marshal(map[string]any{"model": "parog", "messages": []map[string]string{
+			{"role": "user", "content": earlier}, {"role": "assistant", "content": "I do not know."},
+			{"role": "user", "content": "And where was he born?"}}})
+		before := m.calls.Load()
+		r := h.call(t, "POST", "/v1/chat/completions", "application/json", body)
+		assert.Equal(t, http.StatusBadRequest, r.status, "%q: %s", earlier, r.body)
+		assert.Zero(t, m.calls.Load()-before, "%q: model calls spent", earlier)
+	}
+}
+
 // Questions whose text cannot become a query literal (a \u escape an
 // engine would decode, NUL, ESC) are refused with 400 before any model
 // call, on /v1/ask and /v1/chat/completions; a backslash or a tab is
