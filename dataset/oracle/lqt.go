@@ -68,27 +68,7 @@ func (t *turn) lqtAtoms() map[string]any {
 // the gold subgoals (as the planner shows them, references spelled out)
 // relates to nothing, and the oracle notes it.
 func (t *turn) lqtRelation() map[string]any {
-	_, texts, needs := t.goldAtoms()
-	shown := map[string]int{}
-	for i := range texts {
-		k := textKey(prompts.ExpandRefs(texts, i))
-		if _, dup := shown[k]; !dup {
-			shown[k] = i
-		}
-	}
-	a, b := -1, -1
-	for _, m := range queryLine.FindAllStringSubmatch(t.user, 2) {
-		i, ok := shown[textKey(m[2])]
-		if !ok {
-			t.m.note(t.q, "lqt: a query not in the gold plan: "+clip(m[2], 80))
-			i = -1
-		}
-		if m[1] == "A" {
-			a = i
-		} else {
-			b = i
-		}
-	}
+	needs, a, b := t.shownPair(queryLine, "A")
 	rel := map[string]any{"reason": "oracle", "relation": "unrelated", "parent": ""}
 	switch {
 	case a < 0 || b < 0:
@@ -110,6 +90,17 @@ func (t *turn) lqtRelation() map[string]any {
 // parent when the parent's gold subgoal needs the child's. A query that is
 // not one of the gold subgoals joins nothing, and the oracle notes it.
 func (t *turn) lqtMerge() map[string]any {
+	needs, p, c := t.shownPair(mergeLine, "Parent")
+	merge := p >= 0 && c >= 0 && slices.Contains(needs[p], c)
+	return map[string]any{"reason": "oracle", "merge": merge}
+}
+
+// shownPair finds the two queries the user message shows on lines matched
+// by line (label, text): it returns the gold needs and the gold subgoal
+// index of the query labelled first and of the other one, -1 for a query
+// that is not one of the gold subgoals (as the planner shows them,
+// references spelled out), which the oracle notes.
+func (t *turn) shownPair(line *regexp.Regexp, first string) (needs [][]int, x, y int) {
 	_, texts, needs := t.goldAtoms()
 	shown := map[string]int{}
 	for i := range texts {
@@ -118,19 +109,18 @@ func (t *turn) lqtMerge() map[string]any {
 			shown[k] = i
 		}
 	}
-	p, c := -1, -1
-	for _, m := range mergeLine.FindAllStringSubmatch(t.user, 2) {
+	x, y = -1, -1
+	for _, m := range line.FindAllStringSubmatch(t.user, 2) {
 		i, ok := shown[textKey(m[2])]
 		if !ok {
 			t.m.note(t.q, "lqt: a query not in the gold plan: "+clip(m[2], 80))
 			i = -1
 		}
-		if m[1] == "Parent" {
-			p = i
+		if m[1] == first {
+			x = i
 		} else {
-			c = i
+			y = i
 		}
 	}
-	merge := p >= 0 && c >= 0 && slices.Contains(needs[p], c)
-	return map[string]any{"reason": "oracle", "merge": merge}
+	return needs, x, y
 }
