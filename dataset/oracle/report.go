@@ -93,16 +93,7 @@ func misses(b *strings.Builder, title string, c Ceiling) {
 
 // typeHits renders Hits@1 by type, types in order.
 func typeHits(m map[string]float64) string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	var parts []string
-	for _, k := range ks {
-		parts = append(parts, fmt.Sprintf("%s %.1f%%", k, 100*m[k]))
-	}
-	return strings.Join(parts, ", ")
+	return byKey(m, func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) })
 }
 
 func cell(s string) string {
@@ -114,6 +105,11 @@ func cell(s string) string {
 }
 
 func injected(m map[string]int) string {
+	return byKey(m, func(v int) string { return fmt.Sprint(v) })
+}
+
+// byKey renders each key of m with its value as f shows it, keys in order.
+func byKey[V any](m map[string]V, f func(V) string) string {
 	var ks []string
 	for k := range m {
 		ks = append(ks, k)
@@ -121,7 +117,7 @@ func injected(m map[string]int) string {
 	sort.Strings(ks)
 	var parts []string
 	for _, k := range ks {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		parts = append(parts, k+" "+f(m[k]))
 	}
 	return strings.Join(parts, ", ")
 }
