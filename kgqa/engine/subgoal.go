@@ -192,8 +192,12 @@ type tentativeReply struct {
 
 // tentative asks for a parametric answer to the subgoal. A guess the
 // model could not put in shape, repair included, is no guess: it returns
-// an empty one, the question goes on, and the evidence decides.
+// an empty one, the question goes on, and the evidence decides. A pack
+// that asks for no guess gets an empty one without asking.
 func (sg *subgoalRun) tentative(ctx context.Context, text string) (*kgqa.Tentative, error) {
+	if !sg.pack().Tentative {
+		return &kgqa.Tentative{}, nil
+	}
 	req, err := sg.e.tmpl.Request(kgqa.Reasoner, prompts.Tentative, prompts.SubgoalData{Plan: sg.view(), Subgoal: text})
 	if err != nil {
 		return nil, stepErr("tentative", sg.s.ID, err)
