@@ -99,26 +99,11 @@ func (r *run) view(plan *kgqa.Plan, current string, known map[string]bool) promp
 }
 
 // neededEntities returns the union of the results of the subgoals s needs.
-func (sg *subgoalRun) neededEntities() []kgqa.Term {
-	sg.mu.Lock()
-	defer sg.mu.Unlock()
-	var out []kgqa.Term
-	seen := map[string]bool{}
-	for _, n := range sg.s.Needs {
-		if res := sg.results[n]; res != nil {
-			for _, t := range res.Entities {
-				if !seen[t.Key()] {
-					seen[t.Key()] = true
-					out = append(out, t)
-				}
-			}
-		}
-	}
-	return out
-}
+func (sg *subgoalRun) neededEntities() []kgqa.Term { return sg.neededExcept("") }
 
 // neededExcept returns the union of the results of the subgoals s needs
-// other than id (the bound a compare's value refers to).
+// other than id (the bound a compare's value refers to; "" leaves none
+// out).
 func (sg *subgoalRun) neededExcept(id string) []kgqa.Term {
 	sg.mu.Lock()
 	defer sg.mu.Unlock()
