@@ -60,10 +60,6 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	var tent *kgqa.Tentative
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		if !sg.pack().Tentative {
-			tent = &kgqa.Tentative{} // the pack asks for none: the evidence decides
-			return nil
-		}
 		var err error
 		tent, err = sg.tentative(gctx, text)
 		return err

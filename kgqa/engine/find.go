@@ -39,10 +39,6 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 	end := sg.d0
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		if !sg.pack().Tentative {
-			tent = &kgqa.Tentative{} // the pack asks for none: the evidence decides
-			return nil
-		}
 		var err error
 		tent, err = sg.tentative(gctx, text)
 		return err

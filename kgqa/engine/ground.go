@@ -35,8 +35,9 @@ func nameForms(name string) []string {
 			forms = append(forms, s)
 		}
 	}
-	bare := articleRE.ReplaceAllString(strings.TrimSpace(parenRE.ReplaceAllString(name, " ")), "")
-	add(parenRE.ReplaceAllString(name, " "))
+	noParen := parenRE.ReplaceAllString(name, " ")
+	bare := articleRE.ReplaceAllString(strings.TrimSpace(noParen), "")
+	add(noParen)
 	add(bare)
 	if head, _, ok := strings.Cut(bare, ","); ok {
 		add(head)

@@ -99,26 +99,11 @@ func (r *run) view(plan *kgqa.Plan, current string, known map[string]bool) promp
 }
 
 // neededEntities returns the union of the results of the subgoals s needs.
-func (sg *subgoalRun) neededEntities() []kgqa.Term {
-	sg.mu.Lock()
-	defer sg.mu.Unlock()
-	var out []kgqa.Term
-	seen := map[string]bool{}
-	for _, n := range sg.s.Needs {
-		if res := sg.results[n]; res != nil {
-			for _, t := range res.Entities {
-				if !seen[t.Key()] {
-					seen[t.Key()] = true
-					out = append(out, t)
-				}
-			}
-		}
-	}
-	return out
-}
+func (sg *subgoalRun) neededEntities() []kgqa.Term { return sg.neededExcept("") }
 
 // neededExcept returns the union of the results of the subgoals s needs
-// other than id (the bound a compare's value refers to).
+// other than id (the bound a compare's value refers to; "" leaves none
+// out).
 func (sg *subgoalRun) neededExcept(id string) []kgqa.Term {
 	sg.mu.Lock()
 	defer sg.mu.Unlock()
@@ -192,8 +177,12 @@ type tentativeReply struct {
 
 // tentative asks for a parametric answer to the subgoal. A guess the
 // model could not put in shape, repair included, is no guess: it returns
-// an empty one, the question goes on, and the evidence decides.
+// an empty one, the question goes on, and the evidence decides. A pack
+// that asks for no guess gets an empty one without asking.
 func (sg *subgoalRun) tentative(ctx context.Context, text string) (*kgqa.Tentative, error) {
+	if !sg.pack().Tentative {
+		return &kgqa.Tentative{}, nil
+	}
 	req, err := sg.e.tmpl.Request(kgqa.Reasoner, prompts.Tentative, prompts.SubgoalData{Plan: sg.view(), Subgoal: text})
 	if err != nil {
 		return nil, stepErr("tentative", sg.s.ID, err)
