@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/sparql2plan"
@@ -169,26 +169,10 @@ func runVerify(ctx context.Context, env *Env, cf *configFlags, input string, f d
 }
 
 // firstVarKeys keys the values of a result's first variable as the eval
-// compares answers: an entity by id, a number by its value, anything else
-// by its lexical form.
+// compares answers (eval.AnswerSet).
 func firstVarKeys(r *kg.Results) map[string]bool {
-	out := map[string]bool{}
 	if len(r.Vars) == 0 {
-		return out
+		return map[string]bool{}
 	}
-	for _, row := range r.Rows {
-		t, ok := row[r.Vars[0]]
-		if !ok {
-			continue
-		}
-		switch f, err := strconv.ParseFloat(strings.TrimSpace(t.Name), 64); {
-		case t.IsEntity():
-			out[t.ID] = true
-		case err == nil:
-			out["#"+strconv.FormatFloat(f, 'g', -1, 64)] = true
-		default:
-			out["\""+t.Name] = true
-		}
-	}
-	return out
+	return eval.AnswerSet(r, r.Vars[0])
 }

@@ -45,7 +45,7 @@ func (a *EngineAnswerer) equivalent(ctx context.Context, q dataset.Question, c *
 	if len(gr.Vars) > 0 {
 		goldVar = gr.Vars[0]
 	}
-	want, got := answerSet(gr, goldVar), answerSet(cr, compile.AnswerVar)
+	want, got := AnswerSet(gr, goldVar), AnswerSet(cr, compile.AnswerVar)
 	shared := 0
 	for k := range got {
 		if want[k] {
@@ -82,9 +82,9 @@ func sameAsAnswers(got map[string]bool, answers []dataset.Answer) bool {
 	return true
 }
 
-// answerSet keys the values of variable v: an entity by id, a number by
+// AnswerSet keys the values of variable v: an entity by id, a number by
 // its value, anything else by its lexical form.
-func answerSet(r *kg.Results, v string) map[string]bool {
+func AnswerSet(r *kg.Results, v string) map[string]bool {
 	out := map[string]bool{}
 	for _, row := range r.Rows {
 		t, ok := row[v]
