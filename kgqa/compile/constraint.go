@@ -87,17 +87,12 @@ func (c *compiler) dated(ps []Path, d *Dated, member, val string) (string, error
 			return "", fmt.Errorf("%w: a dated value not on a mediator", ErrUnsupported)
 		}
 		m, date := c.fresh("m"), c.fresh("d")
-		var b strings.Builder
-		for _, h := range []struct {
-			hop      Hop
-			from, to string
-		}{{p[0], member, m}, {p[1], m, val}, {Hop{Relation: d.DateRelation, Dir: kgqa.Out}, m, date}} {
-			s, err := c.hop(c.v.direct, h.hop, h.from, h.to)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(s)
+		lines, err := c.datedHops(p, d, member, m, val, date)
+		if err != nil {
+			return "", err
 		}
+		var b strings.Builder
+		b.WriteString(strings.Join(lines, ""))
 		b.WriteString(guard(KindDate, date))
 		if len(d.Times) > 0 {
 			var conds []string
@@ -111,11 +106,8 @@ func (c *compiler) dated(ps []Path, d *Dated, member, val string) (string, error
 		} else {
 			m2, d2, x2 := c.fresh("m"), c.fresh("d"), c.fresh("x")
 			var inner strings.Builder
-			for _, h := range []struct {
-				hop      Hop
-				from, to string
-			}{{p[0], member, m2}, {p[1], m2, x2}, {Hop{Relation: d.DateRelation, Dir: kgqa.Out}, m2, d2}} {
-				s, _ := c.hop(c.v.direct, h.hop, h.from, h.to)
+			lines, _ := c.datedHops(p, d, member, m2, x2, d2)
+			for _, s := range lines {
 				inner.WriteString(strings.TrimSuffix(s, "\n") + " ")
 			}
 			b.WriteString("FILTER NOT EXISTS { " + inner.String() + "FILTER(" + key(KindDate, d2) + " > " + key(KindDate, date) + ") }\n")
@@ -222,4 +214,21 @@ func (c *compiler) superlative(n *Node, out string, depth int) (string, error) {
 	b.WriteString(body + s + guard(n.Kind, val))
 	b.WriteString("FILTER(" + key(n.Kind, val) + " = " + best + ")\n")
 	return b.String(), nil
+}
+
+// datedHops prints the triples of a dated mediated pair p: member to
+// mediator m, m to val, and m's date along d.DateRelation.
+func (c *compiler) datedHops(p Path, d *Dated, member, m, val, date string) ([]string, error) {
+	var lines []string
+	for _, h := range []struct {
+		hop      Hop
+		from, to string
+	}{{p[0], member, m}, {p[1], m, val}, {Hop{Relation: d.DateRelation, Dir: kgqa.Out}, m, date}} {
+		s, err := c.hop(c.v.direct, h.hop, h.from, h.to)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, s)
+	}
+	return lines, nil
 }
