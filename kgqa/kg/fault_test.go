@@ -31,6 +31,14 @@ type protocolServer struct {
 	requests atomic.Int64
 }
 
+// failWith answers every request with code and body.
+func failWith(code int, body string) func(http.ResponseWriter, *http.Request, int64) bool {
+	return func(w http.ResponseWriter, _ *http.Request, _ int64) bool {
+		http.Error(w, body, code)
+		return true
+	}
+}
+
 func newProtocolServer(t *testing.T, before func(w http.ResponseWriter, r *http.Request, n int64) bool) *protocolServer {
 	t.Helper()
 	g := rdflibgo.NewGraph()
@@ -199,20 +207,14 @@ func TestRetriesBusyNotFailedOrRefused(t *testing.T) {
 		assert.EqualValues(t, 3, ps.requests.Load())
 	})
 	t.Run("503 until retries run out", func(t *testing.T) {
-		ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int64) bool {
-			http.Error(w, "busy", http.StatusServiceUnavailable)
-			return true
-		})
+		ps := newProtocolServer(t, failWith(http.StatusServiceUnavailable, "busy"))
 		g := openEndpoint(t, ps.URL, func(c *config.KG) { c.Retries = 2 })
 		_, err := g.Name(context.Background(), france)
 		require.ErrorIs(t, err, ErrUnavailable)
 		assert.EqualValues(t, 3, ps.requests.Load())
 	})
 	t.Run("500 is the endpoint's failure, not retried", func(t *testing.T) {
-		ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int64) bool {
-			http.Error(w, "boom", http.StatusInternalServerError)
-			return true
-		})
+		ps := newProtocolServer(t, failWith(http.StatusInternalServerError, "boom"))
 		g := openEndpoint(t, ps.URL, func(c *config.KG) { c.Retries = 2 })
 		_, err := g.Name(context.Background(), france)
 		require.ErrorIs(t, err, ErrEndpoint)
@@ -220,10 +222,7 @@ func TestRetriesBusyNotFailedOrRefused(t *testing.T) {
 		assert.EqualValues(t, 1, ps.requests.Load())
 	})
 	t.Run("400 is not retried", func(t *testing.T) {
-		ps := newProtocolServer(t, func(w http.ResponseWriter, _ *http.Request, _ int64) bool {
-			http.Error(w, "Virtuoso 37000 Error SP030: SPARQL compiler", http.StatusBadRequest)
-			return true
-		})
+		ps := newProtocolServer(t, failWith(http.StatusBadRequest, "Virtuoso 37000 Error SP030: SPARQL compiler"))
 		g := openEndpoint(t, ps.URL, func(c *config.KG) { c.Retries = 3 })
 		_, err := g.Name(context.Background(), france)
 		require.ErrorIs(t, err, ErrQuery)

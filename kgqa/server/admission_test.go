@@ -232,11 +232,10 @@ func (e deadlineEngine) engine() funcEngine {
 	}}
 }
 
-// The time a question waits for a place counts against its deadline
-// (server.request_timeout): it gets what is left, and a deadline that runs
-// out in the queue is a 504 then, not a full deadline later.
-func TestAdmissionWaitCountsAgainstTheDeadline(t *testing.T) {
-	const timeout, held = 3 * time.Second, 800 * time.Millisecond
+// newDeadlineServer serves one question at a time (four may queue) with
+// a deadline of timeout, through a deadlineEngine.
+func newDeadlineServer(t *testing.T, timeout time.Duration) (*admissionServer, deadlineEngine) {
+	t.Helper()
 	e := deadlineEngine{deadlines: make(chan time.Duration, 4), finish: make(chan struct{})}
 	cfg := config.Default()
 	cfg.LLM.Reasoner.BaseURL = "http://127.0.0.1:1/v1"
@@ -247,7 +246,15 @@ func TestAdmissionWaitCountsAgainstTheDeadline(t *testing.T) {
 	require.NoError(t, err)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	a := &admissionServer{url: ts.URL, srv: srv}
+	return &admissionServer{url: ts.URL, srv: srv}, e
+}
+
+// The time a question waits for a place counts against its deadline
+// (server.request_timeout): it gets what is left, and a deadline that runs
+// out in the queue is a 504 then, not a full deadline later.
+func TestAdmissionWaitCountsAgainstTheDeadline(t *testing.T) {
+	const timeout, held = 3 * time.Second, 800 * time.Millisecond
+	a, e := newDeadlineServer(t, timeout)
 
 	first := a.ask(t, "", "q1")
 	d := <-e.deadlines
@@ -265,17 +272,7 @@ func TestAdmissionWaitCountsAgainstTheDeadline(t *testing.T) {
 }
 
 func TestAdmissionDeadlineRunsOutInTheQueue(t *testing.T) {
-	e := deadlineEngine{deadlines: make(chan time.Duration, 4), finish: make(chan struct{})}
-	cfg := config.Default()
-	cfg.LLM.Reasoner.BaseURL = "http://127.0.0.1:1/v1"
-	cfg.Server.RateLimit, cfg.Server.RequestTimeout = 0, 300*time.Millisecond
-	cfg.Server.MaxQuestions, cfg.Server.QuestionQueue, cfg.Server.QuestionWait = 1, 4, time.Minute
-	srv, err := server.New(cfg.Server, newHarness(t, setup{noLLM: true}).graph, server.WithEngine(e.engine()),
-		server.WithLLMConfig(cfg.LLM), server.WithLogger(discardLogger()))
-	require.NoError(t, err)
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	a := &admissionServer{url: ts.URL, srv: srv}
+	a, e := newDeadlineServer(t, 300*time.Millisecond)
 	first := a.ask(t, "", "q1")
 	<-e.deadlines
 	second := a.ask(t, "", "q2")

@@ -240,10 +240,12 @@ func (s *Server) chatHistory(msgs []chatMessage) ([]kgqa.Message, error) {
 		if t == "" {
 			continue
 		}
-		if err := kg.CheckText(t); err != nil && m.Role == "user" {
-			// The follow-up classifier may copy it into the question:
-			// refused before any model call, as the question is.
-			return nil, &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf("messages[%d]: %v", i, err), cause: err}
+		if m.Role == "user" {
+			if err := kg.CheckText(t); err != nil {
+				// The follow-up classifier may copy it into the question:
+				// refused before any model call, as the question is.
+				return nil, &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf("messages[%d]: %v", i, err), cause: err}
+			}
 		}
 		if r := []rune(t); len(r) > limit {
 			t = string(r[:limit])
