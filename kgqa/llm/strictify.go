@@ -24,7 +24,9 @@ func Strictify(schema json.RawMessage) json.RawMessage {
 		return v
 	}
 	out := schema
-	if n, err := parseOrdered(json.NewDecoder(bytes.NewReader(schema))); err == nil {
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	dec.UseNumber() // numbers are written back as they were read, not through float64
+	if n, err := parseOrdered(dec); err == nil {
 		var buf bytes.Buffer
 		strictifyNode(n).write(&buf)
 		out = buf.Bytes()
