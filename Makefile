@@ -56,6 +56,8 @@ lint:
 # Runs the benchmark set (load, oracle on the slice, KG primitives, results
 # parsing), writes benchstat-compatible out/bench/<time>-<commit>.txt,
 # compares it with the previous run and appends a row to
-# docs/performance.md. A few minutes; not part of make test.
+# docs/performance.md. A few minutes; not part of make test. Installs jq
+# (root) when missing, as make test installs the servers.
 bench:
+	./scripts/ensure-packages.sh --bench
 	GO=$(GO) TAGS='$(TAGS)' ./scripts/bench.sh

@@ -3,6 +3,7 @@
 # and headless Chromium, from Debian's packages. The tests start their own
 # instances on free ports; nothing needs to be running. As root it installs
 # whatever is missing in one apt-get run; otherwise it says what to install.
+# With --bench it also makes sure of jq, which make bench reads reports with.
 set -euo pipefail
 # command -> Debian package
 declare -A need=(
@@ -11,6 +12,9 @@ declare -A need=(
   [redis-server]=redis-server
   [chromium]=chromium
 )
+if [[ ${1-} == --bench ]]; then
+  need[jq]=jq
+fi
 missing=()
 for cmd in "${!need[@]}"; do
   if ! command -v "$cmd" >/dev/null 2>&1; then
