@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/parog/parog-go/internal/sparqlsyntax"
 	"github.com/parog/parog-go/kgqa/compile"
-	"github.com/tggo/goRDFlib/sparql"
 )
 
 // algebra is the normal form two queries are compared in: a union of
@@ -44,53 +44,52 @@ const (
 
 // normalizer reads one parsed query.
 type normalizer struct {
-	prefixes map[string]string
-	subst    map[string]string // variable -> constant (one-row VALUES, = constant)
-	rename   map[string]string // variable -> distinguished variable
-	aggs     map[string]string // alias of a MAX/MIN sub-select -> "max"/"min"
-	aggUsed  map[string]bool   // aliases an equality compared with
-	order    map[string]string // variable -> order, from aggregate equalities
-	opaque   []string
+	subst   map[string]string // variable -> constant (one-row VALUES, = constant)
+	rename  map[string]string // variable -> distinguished variable
+	aggs    map[string]string // alias of a MAX/MIN sub-select -> "max"/"min"
+	aggUsed map[string]bool   // aliases an equality compared with
+	order   map[string]string // variable -> order, from aggregate equalities
+	opaque  []string
 }
 
 // normalForm parses text and returns its normal form.
 func normalForm(text string) (*algebra, error) {
-	pq, err := sparql.Parse(text)
+	pq, err := sparqlsyntax.Parse(text)
 	if err != nil {
 		return nil, err
 	}
-	n := &normalizer{prefixes: pq.Prefixes, subst: map[string]string{}, rename: map[string]string{}, aggs: map[string]string{}, aggUsed: map[string]bool{}, order: map[string]string{}}
+	n := &normalizer{subst: map[string]string{}, rename: map[string]string{}, aggs: map[string]string{}, aggUsed: map[string]bool{}, order: map[string]string{}}
 	a := &algebra{}
-	ans, where := "", pq.Where
-	switch {
-	case len(pq.ProjectExprs) > 0:
-		switch e := pq.ProjectExprs[0].Expr.(type) {
-		case *sparql.VarExpr:
+	ans, where := "", whereOf(pq)
+	switch bound := pq.Bound(); {
+	case len(bound) > 0:
+		switch e := bound[0].Expr.(type) {
+		case *sparqlsyntax.VarExpr:
 			ans = e.Name
-		case *sparql.FuncExpr:
+		case *sparqlsyntax.CallExpr:
 			v, ok := countOf(e)
 			if !ok {
 				return nil, fmt.Errorf("projection %s(...)", e.Name)
 			}
 			ans, a.count = v, true
 		default:
-			return nil, fmt.Errorf("projection %T", e)
+			return nil, fmt.Errorf("projection %s", exprKind(e))
 		}
-	case len(pq.Variables) > 0:
-		ans = strings.TrimLeft(pq.Variables[0], "?$")
+	case len(pq.Projection) > 0:
+		ans = pq.Projection[0].Var
 	default:
 		return nil, fmt.Errorf("no projected variable")
 	}
 	// A sub-select that only counts (the compiler's count) or only
 	// projects the answer (GrailQA's inner SELECT DISTINCT) is the query.
-	if sub, ok := where.(*sparql.SubqueryPattern); ok {
+	if sub, ok := where.(*sparqlsyntax.SubSelect); ok {
 		inner := sub.Query
-		if len(inner.ProjectExprs) == 1 && inner.ProjectExprs[0].Var == ans {
-			if v, ok := countOf(inner.ProjectExprs[0].Expr); ok {
-				ans, a.count, where = v, true, inner.Where
+		if bound := inner.Bound(); len(bound) == 1 && bound[0].Var == ans {
+			if v, ok := countOf(bound[0].Expr); ok {
+				ans, a.count, where = v, true, whereOf(inner)
 			}
-		} else if len(inner.ProjectExprs) == 0 && slices.ContainsFunc(inner.Variables, func(v string) bool { return strings.TrimLeft(v, "?$") == ans }) {
-			where = inner.Where
+		} else if len(bound) == 0 && slices.Contains(inner.Vars(), ans) {
+			where = whereOf(inner)
 			pq = inner
 		}
 	}
@@ -125,12 +124,12 @@ func normalForm(text string) (*algebra, error) {
 }
 
 // countOf returns the variable e counts.
-func countOf(e sparql.Expr) (string, bool) {
-	f, ok := e.(*sparql.FuncExpr)
+func countOf(e sparqlsyntax.Expr) (string, bool) {
+	f, ok := e.(*sparqlsyntax.CallExpr)
 	if !ok || !strings.EqualFold(f.Name, "COUNT") || len(f.Args) != 1 {
 		return "", false
 	}
-	v, ok := f.Args[0].(*sparql.VarExpr)
+	v, ok := f.Args[0].(*sparqlsyntax.VarExpr)
 	if !ok {
 		return "", false
 	}
@@ -139,21 +138,21 @@ func countOf(e sparql.Expr) (string, bool) {
 
 // pattern returns the conjuncts of p (a join multiplies them out, a union
 // adds them up).
-func (n *normalizer) pattern(p sparql.Pattern) []*conjunct {
+func (n *normalizer) pattern(p sparqlsyntax.Pattern) []*conjunct {
 	switch p := p.(type) {
 	case nil:
 		return []*conjunct{{values: map[string]string{}}}
-	case *sparql.BGP:
+	case *sparqlsyntax.BGP:
 		c := &conjunct{values: map[string]string{}}
 		for _, t := range p.Triples {
-			if t.PredicatePath != nil {
+			if t.Path != nil {
 				n.opaque = append(n.opaque, "property path")
 				continue
 			}
 			c.triples = append(c.triples, [3]string{n.term(t.Subject), n.term(t.Predicate), n.term(t.Object)})
 		}
 		return []*conjunct{c}
-	case *sparql.JoinPattern:
+	case *sparqlsyntax.Join:
 		var out []*conjunct
 		for _, l := range n.pattern(p.Left) {
 			for _, r := range n.pattern(p.Right) {
@@ -161,34 +160,33 @@ func (n *normalizer) pattern(p sparql.Pattern) []*conjunct {
 			}
 		}
 		return out
-	case *sparql.UnionPattern:
+	case *sparqlsyntax.Union:
 		return append(n.pattern(p.Left), n.pattern(p.Right)...)
-	case *sparql.FilterPattern:
+	case *sparqlsyntax.Filter:
 		bs := n.pattern(p.Pattern)
 		fs := n.filter(p.Expr)
 		for _, b := range bs {
 			b.filters = append(b.filters, fs...)
 		}
 		return bs
-	case *sparql.ValuesPattern:
+	case *sparqlsyntax.Values:
 		return []*conjunct{n.values(p)}
-	case *sparql.SubqueryPattern:
-		if len(p.Query.ProjectExprs) == 1 {
-			if f, ok := p.Query.ProjectExprs[0].Expr.(*sparql.FuncExpr); ok && (strings.EqualFold(f.Name, "MAX") || strings.EqualFold(f.Name, "MIN")) {
+	case *sparqlsyntax.SubSelect:
+		bound := p.Query.Bound()
+		if len(bound) == 1 {
+			if f, ok := bound[0].Expr.(*sparqlsyntax.CallExpr); ok && (strings.EqualFold(f.Name, "MAX") || strings.EqualFold(f.Name, "MIN")) {
 				// The compiler's superlative: the best value over the
 				// members, which the outer pattern equals.
-				n.aggs["?"+p.Query.ProjectExprs[0].Var] = strings.ToLower(f.Name)
+				n.aggs["?"+bound[0].Var] = strings.ToLower(f.Name)
 				return []*conjunct{{values: map[string]string{}}}
 			}
 		}
-		if len(p.Query.ProjectExprs) == 0 && len(p.Query.OrderBy) == 0 {
-			return n.pattern(p.Query.Where)
+		if len(bound) == 0 && len(p.Query.OrderBy) == 0 {
+			return n.pattern(whereOf(p.Query))
 		}
 		n.opaque = append(n.opaque, "sub-select")
-	case *sparql.OptionalPattern:
-		n.opaque = append(n.opaque, "OPTIONAL")
 	default:
-		n.opaque = append(n.opaque, fmt.Sprintf("%T", p))
+		n.opaque = append(n.opaque, patternKind(p))
 	}
 	return []*conjunct{{values: map[string]string{}}}
 }
@@ -206,20 +204,20 @@ func (c *conjunct) join(d *conjunct) *conjunct {
 
 // values reads a VALUES block: one row binds its variable to a constant,
 // several rows of one variable are a set.
-func (n *normalizer) values(v *sparql.ValuesPattern) *conjunct {
+func (n *normalizer) values(v *sparqlsyntax.Values) *conjunct {
 	c := &conjunct{values: map[string]string{}}
 	if len(v.Vars) != 1 {
 		n.opaque = append(n.opaque, "VALUES of several variables")
 		return c
 	}
-	name := "?" + strings.TrimLeft(v.Vars[0], "?$")
+	name := "?" + v.Vars[0]
 	var set []string
-	for _, row := range v.Values {
+	for _, row := range v.Rows {
 		if len(row) != 1 || row[0] == nil {
 			n.opaque = append(n.opaque, "VALUES row")
 			return c
 		}
-		t, ok := rdfTerm(row[0])
+		t, ok := valueTerm(row[0])
 		if !ok {
 			n.opaque = append(n.opaque, "VALUES term")
 			return c
@@ -237,12 +235,8 @@ func (n *normalizer) values(v *sparql.ValuesPattern) *conjunct {
 }
 
 // term resolves a triple term: a variable as is, a constant by its key.
-func (n *normalizer) term(s string) string {
-	t, err := resolve(s, n.prefixes)
-	if err != nil {
-		n.opaque = append(n.opaque, "unresolved term")
-		return s
-	}
+func (n *normalizer) term(s sparqlsyntax.Term) string {
+	t := resolve(s)
 	if t.kind == kindVar {
 		return "?" + t.value
 	}
@@ -283,9 +277,11 @@ func constKey(t term) string {
 
 // filter reads a FILTER: the comparisons it keeps, after dropping the
 // redundant ones.
-func (n *normalizer) filter(e sparql.Expr) [][3]string {
+func (n *normalizer) filter(e sparqlsyntax.Expr) [][3]string {
 	switch f := e.(type) {
-	case *sparql.BinaryExpr:
+	case *sparqlsyntax.InExpr:
+		return n.filter(inAsBinary(f))
+	case *sparqlsyntax.BinaryExpr:
 		switch f.Op {
 		case "&&":
 			return append(n.filter(f.Left), n.filter(f.Right)...)
@@ -304,32 +300,34 @@ func (n *normalizer) filter(e sparql.Expr) [][3]string {
 			}
 			return nil
 		}
-	case *sparql.FuncExpr:
+	case *sparqlsyntax.CallExpr:
 		if strings.EqualFold(f.Name, "REGEX") {
 			return nil // the compiler's guard that a value is a date
 		}
 		if isLangFilter(f) {
 			return nil
 		}
-	case *sparql.UnaryExpr:
+	case *sparqlsyntax.UnaryExpr:
 		if isLangFilter(f) {
 			return nil
 		}
-	case *sparql.ExistsExpr:
+	case *sparqlsyntax.ExistsExpr:
 		n.opaque = append(n.opaque, "EXISTS filter")
 		return nil
 	}
-	n.opaque = append(n.opaque, fmt.Sprintf("filter %T", e))
+	n.opaque = append(n.opaque, "filter "+exprKind(e))
 	return nil
 }
 
-func containsExists(e sparql.Expr) bool {
+func containsExists(e sparqlsyntax.Expr) bool {
 	switch f := e.(type) {
-	case *sparql.BinaryExpr:
+	case *sparqlsyntax.InExpr:
+		return containsExists(inAsBinary(f))
+	case *sparqlsyntax.BinaryExpr:
 		return containsExists(f.Left) || containsExists(f.Right)
-	case *sparql.UnaryExpr:
+	case *sparqlsyntax.UnaryExpr:
 		return containsExists(f.Arg)
-	case *sparql.ExistsExpr:
+	case *sparqlsyntax.ExistsExpr:
 		return true
 	}
 	return false
@@ -338,7 +336,7 @@ func containsExists(e sparql.Expr) bool {
 // comparison normalises l op r to (variable, op, other side), an equality
 // with a constant to a substitution, and an equality with a best value to
 // the query's order.
-func (n *normalizer) comparison(f *sparql.BinaryExpr) [][3]string {
+func (n *normalizer) comparison(f *sparqlsyntax.BinaryExpr) [][3]string {
 	f = difference(f)
 	l, lok := unwrapKey(f.Left)
 	r, rok := unwrapKey(f.Right)
@@ -369,18 +367,18 @@ func (n *normalizer) comparison(f *sparql.BinaryExpr) [][3]string {
 // unwrapKey reads an operand through casts, STR and the compiler's date
 // key (SUBSTR(CONCAT(STR(?v), "-01-01"), 1, 10)) to a variable or a
 // constant's key.
-func unwrapKey(e sparql.Expr) (string, bool) {
+func unwrapKey(e sparqlsyntax.Expr) (string, bool) {
 	for {
 		switch f := e.(type) {
-		case *sparql.VarExpr:
+		case *sparqlsyntax.VarExpr:
 			return "?" + f.Name, true
-		case *sparql.FuncExpr:
+		case *sparqlsyntax.CallExpr:
 			switch {
 			case len(f.Args) == 1 && isCastOrStr(f.Name):
 				e = f.Args[0]
 				continue
 			case strings.EqualFold(f.Name, "SUBSTR") && len(f.Args) == 3:
-				if c, ok := f.Args[0].(*sparql.FuncExpr); ok && strings.EqualFold(c.Name, "CONCAT") && len(c.Args) == 2 {
+				if c, ok := f.Args[0].(*sparqlsyntax.CallExpr); ok && strings.EqualFold(c.Name, "CONCAT") && len(c.Args) == 2 {
 					e = c.Args[0]
 					continue
 				}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/internal/sparqlsyntax"
 	"github.com/parog/parog-go/kgqa"
-	"github.com/tggo/goRDFlib/sparql"
 )
 
 // Conversion is the outcome of converting one question's SPARQL.
@@ -49,7 +49,7 @@ func Convert(q dataset.Question) (*Conversion, error) {
 // ConvertQuery converts one SPARQL query; names may be nil.
 func ConvertQuery(query string, names Namer) (*Conversion, error) {
 	norm, rules := Normalize(query)
-	pq, err := sparql.Parse(norm)
+	pq, err := sparqlsyntax.Parse(norm)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrParse, err)
 	}

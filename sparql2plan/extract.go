@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tggo/goRDFlib/paths"
-	"github.com/tggo/goRDFlib/sparql"
+	"github.com/parog/parog-go/internal/sparqlsyntax"
 )
 
 // Reasons a query fails to convert; reports count failures by them.
@@ -25,9 +24,8 @@ func unsupported(format string, a ...any) error {
 }
 
 type extractor struct {
-	prefixes map[string]string
-	g        *queryGraph
-	subst    map[string]term
+	g     *queryGraph
+	subst map[string]term
 	// ignored are variables that only an ignored OPTIONAL part or a BIND
 	// binds, with what bound them ("OPTIONAL", "BIND").
 	ignored map[string]string
@@ -36,11 +34,11 @@ type extractor struct {
 }
 
 // extract walks a parsed query into a query graph.
-func extract(pq *sparql.ParsedQuery) (*queryGraph, error) {
-	if pq.Type != "SELECT" {
-		return nil, unsupported("%s query", pq.Type)
+func extract(pq *sparqlsyntax.Query) (*queryGraph, error) {
+	if pq.Form != "SELECT" {
+		return nil, unsupported("%s query", pq.Form)
 	}
-	x := &extractor{prefixes: pq.Prefixes, g: newGraph(), subst: map[string]term{}, ignored: map[string]string{}}
+	x := &extractor{g: newGraph(), subst: map[string]term{}, ignored: map[string]string{}}
 	if err := x.query(pq, true); err != nil {
 		return nil, err
 	}
@@ -53,43 +51,43 @@ func extract(pq *sparql.ParsedQuery) (*queryGraph, error) {
 
 // query reads projection, WHERE and modifiers; top is false for nested
 // plain sub-selects, whose projection must agree with the outer one.
-func (x *extractor) query(pq *sparql.ParsedQuery, top bool) error {
+func (x *extractor) query(pq *sparqlsyntax.Query, top bool) error {
 	if x.g.answer == "" {
 		if err := x.projection(pq); err != nil {
 			return err
 		}
 	}
-	if err := x.pattern(pq.Where); err != nil {
+	if err := x.pattern(whereOf(pq)); err != nil {
 		return err
 	}
 	return x.modifiers(pq)
 }
 
-func (x *extractor) projection(pq *sparql.ParsedQuery) error {
-	if len(pq.ProjectExprs) > 0 {
-		switch e := pq.ProjectExprs[0].Expr.(type) {
-		case *sparql.VarExpr:
+func (x *extractor) projection(pq *sparqlsyntax.Query) error {
+	if bound := pq.Bound(); len(bound) > 0 {
+		switch e := bound[0].Expr.(type) {
+		case *sparqlsyntax.VarExpr:
 			x.g.answer = e.Name
 			return nil
-		case *sparql.FuncExpr:
+		case *sparqlsyntax.CallExpr:
 			if strings.EqualFold(e.Name, "COUNT") && len(e.Args) == 1 {
-				if v, ok := e.Args[0].(*sparql.VarExpr); ok {
+				if v, ok := e.Args[0].(*sparqlsyntax.VarExpr); ok {
 					x.g.answer, x.g.count = v.Name, true
 					return nil
 				}
 			}
 			return unsupported("projection %s(...)", e.Name)
 		}
-		return unsupported("projection expression %T", pq.ProjectExprs[0].Expr)
+		return unsupported("projection expression %s", exprKind(bound[0].Expr))
 	}
-	if len(pq.Variables) == 0 {
+	if len(pq.Projection) == 0 {
 		return unsupported("SELECT * has no answer variable")
 	}
-	x.g.answer = strings.TrimLeft(pq.Variables[0], "?$")
+	x.g.answer = pq.Projection[0].Var
 	return nil
 }
 
-func (x *extractor) modifiers(pq *sparql.ParsedQuery) error {
+func (x *extractor) modifiers(pq *sparqlsyntax.Query) error {
 	if len(pq.OrderBy) == 0 {
 		return nil
 	}
@@ -112,23 +110,23 @@ func (x *extractor) modifiers(pq *sparql.ParsedQuery) error {
 	return nil
 }
 
-func (x *extractor) pattern(p sparql.Pattern) error {
+func (x *extractor) pattern(p sparqlsyntax.Pattern) error {
 	switch p := p.(type) {
 	case nil:
 		return nil
-	case *sparql.BGP:
+	case *sparqlsyntax.BGP:
 		return x.bgp(p)
-	case *sparql.JoinPattern:
+	case *sparqlsyntax.Join:
 		if err := x.pattern(p.Left); err != nil {
 			return err
 		}
 		return x.pattern(p.Right)
-	case *sparql.FilterPattern:
+	case *sparqlsyntax.Filter:
 		if err := x.pattern(p.Pattern); err != nil {
 			return err
 		}
 		return x.filter(p.Expr)
-	case *sparql.OptionalPattern:
+	case *sparqlsyntax.LeftJoin:
 		// OPTIONAL never removes a solution of its main pattern, so
 		// dropping it keeps the answer set; checkIgnored refuses queries
 		// whose answer or constraints need what only it binds.
@@ -137,24 +135,53 @@ func (x *extractor) pattern(p sparql.Pattern) error {
 			x.ignored[v] = "OPTIONAL"
 		}
 		return x.pattern(p.Main)
-	case *sparql.BindPattern:
+	case *sparqlsyntax.Extend:
 		x.g.notes = append(x.g.notes, "bind-ignored")
-		x.ignored[strings.TrimLeft(p.Var, "?$")] = "BIND"
+		x.ignored[p.Var] = "BIND"
 		return x.pattern(p.Pattern)
-	case *sparql.ValuesPattern:
+	case *sparqlsyntax.Values:
 		return x.values(p)
-	case *sparql.UnionPattern:
+	case *sparqlsyntax.Union:
 		return x.union(p)
-	case *sparql.SubqueryPattern:
+	case *sparqlsyntax.SubSelect:
 		return x.subquery(p.Query)
 	}
-	return unsupported("pattern %T", p)
+	return unsupported("pattern %s", patternKind(p))
 }
 
-func (x *extractor) bgp(b *sparql.BGP) error {
-	var triples []sparql.Triple
+// whereOf is a query's WHERE pattern joined with the VALUES block after
+// its modifiers, which constrains its solutions alike.
+func whereOf(q *sparqlsyntax.Query) sparqlsyntax.Pattern {
+	if q.Values == nil {
+		return q.Where
+	}
+	return &sparqlsyntax.Join{Left: q.Where, Right: q.Values}
+}
+
+// patternKind names a pattern kind that has no plan operation (MINUS,
+// GRAPH, SERVICE) for a refusal.
+func patternKind(p sparqlsyntax.Pattern) string {
+	switch p.(type) {
+	case *sparqlsyntax.Minus:
+		return "MINUS"
+	case *sparqlsyntax.Graph:
+		return "GRAPH"
+	case *sparqlsyntax.Service:
+		return "SERVICE"
+	case *sparqlsyntax.LeftJoin:
+		return "OPTIONAL"
+	case *sparqlsyntax.Extend:
+		return "BIND"
+	case *sparqlsyntax.SubSelect:
+		return "sub-select"
+	}
+	return fmt.Sprintf("%T", p)
+}
+
+func (x *extractor) bgp(b *sparqlsyntax.BGP) error {
+	var triples []sparqlsyntax.Triple
 	for _, t := range b.Triples {
-		if t.PredicatePath == nil {
+		if t.Path == nil {
 			triples = append(triples, t)
 			continue
 		}
@@ -165,18 +192,7 @@ func (x *extractor) bgp(b *sparql.BGP) error {
 		triples = append(triples, chain...)
 	}
 	for _, t := range triples {
-		s, err := resolve(t.Subject, x.prefixes)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrParse, err)
-		}
-		p, err := resolve(t.Predicate, x.prefixes)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrParse, err)
-		}
-		o, err := resolve(t.Object, x.prefixes)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrParse, err)
-		}
+		s, p, o := resolve(t.Subject), resolve(t.Predicate), resolve(t.Object)
 		if p.kind != kindEntity {
 			return unsupported("variable predicate")
 		}
@@ -201,10 +217,10 @@ func (x *extractor) bgp(b *sparql.BGP) error {
 // statement node) into the chain of triples it abbreviates, through fresh
 // variables: the same solutions, so the same plan. Any other path (p*, p+,
 // p?, ^p, p|q, !p) has no plan operation and is refused by its kind.
-func (x *extractor) sequence(t sparql.Triple) ([]sparql.Triple, error) {
-	seq, ok := t.PredicatePath.(*paths.SequencePath)
+func (x *extractor) sequence(t sparqlsyntax.Triple) ([]sparqlsyntax.Triple, error) {
+	seq, ok := t.Path.(*sparqlsyntax.PathSequence)
 	if !ok {
-		return nil, unsupported("property path with %s", pathKind(t.PredicatePath))
+		return nil, unsupported("property path with %s", pathKind(t.Path))
 	}
 	iris, err := sequenceIRIs(seq)
 	if err != nil {
@@ -212,38 +228,32 @@ func (x *extractor) sequence(t sparql.Triple) ([]sparql.Triple, error) {
 	}
 	// p:P/ps:P through a Wikidata statement node is the property's value,
 	// what wdt:P gives for the best-ranked statements: one edge.
-	if len(iris) == 2 && strings.HasPrefix(iris[0], "<"+wikidataProp) && strings.HasPrefix(iris[1], "<"+wikidataStatement) &&
-		strings.TrimPrefix(iris[0], "<"+wikidataProp) == strings.TrimPrefix(iris[1], "<"+wikidataStatement) {
-		iris = []string{"<" + wikidataDirect + strings.TrimPrefix(iris[0], "<"+wikidataProp)}
+	if len(iris) == 2 && strings.HasPrefix(iris[0], wikidataProp) && strings.HasPrefix(iris[1], wikidataStatement) &&
+		strings.TrimPrefix(iris[0], wikidataProp) == strings.TrimPrefix(iris[1], wikidataStatement) {
+		iris = []string{wikidataDirect + strings.TrimPrefix(iris[0], wikidataProp)}
 	}
-	out := make([]sparql.Triple, len(iris))
+	out := make([]sparqlsyntax.Triple, len(iris))
 	subj := t.Subject
 	for i, iri := range iris {
 		obj := t.Object
 		if i < len(iris)-1 {
 			x.fresh++
-			obj = fmt.Sprintf("?path_step_%d", x.fresh)
+			obj = sparqlsyntax.Term{Kind: sparqlsyntax.KindVar, Value: fmt.Sprintf("path_step_%d", x.fresh)}
 		}
-		out[i] = sparql.Triple{Subject: subj, Predicate: iri, Object: obj}
+		out[i] = sparqlsyntax.Triple{Subject: subj, Predicate: sparqlsyntax.Term{Kind: sparqlsyntax.KindIRI, Value: iri}, Object: obj}
 		subj = obj
 	}
 	return out, nil
 }
 
-// sequenceIRIs lists the IRIs of a sequence path, nested sequences
-// flattened ((p1/p2)/p3 is p1/p2/p3).
-func sequenceIRIs(seq *paths.SequencePath) ([]string, error) {
+// sequenceIRIs lists the IRIs of a sequence path (the parser flattens
+// nested sequences: (p1/p2)/p3 is p1/p2/p3).
+func sequenceIRIs(seq *sparqlsyntax.PathSequence) ([]string, error) {
 	var out []string
-	for _, a := range seq.Args {
+	for _, a := range seq.Steps {
 		switch a := a.(type) {
-		case paths.URIRefPath:
-			out = append(out, a.URI.N3())
-		case *paths.SequencePath:
-			inner, err := sequenceIRIs(a)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, inner...)
+		case *sparqlsyntax.PathIRI:
+			out = append(out, a.IRI)
 		default:
 			return nil, unsupported("property path with %s", pathKind(a))
 		}
@@ -253,15 +263,15 @@ func sequenceIRIs(seq *paths.SequencePath) ([]string, error) {
 
 // pathKind names a property path's kind for a refusal (no "?", quote or
 // parenthesis: FailureReason keeps the text before those).
-func pathKind(p paths.Path) string {
+func pathKind(p sparqlsyntax.Path) string {
 	switch p.(type) {
-	case *paths.MulPath:
+	case *sparqlsyntax.PathRepeat:
 		return "a repeated or optional step, a transitive closure like wdt:P31/wdt:P279*"
-	case *paths.InvPath:
+	case *sparqlsyntax.PathInverse:
 		return "an inverse step ^p"
-	case *paths.AlternativePath:
+	case *sparqlsyntax.PathAlternative:
 		return "an alternative p|q"
-	case *paths.NegatedPath:
+	case *sparqlsyntax.PathNegated:
 		return "a negated step !p"
 	}
 	return fmt.Sprintf("%T", p)
@@ -295,17 +305,17 @@ const (
 // constant. Several rows of entities make it a set of anchors, which the
 // builder starts one find from ("Find the films of A or B"); several
 // literal rows, or several variables, have no plan operation.
-func (x *extractor) values(v *sparql.ValuesPattern) error {
-	if len(v.Vars) != 1 || len(v.Values) == 0 {
-		return unsupported("VALUES with %d variables and %d rows", len(v.Vars), len(v.Values))
+func (x *extractor) values(v *sparqlsyntax.Values) error {
+	if len(v.Vars) != 1 || len(v.Rows) == 0 {
+		return unsupported("VALUES with %d variables and %d rows", len(v.Vars), len(v.Rows))
 	}
-	name := strings.TrimLeft(v.Vars[0], "?$")
+	name := v.Vars[0]
 	var ts []term
-	for _, row := range v.Values {
+	for _, row := range v.Rows {
 		if len(row) != 1 || row[0] == nil {
 			return unsupported("VALUES row with an UNDEF or several terms")
 		}
-		t, ok := rdfTerm(row[0])
+		t, ok := valueTerm(row[0])
 		if !ok {
 			return unsupported("VALUES term")
 		}
@@ -361,46 +371,46 @@ func (x *extractor) checkIgnored() error {
 }
 
 // patternVars lists the variables of the triples in p.
-func patternVars(p sparql.Pattern) []string {
+func patternVars(p sparqlsyntax.Pattern) []string {
 	var out []string
-	add := func(s string) {
-		if s != "" && (s[0] == '?' || s[0] == '$') {
-			out = append(out, s[1:])
+	add := func(t sparqlsyntax.Term) {
+		if t.Kind == sparqlsyntax.KindVar {
+			out = append(out, t.Value)
 		}
 	}
-	var walk func(p sparql.Pattern)
-	walk = func(p sparql.Pattern) {
+	var walk func(p sparqlsyntax.Pattern)
+	walk = func(p sparqlsyntax.Pattern) {
 		switch p := p.(type) {
-		case *sparql.BGP:
+		case *sparqlsyntax.BGP:
 			for _, t := range p.Triples {
 				add(t.Subject)
 				add(t.Object)
 			}
-		case *sparql.JoinPattern:
+		case *sparqlsyntax.Join:
 			walk(p.Left)
 			walk(p.Right)
-		case *sparql.FilterPattern:
+		case *sparqlsyntax.Filter:
 			walk(p.Pattern)
-		case *sparql.OptionalPattern:
+		case *sparqlsyntax.LeftJoin:
 			walk(p.Main)
 			walk(p.Optional)
-		case *sparql.UnionPattern:
+		case *sparqlsyntax.Union:
 			walk(p.Left)
 			walk(p.Right)
-		case *sparql.BindPattern:
+		case *sparqlsyntax.Extend:
 			walk(p.Pattern)
-			add(p.Var)
+			out = append(out, p.Var)
 		}
 	}
 	walk(p)
 	return out
 }
 
-func (x *extractor) union(u *sparql.UnionPattern) error {
-	var branches []sparql.Pattern
-	var flat func(p sparql.Pattern)
-	flat = func(p sparql.Pattern) {
-		if q, ok := p.(*sparql.UnionPattern); ok {
+func (x *extractor) union(u *sparqlsyntax.Union) error {
+	var branches []sparqlsyntax.Pattern
+	var flat func(p sparqlsyntax.Pattern)
+	flat = func(p sparqlsyntax.Pattern) {
+		if q, ok := p.(*sparqlsyntax.Union); ok {
 			flat(q.Left)
 			flat(q.Right)
 			return
@@ -410,7 +420,7 @@ func (x *extractor) union(u *sparql.UnionPattern) error {
 	flat(u)
 	var un union
 	for _, b := range branches {
-		sub := &extractor{prefixes: x.prefixes, g: newGraph(), subst: map[string]term{}, ignored: x.ignored}
+		sub := &extractor{g: newGraph(), subst: map[string]term{}, ignored: x.ignored}
 		sub.g.answer = x.g.answer
 		if err := sub.pattern(b); err != nil {
 			return err
@@ -428,18 +438,18 @@ func (x *extractor) union(u *sparql.UnionPattern) error {
 // subquery handles GrailQA's two nested SELECT forms: the plain wrapper
 // around the real query, and the MAX/MIN aggregate that encodes argmax and
 // argmin (its own pattern repeats the outer one and is not walked).
-func (x *extractor) subquery(q *sparql.ParsedQuery) error {
-	for _, pe := range q.ProjectExprs {
-		f, ok := pe.Expr.(*sparql.FuncExpr)
+func (x *extractor) subquery(q *sparqlsyntax.Query) error {
+	for _, pe := range q.Bound() {
+		f, ok := pe.Expr.(*sparqlsyntax.CallExpr)
 		if !ok {
 			continue
 		}
 		switch strings.ToUpper(f.Name) {
 		case "MAX":
-			x.g.attr(strings.TrimLeft(pe.Var, "?$")).order = "max"
+			x.g.attr(pe.Var).order = "max"
 			return nil
 		case "MIN":
-			x.g.attr(strings.TrimLeft(pe.Var, "?$")).order = "min"
+			x.g.attr(pe.Var).order = "min"
 			return nil
 		}
 	}
@@ -477,12 +487,12 @@ func (x *extractor) applySubst() {
 
 // unwrapVar returns the variable under casts and str(): ?x,
 // xsd:integer(?x), xsd:dateTime(?x), str(?x).
-func unwrapVar(e sparql.Expr) (string, bool) {
+func unwrapVar(e sparqlsyntax.Expr) (string, bool) {
 	for {
 		switch f := e.(type) {
-		case *sparql.VarExpr:
+		case *sparqlsyntax.VarExpr:
 			return f.Name, true
-		case *sparql.FuncExpr:
+		case *sparqlsyntax.CallExpr:
 			if c, ok := dateKeyOf(f); ok {
 				e = c // the certificate compiler's date key of a value
 				continue
@@ -499,11 +509,11 @@ func unwrapVar(e sparql.Expr) (string, bool) {
 
 // dateKeyOf reads SUBSTR(CONCAT(x, "-01-01"), 1, 10), the key the
 // certificate compiler compares dates of any precision by, as x.
-func dateKeyOf(f *sparql.FuncExpr) (sparql.Expr, bool) {
+func dateKeyOf(f *sparqlsyntax.CallExpr) (sparqlsyntax.Expr, bool) {
 	if !strings.EqualFold(f.Name, "SUBSTR") || len(f.Args) != 3 {
 		return nil, false
 	}
-	c, ok := f.Args[0].(*sparql.FuncExpr)
+	c, ok := f.Args[0].(*sparqlsyntax.CallExpr)
 	if !ok || !strings.EqualFold(c.Name, "CONCAT") || len(c.Args) != 2 {
 		return nil, false
 	}

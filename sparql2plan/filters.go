@@ -1,9 +1,11 @@
 package sparql2plan
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
-	"github.com/tggo/goRDFlib/sparql"
+	"github.com/parog/parog-go/internal/sparqlsyntax"
 )
 
 // filter classifies one FILTER expression. Boilerplate is noted and
@@ -14,9 +16,11 @@ import (
 // left is a comparison of a value with a constant (comparative), an
 // equality with a constant (a fixed value), or of two date values (a time
 // overlap, again a qualifier).
-func (x *extractor) filter(e sparql.Expr) error {
+func (x *extractor) filter(e sparqlsyntax.Expr) error {
 	switch f := e.(type) {
-	case *sparql.BinaryExpr:
+	case *sparqlsyntax.InExpr:
+		return x.filter(inAsBinary(f))
+	case *sparqlsyntax.BinaryExpr:
 		switch f.Op {
 		case "&&":
 			if err := x.filter(f.Left); err != nil {
@@ -40,8 +44,8 @@ func (x *extractor) filter(e sparql.Expr) error {
 			return x.comparison(f)
 		}
 		return unsupported("FILTER operator %s", f.Op)
-	case *sparql.UnaryExpr, *sparql.FuncExpr:
-		if f, ok := e.(*sparql.FuncExpr); ok && strings.EqualFold(f.Name, "REGEX") && len(f.Args) >= 2 {
+	case *sparqlsyntax.UnaryExpr, *sparqlsyntax.CallExpr:
+		if f, ok := e.(*sparqlsyntax.CallExpr); ok && strings.EqualFold(f.Name, "REGEX") && len(f.Args) >= 2 {
 			if _, isVar := unwrapVar(f.Args[0]); isVar {
 				// The certificate compiler's guard that a compared value
 				// is a date: what the comparison itself requires.
@@ -54,24 +58,67 @@ func (x *extractor) filter(e sparql.Expr) error {
 			return nil
 		}
 	}
-	return unsupported("FILTER %T", e)
+	return unsupported("FILTER %s", exprKind(e))
+}
+
+// exprKind names an expression's kind for a refusal.
+func exprKind(e sparqlsyntax.Expr) string {
+	switch e := e.(type) {
+	case *sparqlsyntax.ExistsExpr:
+		if e.Not {
+			return "NOT EXISTS"
+		}
+		return "EXISTS"
+	case *sparqlsyntax.VarExpr:
+		return "variable"
+	case *sparqlsyntax.IRIExpr, *sparqlsyntax.LiteralExpr:
+		return "constant"
+	case *sparqlsyntax.UnaryExpr:
+		return "operator " + e.Op
+	case *sparqlsyntax.CallExpr:
+		return "call " + e.Name
+	}
+	return fmt.Sprintf("%T", e)
+}
+
+// inAsBinary writes x IN (a, b) as x = a || x = b, and x NOT IN (a, b)
+// as x != a && x != b: the forms the filters are read in.
+func inAsBinary(in *sparqlsyntax.InExpr) sparqlsyntax.Expr {
+	op, join := "=", "||"
+	if in.Not {
+		op, join = "!=", "&&"
+	}
+	if len(in.List) == 0 {
+		return &sparqlsyntax.LiteralExpr{Value: sparqlsyntax.Term{Kind: sparqlsyntax.KindLiteral, Value: strconv.FormatBool(in.Not), Datatype: sparqlsyntax.XSDBoolean}}
+	}
+	var out sparqlsyntax.Expr
+	for _, item := range in.List {
+		var cmp sparqlsyntax.Expr = &sparqlsyntax.BinaryExpr{Op: op, Left: in.Expr, Right: item}
+		if out != nil {
+			cmp = &sparqlsyntax.BinaryExpr{Op: join, Left: out, Right: cmp}
+		}
+		out = cmp
+	}
+	return out
 }
 
 var langFuncs = map[string]bool{"isliteral": true, "lang": true, "langmatches": true, "isiri": true, "isuri": true, "isblank": true}
 
 // isLangFilter reports whether every function called in e is a term-kind
 // or language test, and there is at least one.
-func isLangFilter(e sparql.Expr) bool {
+func isLangFilter(e sparqlsyntax.Expr) bool {
 	found, other := false, false
-	var walk func(e sparql.Expr)
-	walk = func(e sparql.Expr) {
+	var walk func(e sparqlsyntax.Expr)
+	walk = func(e sparqlsyntax.Expr) {
 		switch f := e.(type) {
-		case *sparql.BinaryExpr:
+		case *sparqlsyntax.InExpr:
+			walk(inAsBinary(f))
+		case *sparqlsyntax.BinaryExpr:
 			walk(f.Left)
 			walk(f.Right)
-		case *sparql.UnaryExpr:
+		case *sparqlsyntax.UnaryExpr:
 			walk(f.Arg)
-		case *sparql.FuncExpr:
+		case *sparqlsyntax.CallExpr:
 			if langFuncs[strings.ToLower(f.Name)] {
 				found = true
 			} else {
@@ -80,7 +127,7 @@ func isLangFilter(e sparql.Expr) bool {
 			for _, a := range f.Args {
 				walk(a)
 			}
-		case *sparql.ExistsExpr:
+		case *sparqlsyntax.ExistsExpr:
 			other = true
 		}
 	}
@@ -90,34 +137,30 @@ func isLangFilter(e sparql.Expr) bool {
 
 // timeValidity recognises NOT EXISTS {?y r ?a} || EXISTS {?y r ?b .
 // FILTER(?b cmp "date")} and records it on ?y.
-func (x *extractor) timeValidity(f *sparql.BinaryExpr) bool {
-	not, ok1 := f.Left.(*sparql.ExistsExpr)
-	ex, ok2 := f.Right.(*sparql.ExistsExpr)
+func (x *extractor) timeValidity(f *sparqlsyntax.BinaryExpr) bool {
+	not, ok1 := f.Left.(*sparqlsyntax.ExistsExpr)
+	ex, ok2 := f.Right.(*sparqlsyntax.ExistsExpr)
 	if !ok1 || !ok2 || !not.Not || ex.Not {
 		return false
 	}
-	fp, ok := ex.Pattern.(*sparql.FilterPattern)
+	fp, ok := ex.Pattern.(*sparqlsyntax.Filter)
 	if !ok {
 		return false
 	}
-	bgp, ok := fp.Pattern.(*sparql.BGP)
-	if !ok || len(bgp.Triples) != 1 {
+	bgp, ok := fp.Pattern.(*sparqlsyntax.BGP)
+	if !ok || len(bgp.Triples) != 1 || bgp.Triples[0].Path != nil {
 		return false
 	}
-	cmp, ok := fp.Expr.(*sparql.BinaryExpr)
+	cmp, ok := fp.Expr.(*sparqlsyntax.BinaryExpr)
 	if !ok {
 		return false
 	}
 	v, ok := unwrapVar(cmp.Left)
 	c, ok2 := exprConst(cmp.Right)
-	if !ok || !ok2 || "?"+v != bgp.Triples[0].Object {
+	if obj := bgp.Triples[0].Object; !ok || !ok2 || obj.Kind != sparqlsyntax.KindVar || obj.Value != v {
 		return false
 	}
-	s, err := resolve(bgp.Triples[0].Subject, x.prefixes)
-	p, err2 := resolve(bgp.Triples[0].Predicate, x.prefixes)
-	if err != nil || err2 != nil {
-		return false
-	}
+	s, p := resolve(bgp.Triples[0].Subject), resolve(bgp.Triples[0].Predicate)
 	x.g.cons[s.key()] = append(x.g.cons[s.key()], constraint{kind: consTime, attr: []string{p.value}, cmp: cmp.Op, value: c.value})
 	return true
 }
@@ -129,8 +172,8 @@ var flipCmp = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=":
 // xsd:dateTime("2014-01-01") >= 0)). Between two variables it stays an
 // arithmetic comparison, which is refused: the plan has no way to say
 // "before" or "after" another variable's date.
-func difference(f *sparql.BinaryExpr) *sparql.BinaryExpr {
-	d, ok := f.Left.(*sparql.BinaryExpr)
+func difference(f *sparqlsyntax.BinaryExpr) *sparqlsyntax.BinaryExpr {
+	d, ok := f.Left.(*sparqlsyntax.BinaryExpr)
 	if !ok || d.Op != "-" {
 		return f
 	}
@@ -142,10 +185,10 @@ func difference(f *sparql.BinaryExpr) *sparql.BinaryExpr {
 	if z, ok := exprConst(f.Right); !ok || z.kind != kindLiteral || z.value != "0" {
 		return f
 	}
-	return &sparql.BinaryExpr{Op: f.Op, Left: d.Left, Right: d.Right}
+	return &sparqlsyntax.BinaryExpr{Op: f.Op, Left: d.Left, Right: d.Right}
 }
 
-func (x *extractor) comparison(f *sparql.BinaryExpr) error {
+func (x *extractor) comparison(f *sparqlsyntax.BinaryExpr) error {
 	f = difference(f)
 	lv, lok := unwrapVar(f.Left)
 	rv, rok := unwrapVar(f.Right)
@@ -172,7 +215,7 @@ func (x *extractor) comparison(f *sparql.BinaryExpr) error {
 		b.timeCmp = append(b.timeCmp, timeCmp{cmp: flipCmp[op], other: lv})
 		return nil
 	case rok:
-		lv, op, f = rv, flipCmp[op], &sparql.BinaryExpr{Op: flipCmp[op], Left: f.Right, Right: f.Left}
+		lv, op, f = rv, flipCmp[op], &sparqlsyntax.BinaryExpr{Op: flipCmp[op], Left: f.Right, Right: f.Left}
 	case !lok:
 		return unsupported("FILTER comparison without a variable")
 	}

@@ -1,12 +1,10 @@
 package sparql2plan
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/tggo/goRDFlib/sparql"
-	rdfterm "github.com/tggo/goRDFlib/term"
+	"github.com/parog/parog-go/internal/sparqlsyntax"
 )
 
 // termKind tells variables, entities and literals apart in a query graph.
@@ -115,28 +113,24 @@ func (g *queryGraph) attr(v string) *attrUse {
 
 var midLike = regexp.MustCompile(`^[mg]\.[0-9a-z_]+$`)
 
-// resolve turns a parser term string into a term, expanding prefixes.
-func resolve(s string, prefixes map[string]string) (term, error) {
-	switch {
-	case s == "":
-		return term{}, fmt.Errorf("empty term")
-	case s[0] == '?' || s[0] == '$':
-		return term{kind: kindVar, value: s[1:]}, nil
-	case s[0] == '<':
-		return entityTerm(strings.TrimSuffix(s[1:], ">")), nil
-	case s[0] == '"' || s[0] == '\'':
-		return literalTerm(s, prefixes), nil
-	case s[0] == '_':
-		return term{kind: kindVar, value: "bnode" + s}, nil
+// resolve turns a triple's term into a query graph term. A blank node
+// is a variable of its own. A literal keeps the datatype written with it
+// (^^type) and none otherwise: a bare number or string in a triple is
+// matched by its text.
+func resolve(t sparqlsyntax.Term) term {
+	switch t.Kind {
+	case sparqlsyntax.KindVar:
+		return term{kind: kindVar, value: t.Value}
+	case sparqlsyntax.KindBlank:
+		return term{kind: kindVar, value: "bnode_:" + t.Value}
+	case sparqlsyntax.KindIRI:
+		return entityTerm(t.Value)
 	}
-	if i := strings.IndexByte(s, ':'); i >= 0 {
-		if ns, ok := prefixes[s[:i]]; ok {
-			return entityTerm(ns + s[i+1:]), nil
-		}
-		return term{}, fmt.Errorf("undeclared prefix in %q", s)
+	lit := term{kind: kindLiteral, value: withoutZone(t.Value)}
+	if t.Typed {
+		lit.datatype = t.Datatype
 	}
-	// Numbers and booleans.
-	return term{kind: kindLiteral, value: s}, nil
+	return lit
 }
 
 func entityTerm(iri string) term {
@@ -146,33 +140,15 @@ func entityTerm(iri string) term {
 
 const freebaseNS = "http://rdf.freebase.com/ns/"
 
-func literalTerm(s string, prefixes map[string]string) term {
-	q := s[0]
-	end := strings.LastIndexByte(s, q)
-	if end <= 0 {
-		return term{kind: kindLiteral, value: s}
-	}
-	t := term{kind: kindLiteral, value: withoutZone(s[1:end])}
-	if rest := s[end+1:]; strings.HasPrefix(rest, "^^") {
-		dt := rest[2:]
-		if strings.HasPrefix(dt, "<") {
-			t.datatype = strings.Trim(dt, "<>")
-		} else if i := strings.IndexByte(dt, ':'); i >= 0 {
-			t.datatype = prefixes[dt[:i]] + dt[i+1:]
-		}
-	}
-	return t
-}
-
 // exprConst returns the constant an expression operand holds: a
 // literal's lexical form or an entity id.
-func exprConst(e sparql.Expr) (term, bool) {
+func exprConst(e sparqlsyntax.Expr) (term, bool) {
 	switch x := e.(type) {
-	case *sparql.LiteralExpr:
-		return rdfTerm(x.Value)
-	case *sparql.IRIExpr:
-		return entityTerm(x.Value), true
-	case *sparql.FuncExpr:
+	case *sparqlsyntax.LiteralExpr:
+		return valueTerm(&x.Value)
+	case *sparqlsyntax.IRIExpr:
+		return entityTerm(x.IRI), true
+	case *sparqlsyntax.CallExpr:
 		// A cast of a constant (xsd:dateTime("2014-01-01")) is the
 		// constant.
 		if len(x.Args) == 1 && isCastOrStr(x.Name) {
@@ -182,13 +158,15 @@ func exprConst(e sparql.Expr) (term, bool) {
 	return term{}, false
 }
 
-// rdfTerm converts a goRDFlib term (VALUES rows, expression constants).
-func rdfTerm(t rdfterm.Term) (term, bool) {
-	switch x := t.(type) {
-	case rdfterm.Literal:
-		return term{kind: kindLiteral, value: withoutZone(x.Lexical()), datatype: x.Datatype().Value()}, true
-	case rdfterm.URIRef:
-		return entityTerm(x.Value()), true
+// valueTerm converts a constant of a VALUES row or an expression. Unlike
+// a triple's literal, it carries the datatype the literal's form implies
+// (xsd:string for plain text, xsd:integer for a bare whole number).
+func valueTerm(t *sparqlsyntax.Term) (term, bool) {
+	switch t.Kind {
+	case sparqlsyntax.KindLiteral:
+		return term{kind: kindLiteral, value: withoutZone(t.Value), datatype: t.Datatype}, true
+	case sparqlsyntax.KindIRI:
+		return entityTerm(t.Value), true
 	}
 	return term{}, false
 }

@@ -1,8 +1,8 @@
 // Package sparql2plan turns <question, SPARQL> pairs from WebQSP, CWQ and
 // GrailQA into subgoal plans (kgqa.Plan) and planner fine-tuning records.
 //
-// The pipeline is Normalize (Virtuoso dialect to SPARQL 1.1), Parse (the
-// goRDFlib parser), Extract (the parsed query to a query graph of atomic
+// The pipeline is Normalize (Virtuoso dialect to SPARQL 1.1), Parse
+// (internal/sparqlsyntax), Extract (the parsed query to a query graph of atomic
 // operations), Build (the graph to a Plan with explicit dependencies) and
 // rendering of each subgoal as text (templates offline, or a teacher LLM).
 package sparql2plan
@@ -33,9 +33,10 @@ const (
 	// later rewrite joins onto its line.
 	RuleComments Rule = "comments"
 	// RuleExprNames writes a dotted prefixed name that appears as an
-	// expression operand (FILTER (?x != ns:m.0abc)) as a full IRI: the
-	// goRDFlib v0.1.5 expression parser stops at the first '.' of a
-	// prefixed name, though its triple parser reads the same name fine.
+	// expression operand (FILTER (?x != ns:m.0abc)) as a full IRI. internal/sparqlsyntax
+	// reads such names whole; the rewrite stays because the normalised
+	// text is also what the evaluator and the answerability check send to
+	// endpoints, and the rules that fired are part of each record.
 	RuleExprNames Rule = "expression-prefixed-names"
 )
 

@@ -3,9 +3,9 @@ package sparql2plan
 import (
 	"testing"
 
+	"github.com/parog/parog-go/internal/sparqlsyntax"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/tggo/goRDFlib/sparql"
 
 	"github.com/parog/parog-go/kgqa/sft"
 )
@@ -57,7 +57,7 @@ func TestNormalize(t *testing.T) {
 			got, rules := Normalize(tc.in)
 			assert.Equal(t, tc.want, got)
 			assert.ElementsMatch(t, tc.rules, rules)
-			_, err := sparql.Parse(got)
+			_, err := sparqlsyntax.Parse(got)
 			assert.NoError(t, err, "normalised query must parse")
 		})
 	}
@@ -67,10 +67,10 @@ func TestNormalize(t *testing.T) {
 // not parse, the normalised one does.
 func TestNormalizeIsNeeded(t *testing.T) {
 	raw := "PREFIX ns: <http://rdf.freebase.com/ns/>\nSELECT DISTINCT ?x\nWHERE {\nFILTER (?x != ?c)\nFILTER (!isLiteral(?x) OR lang(?x) = '' OR langMatches(lang(?x), 'en'))\n?c ns:sports.sports_team.team_mascot ns:m.03_dwn . \n?c ns:sports.sports_team.championships ?x .\n?x ns:time.event.start_date ?sk0 .\n}\nORDER BY DESC(xsd:datetime(?sk0))\nLIMIT 1\n"
-	_, err := sparql.Parse(raw)
+	_, err := sparqlsyntax.Parse(raw)
 	require.Error(t, err)
 	norm, _ := Normalize(raw)
-	_, err = sparql.Parse(norm)
+	_, err = sparqlsyntax.Parse(norm)
 	require.NoError(t, err)
 }
 
