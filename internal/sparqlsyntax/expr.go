@@ -5,6 +5,10 @@ import "strings"
 // aggregates are the aggregate functions (DISTINCT, COUNT(*), SEPARATOR).
 var aggregates = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true, "SAMPLE": true, "GROUP_CONCAT": true}
 
+// clauseWords start the clauses that follow a list of keys or conditions,
+// so none of them starts a call (HAVING (...) after GROUP BY keys).
+var clauseWords = map[string]bool{"GROUP": true, "HAVING": true, "ORDER": true, "LIMIT": true, "OFFSET": true, "VALUES": true}
+
 // startsConstraint reports whether a FILTER constraint starts next: a
 // bracketed expression, EXISTS / NOT EXISTS, or a function call.
 func (p *parser) startsConstraint() bool {
@@ -14,6 +18,8 @@ func (p *parser) startsConstraint() bool {
 		return true
 	case t.kind == tWord && (strings.EqualFold(t.text, "EXISTS") || strings.EqualFold(t.text, "NOT")):
 		return true
+	case t.kind == tWord && clauseWords[strings.ToUpper(t.text)]:
+		return false
 	case t.kind == tWord || t.kind == tIRI || t.kind == tPName:
 		return n.kind == tPunct && n.text == "("
 	}

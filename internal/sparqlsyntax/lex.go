@@ -187,6 +187,7 @@ func isNameStart(s string, i int) bool {
 // nameEnd returns the end of a run of name characters from i (letters,
 // digits, _, and with dash also - and ., as a prefix allows inside).
 func (l *lexer) nameEnd(i int, dash bool) int {
+	start := i
 	for i < len(l.src) {
 		r, w := utf8.DecodeRuneInString(l.src[i:])
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '\u00B7' || dash && (r == '-' || r == '.') {
@@ -196,7 +197,7 @@ func (l *lexer) nameEnd(i int, dash bool) int {
 		break
 	}
 	if dash {
-		for i > 0 && l.src[i-1] == '.' {
+		for i > start && l.src[i-1] == '.' {
 			i--
 		}
 	}
@@ -240,6 +241,9 @@ func (l *lexer) name() (token, error) {
 	}
 	// A keyword or function name holds no dash or point.
 	l.pos = l.nameEnd(l.pos, false)
+	if l.pos == start {
+		return token{}, newSyntaxError(l.src, start, "unexpected character %q", l.src[start])
+	}
 	return token{kind: tWord, text: l.src[start:l.pos], pos: start}, nil
 }
 

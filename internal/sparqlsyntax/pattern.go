@@ -478,11 +478,7 @@ func (p *parser) constant() (Term, error) {
 	case tPunct:
 		if n := p.peekAt(1); (t.text == "+" || t.text == "-") && (n.kind == tInteger || n.kind == tDecimal || n.kind == tDouble) && n.pos == t.pos+1 {
 			p.i += 2
-			sign := t.text
-			if sign == "+" {
-				sign = ""
-			}
-			return number(n.kind, sign+n.text), nil
+			return number(n.kind, t.text+n.text), nil
 		}
 	}
 	return Term{}, p.unexpected("a variable, IRI, blank node or literal")
