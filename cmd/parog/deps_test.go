@@ -42,6 +42,7 @@ var layers = map[string][]string{
 	"internal/backoff":           {},
 	"internal/clip":              {},
 	"internal/realdata":          {},
+	"internal/sparqlsyntax":      {},
 	"finetune":                   {"internal/clip", "kgqa", "kgqa/prompts", "kgqa/sft"},
 	"kgqa":                       {"kgqa/retrieval"},
 	"kgqa/compile":               {"kgqa"},
@@ -76,7 +77,7 @@ var layers = map[string][]string{
 	"kgqa/ui":                    {},
 	"kgqa/ui/browsertest":        {},
 	"refine":                     {"kgqa", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts"},
-	"sparql2plan":                {"dataset", "kgqa", "kgqa/compile", "kgqa/prompts", "kgqa/sft"},
+	"sparql2plan":                {"dataset", "internal/sparqlsyntax", "kgqa", "kgqa/compile", "kgqa/prompts", "kgqa/sft"},
 }
 
 // goList maps each package of the pattern to a list go list prints for
@@ -216,25 +217,33 @@ var clientImports = []string{
 }
 
 // TestDomainUsersLinkNoEngine checks that what needs only the domain links
-// neither the engine's stores, the model client nor the HTTP server: the
-// SFT record, finetune, and sparql2plan. sparql2plan parses gold SPARQL
-// with goRDFlib's parser (package goRDFlib/sparql), which links goRDFlib's
-// in-memory term and graph packages but neither of its stores; it is
-// allowed that parser and nothing else of goRDFlib's.
+// neither the engine's stores, the model client, the HTTP server nor any
+// package of goRDFlib: the SFT record, finetune, and sparql2plan (which
+// reads gold SPARQL with internal/sparqlsyntax), and the parser itself.
 func TestDomainUsersLinkNoEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
 	}
 	heavy := []string{"github.com/dgraph-io/badger/v4", "github.com/sashabaranov/go-openai", "github.com/gin-gonic/gin",
-		"github.com/tggo/goRDFlib/store/badgerstore", "github.com/tggo/goRDFlib/store/sparqlstore", module + "kgqa/engine", module + "kgqa/llm", module + "kgqa/kg"}
-	for pkg, deps := range linksNone(t, []string{"kgqa", "kgqa/sft", "finetune", "sparql2plan"}, heavy) {
-		if pkg == "sparql2plan" {
-			continue
-		}
+		module + "kgqa/engine", module + "kgqa/llm", module + "kgqa/kg"}
+	pkgs := []string{"kgqa", "kgqa/sft", "finetune", "sparql2plan", "internal/sparqlsyntax"}
+	for pkg, deps := range linksNone(t, pkgs, heavy) {
 		for d := range deps {
 			assert.NotContains(t, d, "goRDFlib", "%s links %s", pkg, d)
+			assert.NotContains(t, d, "badger", "%s links %s", pkg, d)
 		}
 	}
+}
+
+// TestSPARQLParserIsStandardLibraryOnly checks that the gold-query parser
+// links nothing beyond the standard library.
+func TestSPARQLParserIsStandardLibraryOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped with -short")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "../../internal/sparqlsyntax").Output()
+	require.NoError(t, err, "go list")
+	assert.Equal(t, []string{module + "internal/sparqlsyntax"}, strings.Fields(string(out)))
 }
 
 // TestClientImportSet checks the whole dependency list of kgqa/api (what
