@@ -10,7 +10,7 @@ import (
 const (
 	ns  = "http://rdf.freebase.com/ns/"
 	xsd = "http://www.w3.org/2001/XMLSchema#"
-	pfx = "PREFIX ns: <http://rdf.freebase.com/ns/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "
+	pfx = "PREFIX ns: <http://rdf.freebase.com/ns/> PREFIX : <http://rdf.freebase.com/ns/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "
 )
 
 func v(name string) Term     { return Term{Kind: KindVar, Value: name} }
@@ -207,4 +207,20 @@ func TestParseMore(t *testing.T) {
 func TestParseUnbracketedHaving(t *testing.T) {
 	q := mustParse(t, `SELECT ?c WHERE { ?y <h> ?c } GROUP BY ?c Having COUNT(?c) = 2`)
 	assert.Equal(t, []Expr{&BinaryExpr{Op: "=", Left: &CallExpr{Name: "COUNT", Args: []Expr{&VarExpr{Name: "c"}}}, Right: &LiteralExpr{Value: num("2")}}}, q.Having)
+}
+
+// BenchmarkParse parses a GrailQA-shaped argmax query (nested SELECT,
+// VALUES, an aggregate) and a CWQ-shaped one with the language filter.
+func BenchmarkParse(b *testing.B) {
+	queries := []string{
+		pfx + `SELECT (?x0 AS ?value) WHERE { SELECT DISTINCT ?x0 WHERE { ?x0 :type.object.type :film.film . VALUES ?x1 { :m.0abc } ?x0 :film.film.directed_by ?x1 . ?x0 :film.film.runtime ?y . { SELECT (MAX(?y2) AS ?best) WHERE { ?z :film.film.runtime ?y2 } } FILTER (?y = ?best) FILTER (?x0 != ?x1) } }`,
+		pfx + `SELECT DISTINCT ?x WHERE { FILTER (?x != ?c) FILTER (!isLiteral(?x) || lang(?x) = '' || langMatches(lang(?x), 'en')) ?c ns:sports.sports_team.team_mascot ns:m.03_dwn . ?c ns:sports.sports_team.championships ?x . ?x ns:time.event.start_date ?sk0 . } ORDER BY DESC(xsd:dateTime(?sk0)) LIMIT 1`,
+	}
+	for b.Loop() {
+		for _, q := range queries {
+			if _, err := Parse(q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }
