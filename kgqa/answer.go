@@ -205,6 +205,46 @@ type Mention struct {
 	Status string `json:"status"`
 	// Candidates are the entities found by name.
 	Candidates []Entity `json:"candidates,omitempty"`
+	// Expected, on a grounding, is the type the subgoal's answer is
+	// expected to have, which ranked the candidates.
+	Expected *ExpectedType `json:"expected,omitempty"`
+	// Scores, on a grounding, score every homonym considered, best first:
+	// the kept Candidates lead.
+	Scores []CandidateScore `json:"scores,omitempty"`
+}
+
+// ExpectedType is what a subgoal's answer is expected to be, derived from
+// the relations its exploration traversed.
+type ExpectedType struct {
+	// Types are the KG types expected (the range of a relation followed
+	// to the answer, the domain of one followed back from it), sorted.
+	Types []string `json:"types,omitempty"`
+	// Relations are relations an answer holds, seen from the answer: a
+	// candidate that has one of them is of the relation's kind whatever
+	// the schema says.
+	Relations []Relation `json:"relations,omitempty"`
+	// From is "relations" (the subgoal's facts and chosen relations) or
+	// "question_word" (the subgoal's wh-word, a weak fallback when
+	// exploration found nothing).
+	From string `json:"from"`
+}
+
+// CandidateScore is how one homonym of a grounded name was ranked:
+// type-compatible first, then by popularity.
+type CandidateScore struct {
+	// ID and Name are the candidate's.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Degree is the number of distinct relations (in and out) it has.
+	Degree int `json:"degree"`
+	// Compatible is whether its types meet the expected type; nil when
+	// none was expected.
+	Compatible *bool `json:"compatible,omitempty"`
+	// Matched are the expected types, or relations, it has.
+	Matched []string `json:"matched,omitempty"`
+	// Score is 1 for a compatible candidate plus its degree's share of
+	// the largest degree plus one (so in [0, 2)): the ranking key.
+	Score float64 `json:"score"`
 }
 
 // SubgoalRecord is the trace of one subgoal.

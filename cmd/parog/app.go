@@ -39,7 +39,8 @@ type app struct {
 	// Shared is the cache shared with other processes (nil without one).
 	Shared *sharedcache.Redis
 
-	lopt []llm.Option
+	lopt   []llm.Option
+	schema *kg.Schema // kg.schema, read once
 }
 
 // appOption selects what openApp builds and how.
@@ -119,6 +120,16 @@ func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...appOption
 // mode (planner.mode).
 func (a *app) engine(cfg config.Config, client *llm.Client) (*engine.Engine, error) {
 	eopts := []engine.Option{engine.WithNeighborLimit(cfg.KG.NeighborLimit)}
+	if dir := cfg.KG.Schema; dir != "" {
+		if a.schema == nil {
+			s, err := kg.LoadSchema(dir)
+			if err != nil {
+				return nil, fmt.Errorf("kg.schema: %w", err)
+			}
+			a.schema = s
+		}
+		eopts = append(eopts, engine.WithSchema(a.schema))
+	}
 	var embedder llm.Embedder
 	if cfg.LLM.Embeddings.BaseURL != "" {
 		em, err := llm.NewEmbeddings(cfg.LLM.Embeddings, a.lopt...)

@@ -86,6 +86,7 @@ type KG struct {
 	User             string        `yaml:"user" desc:"user name for HTTP authentication (Basic or Digest) to the SPARQL endpoint, e.g. the read-only user of parog kg virtuoso setup"`
 	PasswordEnv      string        `yaml:"password_env" desc:"environment variable holding the SPARQL endpoint password"`
 	Password         string        `yaml:"password" desc:"SPARQL endpoint password (prefer password_env); masked in logs" secret:"true"`
+	Schema           string        `yaml:"schema" desc:"directory of the Freebase schema (fb_roles, fb_types, as in the GrailQA ontology folder) that types relations' values, so that a tentative answer is grounded to a homonym of the type its subgoal expects; empty types by relation ids alone; relative paths are relative to the config file"`
 	FullText         bool          `yaml:"full_text" desc:"search names that miss an exact match with Virtuoso's free-text index (bif:contains) instead of a case-insensitive scan of every name; backend sparql only, and the endpoint's text index must be enabled"`
 }
 

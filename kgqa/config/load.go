@@ -58,7 +58,7 @@ func (e *Error) Error() string {
 // Load builds the configuration: defaults, then the YAML file at path (if
 // not empty), then PAROG_* variables read through getenv (nil reads the
 // process environment), then sets, each "key=value" with a dotted key. Paths
-// in kg.files and kg.dir are made relative to the file's directory. The
+// in kg.files, kg.dir and kg.schema are made relative to the file's directory. The
 // result is validated.
 func Load(path string, getenv func(string) (string, bool), sets []string) (Config, error) {
 	cfg := Default()
@@ -126,6 +126,9 @@ func resolvePaths(k *KG, dir string) {
 	}
 	if k.Dir != "" && !filepath.IsAbs(k.Dir) {
 		k.Dir = filepath.Join(dir, k.Dir)
+	}
+	if k.Schema != "" && !filepath.IsAbs(k.Schema) {
+		k.Schema = filepath.Join(dir, k.Schema)
 	}
 }
 

@@ -39,6 +39,7 @@ type Engine struct {
 	kgLimit     int
 	planner     Planner // nil: Engine.Plan
 	embedder    llm.Embedder
+	schema      *kg.Schema // nil: types from relation ids only
 	// relationsBudget bounds one relations prompt's tokens.
 	relationsBudget int
 	afterRun        func(context.Context) // tests: runs after a run ends, before Ask decides its outcome

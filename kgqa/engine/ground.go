@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"regexp"
 	"slices"
@@ -46,44 +47,82 @@ func nameForms(name string) []string {
 }
 
 // ground finds the entities a name denotes: the first of its forms that
-// the KG's search finds, its candidates ranked by popularity (the number
-// of relations an entity has, in and out), most popular first, at most
-// maxHomonyms. None when no form is found.
-func (e *Engine) ground(ctx context.Context, name string) ([]kgqa.Entity, error) {
+// the KG's search finds, its candidates ranked (see rank) by the type the
+// answer is expected to have (w; an unknown type ranks by popularity
+// alone), at most maxHomonyms, with the scores of all of them. None when
+// no form is found.
+func (e *Engine) ground(ctx context.Context, name string, w answerType) ([]kgqa.Entity, []kgqa.CandidateScore, error) {
 	for _, form := range nameForms(name) {
 		cands, err := e.g.Search(ctx, form, groundLimit)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(cands) == 0 {
 			continue
 		}
-		return e.rankByPopularity(ctx, form, cands, maxHomonyms)
+		return e.rank(ctx, form, cands, maxHomonyms, w)
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
-// rankByPopularity keeps the candidates named exactly form (ignoring case
-// and accents) when there are any, orders them by their number of
-// relations, most first (the search's order breaks ties), and keeps at
-// most keep.
+// rankByPopularity is rank with no expected type: the homonyms most
+// popular first.
 func (e *Engine) rankByPopularity(ctx context.Context, form string, cands []kgqa.Entity, keep int) ([]kgqa.Entity, error) {
+	kept, _, err := e.rank(ctx, form, cands, keep, answerType{})
+	return kept, err
+}
+
+// rank keeps the candidates named exactly form (ignoring case and
+// accents) when there are any and scores each: 1 when its types meet the
+// expected type w, plus its number of relations (in and out, its
+// popularity) as a share of the largest number plus one. It keeps the
+// best keep, best first (the search's order breaks ties), and of those
+// only the compatible ones when any is. The scores of all candidates
+// considered are returned, best first. A single candidate with no
+// expected type is kept unscored, without a query.
+func (e *Engine) rank(ctx context.Context, form string, cands []kgqa.Entity, keep int, w answerType) ([]kgqa.Entity, []kgqa.CandidateScore, error) {
 	want := naming.Fold(form)
 	exact := slices.DeleteFunc(slices.Clone(cands), func(c kgqa.Entity) bool { return naming.Fold(c.Name) != want })
 	if len(exact) > 0 {
 		cands = exact
 	}
-	if len(cands) == 1 {
-		return cands, nil
+	if len(cands) == 1 && !w.known() {
+		return cands, nil, nil
 	}
-	degree := make(map[string]int, len(cands))
-	for _, c := range cands {
+	scores := make([]kgqa.CandidateScore, len(cands))
+	top := 0
+	for i, c := range cands {
 		rels, err := e.g.Relations(ctx, c.ID)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		degree[c.ID] = len(rels)
+		scores[i] = kgqa.CandidateScore{ID: c.ID, Name: c.Name, Degree: len(rels)}
+		if w.known() {
+			ok, matched := e.compatible(w, rels)
+			scores[i].Compatible, scores[i].Matched = &ok, matched
+		}
+		top = max(top, len(rels))
 	}
-	slices.SortStableFunc(cands, func(a, b kgqa.Entity) int { return degree[b.ID] - degree[a.ID] })
-	return cands[:min(len(cands), keep)], nil
+	for i := range scores {
+		s := &scores[i]
+		s.Score = float64(s.Degree) / float64(top+1)
+		if s.Compatible != nil && *s.Compatible {
+			s.Score++
+		}
+	}
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b].Score, scores[a].Score) })
+	var kept []kgqa.Entity
+	ranked := make([]kgqa.CandidateScore, len(order))
+	for k, i := range order {
+		ranked[k] = scores[i]
+		fit := scores[i].Compatible == nil || *scores[i].Compatible || scores[order[0]].Compatible == nil || !*scores[order[0]].Compatible
+		if len(kept) < keep && fit {
+			kept = append(kept, cands[i])
+		}
+	}
+	return kept, ranked, nil
 }

@@ -33,7 +33,7 @@ func TestTentativeGroundedThroughForms(t *testing.T) {
 // both, an answer subgoal the most popular.
 func TestTentativeHomonymsRankedByPopularity(t *testing.T) {
 	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
-	got, err := h.engine.ground(t.Context(), "Paris")
+	got, _, err := h.engine.ground(t.Context(), "Paris", answerType{})
 	require.NoError(t, err)
 	var ids []string
 	for _, e := range got {

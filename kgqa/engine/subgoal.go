@@ -201,20 +201,26 @@ func (sg *subgoalRun) tentative(ctx context.Context, text string) (*kgqa.Tentati
 }
 
 // fromTentative turns a kept tentative answer into a result, grounding
-// each name it gives in the KG (see ground): the most popular of its
-// homonyms for the answer subgoal, all of them, most popular first, for a
+// each name it gives in the KG (see ground) with the homonyms ranked by
+// the type the subgoal's exploration says its answer has (expectedType),
+// then by popularity: the best for the answer subgoal, the best few for a
 // subgoal whose result later steps explore from, where the relations
 // they have decide. A name the KG does not hold stays a term without id.
-// Each grounding is in the subgoal's trace.
+// Each grounding, with the expected type and every candidate's score, is
+// in the subgoal's trace.
 func (sg *subgoalRun) fromTentative(ctx context.Context, t *kgqa.Tentative) (kgqa.Result, error) {
 	res := kgqa.Result{Text: t.Answer, Source: "tentative", Entities: []kgqa.Term{}}
 	feeds := sg.plan == nil || sg.plan.AnswerID() != sg.s.ID
+	var w answerType
+	if len(t.Names) > 0 {
+		w = sg.expectedType()
+	}
 	for _, name := range t.Names {
-		ents, err := sg.e.ground(ctx, name)
+		ents, scores, err := sg.e.ground(ctx, name, w)
 		if err != nil {
 			return kgqa.Result{}, stepErr("refine", sg.s.ID, err)
 		}
-		g := kgqa.Mention{Text: name, Candidates: ents, Status: mentionResolved}
+		g := kgqa.Mention{Text: name, Candidates: ents, Status: mentionResolved, Expected: w.record(), Scores: scores}
 		switch {
 		case len(ents) == 0:
 			g.Status = mentionUnresolved

@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
+	"github.com/parog/parog-go/kgqa/kgqatest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The real FB15k-237 names three entities "Chicago": the city, the 2002
+// film and the band. testdata/chicago holds every FB15k-237 line that
+// mentions one of them (see NOTICE) and the schema lines of their
+// relations.
+const (
+	chicagoCity = "m.01_d4"
+	chicagoFilm = "m.01cmp9"
+	chicagoBand = "m.01vrwfv"
+)
+
+// chicagoGraph opens the Chicago excerpt in the embedded store.
+func chicagoGraph(tb testing.TB) kg.Graph {
+	tb.Helper()
+	cfg := config.Default().KG
+	cfg.Files = []string{"testdata/chicago/chicago.nt.gz"}
+	g, err := kg.Open(context.Background(), cfg, "", adapters.Open)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = g.Close() })
+	return g
+}
+
+// typedSubgoal is a find subgoal whose first round retrieved the real
+// facts of anchor along rel.
+func typedSubgoal(t *testing.T, e *Engine, anchor string, rel kgqa.Relation) *subgoalRun {
+	t.Helper()
+	facts, err := e.g.Neighbors(t.Context(), anchor, rel, 0)
+	require.NoError(t, err)
+	require.NotEmpty(t, facts, "%s has facts along %s", anchor, rel.ID)
+	return &subgoalRun{
+		run: &run{e: e},
+		s:   kgqa.Subgoal{ID: "s1", Text: "Find it.", Op: kgqa.OpFind},
+		rec: &kgqa.SubgoalRecord{ID: "s1", Rounds: []*kgqa.Round{{Chosen: []kgqa.Relation{rel}, Facts: facts}}},
+	}
+}
+
+// A tentative answer "Chicago" is grounded to the Chicago of the type the
+// subgoal's relation leads to, whatever the popularity: the city has the
+// most relations and leads when nothing is expected, and for a
+// birthplace; the film leads for what a writer's story became, the band
+// (the least popular) for what originated in the city. With the schema the
+// range of people.person.place_of_birth (location.location) types the
+// answer; without it, ids name domains and the city holds the relation
+// itself.
+func TestTentativeGroundedByExpectedType(t *testing.T) {
+	schema, err := kg.LoadSchema("testdata/chicago")
+	require.NoError(t, err)
+	g := chicagoGraph(t)
+	h := newHarnessOn(t, g, kgqatest.NewDemoModel(), config.Default().Engine)
+	cases := []struct {
+		name   string
+		anchor string
+		rel    kgqa.Relation
+		want   string
+		types  []string
+	}{
+		{"birthplace", "m.06kxk2", kgqa.Relation{ID: "people.person.place_of_birth", Dir: kgqa.Out}, chicagoCity, []string{"location.location"}},
+		{"story became a film", "m.01c7qd", kgqa.Relation{ID: "film.film.story_by", Dir: kgqa.In}, chicagoFilm, []string{"film.film"}},
+		{"band from the city", chicagoCity, kgqa.Relation{ID: "music.artist.origin", Dir: kgqa.In}, chicagoBand, []string{"music.artist"}},
+	}
+	for _, withSchema := range []bool{true, false} {
+		e := New(g, h.client, config.Default().Engine)
+		if withSchema {
+			e = New(g, h.client, config.Default().Engine, WithSchema(schema))
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				sg := typedSubgoal(t, e, c.anchor, c.rel)
+				res, err := sg.fromTentative(t.Context(), &kgqa.Tentative{Answer: "Chicago", Names: []string{"Chicago"}})
+				require.NoError(t, err)
+				require.NotEmpty(t, res.Entities)
+				assert.Equal(t, c.want, res.Entities[0].ID, "schema %v", withSchema)
+				assert.Len(t, res.Entities, 1, "only the compatible homonym is kept")
+				require.Len(t, sg.rec.Grounding, 1)
+				gr := sg.rec.Grounding[0]
+				require.NotNil(t, gr.Expected)
+				assert.Equal(t, "relations", gr.Expected.From)
+				if withSchema || c.rel.Dir == kgqa.In {
+					assert.Equal(t, c.types, gr.Expected.Types)
+				} else {
+					assert.Empty(t, gr.Expected.Types, "no schema: a range is unknown")
+				}
+				require.Len(t, gr.Scores, 3, "the three homonyms are scored")
+				assert.Equal(t, c.want, gr.Scores[0].ID)
+				require.NotNil(t, gr.Scores[0].Compatible)
+				assert.True(t, *gr.Scores[0].Compatible)
+				assert.GreaterOrEqual(t, gr.Scores[0].Score, 1.0)
+				for _, s := range gr.Scores[1:] {
+					require.NotNil(t, s.Compatible)
+					assert.False(t, *s.Compatible, "%s", s.ID)
+					assert.Less(t, s.Score, 1.0)
+				}
+			})
+		}
+	}
+
+	// With no expected type, popularity alone: the city (28 relations),
+	// the film (20), the band (8).
+	e := New(g, h.client, config.Default().Engine, WithSchema(schema))
+	got, scores, err := e.ground(t.Context(), "Chicago", answerType{})
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	assert.Equal(t, []string{chicagoCity, chicagoFilm, chicagoBand}, entityIDs(termsOf(got)))
+	for i := 1; i < len(scores); i++ {
+		assert.GreaterOrEqual(t, scores[i-1].Degree, scores[i].Degree)
+		assert.Nil(t, scores[i].Compatible)
+	}
+}
+
+// A subgoal whose exploration traversed nothing falls back to its
+// wh-word: "where" asks for a location, which ranks the city first.
+func TestExpectedTypeFromQuestionWord(t *testing.T) {
+	schema, err := kg.LoadSchema("testdata/chicago")
+	require.NoError(t, err)
+	g := chicagoGraph(t)
+	h := newHarnessOn(t, g, kgqatest.NewDemoModel(), config.Default().Engine)
+	e := New(g, h.client, config.Default().Engine, WithSchema(schema))
+	sg := &subgoalRun{run: &run{e: e}, s: kgqa.Subgoal{ID: "s1", Text: "Where did the band play first?", Op: kgqa.OpFind}, rec: &kgqa.SubgoalRecord{}}
+	w := sg.expectedType()
+	assert.Equal(t, &kgqa.ExpectedType{Types: []string{"location.location"}, From: "question_word"}, w.record())
+	got, _, err := e.ground(t.Context(), "Chicago", w)
+	require.NoError(t, err)
+	require.NotEmpty(t, got)
+	assert.Equal(t, chicagoCity, got[0].ID)
+
+	sg.s.Text = "Find the film's release year."
+	assert.Nil(t, sg.expectedType().record(), "no wh-word, no facts: nothing expected")
+}
+
+func termsOf(es []kgqa.Entity) []kgqa.Term {
+	out := make([]kgqa.Term, len(es))
+	for i, e := range es {
+		out[i] = kgqa.Term{ID: e.ID, Name: e.Name}
+	}
+	return out
+}
