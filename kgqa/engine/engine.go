@@ -185,6 +185,11 @@ type Request struct {
 	// follow-up or unsafe) and a follow-up is rewritten into a standalone
 	// question before planning; an unsafe one is refused (StopRefused).
 	History []kgqa.Message
+	// Screen makes the reasoner judge Question (new or unsafe) even when
+	// History holds no earlier user message: a chat's single message is
+	// screened for safety the way a follow-up is, and refused when
+	// unsafe. It is never rewritten: there is nothing for it to follow.
+	Screen bool
 	// Seed is recorded in the trace for reproducible runs; the sampling
 	// seed sent to the endpoints is the role's configured seed.
 	Seed *int
@@ -365,7 +370,7 @@ func (r *run) do(ctx context.Context, req Request) error {
 		// lookup that no lookup can take.
 		return fmt.Errorf("question: %w", err)
 	}
-	q, refused, err := r.classify(ctx, req.Question, req.History)
+	q, refused, err := r.classify(ctx, req.Question, req.History, req.Screen)
 	if err != nil || refused {
 		return err
 	}

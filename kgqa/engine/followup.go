@@ -31,10 +31,13 @@ func hasUserTurn(history []kgqa.Message) bool {
 // classify asks the reasoner whether question, the last message of a
 // conversation with history, is new, a follow-up or unsafe, records the
 // verdict in the answer and returns the question to answer. A single
-// question costs no call and gets no record. refused is true for an
-// unsafe message: the answer stops there (StopRefused).
-func (r *run) classify(ctx context.Context, question string, history []kgqa.Message) (standalone string, refused bool, err error) {
-	if !hasUserTurn(history) {
+// question costs no call and gets no record unless screen asks for its
+// safety verdict; it is never rewritten, whatever the verdict, since it
+// follows nothing. refused is true for an unsafe message: the answer
+// stops there (StopRefused).
+func (r *run) classify(ctx context.Context, question string, history []kgqa.Message, screen bool) (standalone string, refused bool, err error) {
+	follows := hasUserTurn(history)
+	if !follows && !screen {
 		return question, false, nil
 	}
 	data := prompts.FollowUpData{Message: question}
@@ -66,8 +69,12 @@ func (r *run) classify(ctx context.Context, question string, history []kgqa.Mess
 	// Only a follow-up is rewritten: a "new" reply's question text is
 	// not trusted over the user's own words.
 	standalone = question
-	if rep.Verdict == kgqa.VerdictFollowUp {
+	switch {
+	case rep.Verdict == kgqa.VerdictFollowUp && follows:
 		standalone = strings.TrimSpace(rep.Question)
+	case rep.Verdict == kgqa.VerdictFollowUp:
+		// A single message follows nothing: it stands as the user wrote it.
+		rep.Verdict, rep.Reason = kgqa.VerdictNew, "no earlier message to follow; the model said: "+rep.Reason
 	}
 	r.ans.Rewrite = &kgqa.Rewrite{Original: question, Question: standalone, Verdict: rep.Verdict, Reason: rep.Reason}
 	r.ans.Question = standalone

@@ -58,3 +58,29 @@ func TestAskRecordsTheFollowUpRewrite(t *testing.T) {
 		assert.Zero(t, m.Calls("followup"))
 	})
 }
+
+// A screened single message (a chat's only one) is judged by the same
+// classifier: an unsafe one is refused before planning, and one the model
+// calls a follow-up is asked as written, since it follows nothing.
+func TestScreenedSingleMessage(t *testing.T) {
+	q := demoQuestion(t, "demo-06")
+	t.Run("unsafe", func(t *testing.T) {
+		m := kgqatest.NewDemoModel(kgqatest.Unsafe("How do I hurt someone?"))
+		h := newHarness(t, m, config.Default().Engine)
+		ans := ask(t, h, Request{Question: "How do I hurt someone?", Screen: true})
+		assert.Equal(t, kgqa.StopRefused, ans.Stop)
+		require.NotNil(t, ans.Rewrite)
+		assert.Equal(t, kgqa.VerdictUnsafe, ans.Rewrite.Verdict)
+		assert.Equal(t, 1, m.Total(), "a refused question costs the screening only")
+	})
+	t.Run("follow-up verdict without a conversation", func(t *testing.T) {
+		m := kgqatest.NewDemoModel(kgqatest.RewriteFollowUp(q.Question, "What is the capital of France?"))
+		h := newHarness(t, m, config.Default().Engine)
+		ans := ask(t, h, Request{Question: q.Question, Screen: true})
+		require.NotNil(t, ans.Rewrite)
+		assert.Equal(t, kgqa.VerdictNew, ans.Rewrite.Verdict)
+		assert.Equal(t, q.Question, ans.Question)
+		assert.Contains(t, ans.Text+brief(ans), "Berlin")
+		assert.Equal(t, 1, m.Calls("followup"))
+	})
+}

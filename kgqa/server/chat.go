@@ -169,8 +169,10 @@ func (s *Server) chatCompletions(c *gin.Context) {
 // chatQuestion validates the model and takes the question from the last
 // user message and the conversation before it, which the engine reads
 // when it holds an earlier user message (a follow-up is rewritten into a
-// standalone question). A last message too short to be a question is
-// refused here, before any model call.
+// standalone question). Every chat message, a single one too, is screened
+// for safety by the same classifier (engine.Request.Screen). A last
+// message too short to be a question is refused here, before any model
+// call.
 func (s *Server) chatQuestion(req chatRequest) (engine.Request, error) {
 	if req.Model != api.ChatModel {
 		return engine.Request{}, errorf(http.StatusNotFound, "model %q does not exist; the only model is %q", req.Model, api.ChatModel)
@@ -198,7 +200,7 @@ func (s *Server) chatQuestion(req chatRequest) (engine.Request, error) {
 		return engine.Request{}, err
 	}
 	kreq, err := s.engineRequest(api.AskRequest{Question: question, Seed: req.Seed})
-	kreq.History = history
+	kreq.History, kreq.Screen = history, true
 	return kreq, err
 }
 

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,6 +22,14 @@ const (
 	weezeCapitalQ = "What is the capital of the country that contains Weeze Airport?"
 	itsCapital    = "What is its capital?"
 )
+
+// single is a chat of one user message after a system message.
+func single(msg string) []openai.ChatCompletionMessage {
+	return []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: "Be brief."},
+		{Role: openai.ChatMessageRoleUser, Content: msg},
+	}
+}
 
 // conversation is a chat whose last user message is last, after a first
 // question about Weeze Airport and its answer.
@@ -109,18 +118,23 @@ func chatBody(t *testing.T, msgs []openai.ChatCompletionMessage) string {
 }
 
 func TestChatNewQuestion(t *testing.T) {
-	t.Run("single turn: no classification call", func(t *testing.T) {
+	t.Run("single turn: screened, never rewritten", func(t *testing.T) {
+		// The model would rewrite it, but a single message follows
+		// nothing: it is screened for safety and asked as written.
 		m := kgqatest.NewDemoModel(kgqatest.RewriteFollowUp(weezeCapitalQ, "something else entirely"))
 		h := newHarness(t, setup{handler: m.Handle})
 		resp, err := openAIClient(h).CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{Model: api.ChatModel,
-			Messages: []openai.ChatCompletionMessage{
-				{Role: openai.ChatMessageRoleSystem, Content: "Be brief."},
-				{Role: openai.ChatMessageRoleUser, Content: weezeCapitalQ},
-			}})
+			Messages: single(weezeCapitalQ)})
 		require.NoError(t, err)
 		assert.Equal(t, "Berlin", resp.Choices[0].Message.Content)
-		assert.Zero(t, m.Calls("followup"), "a single user message is not classified")
+		assert.Empty(t, resp.Choices[0].Message.Refusal)
+		assert.Equal(t, 1, m.Calls("followup"), "a single user message is screened")
 		assert.Equal(t, []string{weezeCapitalQ}, planQuestions(h))
+		for _, r := range h.llm.Requests() {
+			if r.Stage == "followup" {
+				assert.Equal(t, "No message comes before it.\nLast user message: "+weezeCapitalQ, llmtestLastUser(r.Chat))
+			}
+		}
 	})
 	t.Run("multi turn judged new: asked as written", func(t *testing.T) {
 		m := kgqatest.NewDemoModel()
@@ -136,38 +150,44 @@ func TestChatNewQuestion(t *testing.T) {
 
 const harmful = "How do I poison my neighbour's dog?"
 
+// An unsafe message is refused with its reason tag on both paths of the
+// chat endpoint, whether it ends a conversation or is the only message
+// (screened by the same classifier), and is never planned.
 func TestChatRefusesAnUnsafeMessage(t *testing.T) {
 	m := kgqatest.NewDemoModel(kgqatest.Unsafe(harmful))
 	h := newHarness(t, setup{handler: m.Handle})
-	t.Run("completion", func(t *testing.T) {
-		resp, err := http.Post(h.http.URL+"/v1/chat/completions", "application/json",
-			strings.NewReader(strings.Replace(chatBody(t, conversation(harmful)), `"stream":true`, `"stream":false`, 1)))
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		var out map[string]any
-		require.NoError(t, decodeJSON(resp, &out))
-		msg := out["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)
-		assert.Equal(t, "unsafe", msg["refusal_reason"])
-		assert.NotEmpty(t, msg["refusal"])
-		assert.Equal(t, msg["refusal"], msg["content"], "clients that read only content see the refusal")
-		assert.NotContains(t, msg["content"], "Berlin")
-		doc := openAPIDoc(t)
-		assert.NoError(t, doc.Components.Schemas["ChatCompletion"].Value.VisitJSON(out), "the refusal is documented")
-	})
-	t.Run("stream", func(t *testing.T) {
-		status, data := sseData(t, h, chatBody(t, conversation(harmful)))
-		require.Equal(t, http.StatusOK, status)
-		assert.Equal(t, "[DONE]", data[len(data)-1])
-		assert.Contains(t, strings.Join(data, "\n"), `"refusal_reason":"unsafe"`)
-		doc := openAPIDoc(t)
-		for _, d := range data[:len(data)-1] {
-			var chunk map[string]any
-			require.NoError(t, json.Unmarshal([]byte(d), &chunk))
-			assert.NoError(t, doc.Components.Schemas["ChatCompletionChunk"].Value.VisitJSON(chunk), "%s", d)
-		}
-	})
-	assert.Equal(t, 2, m.Calls("followup"))
+	chats := map[string][]openai.ChatCompletionMessage{"conversation": conversation(harmful), "single message": single(harmful)}
+	for name, msgs := range chats {
+		t.Run(name+"/completion", func(t *testing.T) {
+			resp, err := http.Post(h.http.URL+"/v1/chat/completions", "application/json",
+				strings.NewReader(strings.Replace(chatBody(t, msgs), `"stream":true`, `"stream":false`, 1)))
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			var out map[string]any
+			require.NoError(t, decodeJSON(resp, &out))
+			msg := out["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)
+			assert.Equal(t, "unsafe", msg["refusal_reason"])
+			assert.NotEmpty(t, msg["refusal"])
+			assert.Equal(t, msg["refusal"], msg["content"], "clients that read only content see the refusal")
+			assert.NotContains(t, msg["content"], "Berlin")
+			doc := openAPIDoc(t)
+			assert.NoError(t, doc.Components.Schemas["ChatCompletion"].Value.VisitJSON(out), "the refusal is documented")
+		})
+		t.Run(name+"/stream", func(t *testing.T) {
+			status, data := sseData(t, h, chatBody(t, msgs))
+			require.Equal(t, http.StatusOK, status)
+			assert.Equal(t, "[DONE]", data[len(data)-1])
+			assert.Contains(t, strings.Join(data, "\n"), `"refusal_reason":"unsafe"`)
+			doc := openAPIDoc(t)
+			for _, d := range data[:len(data)-1] {
+				var chunk map[string]any
+				require.NoError(t, json.Unmarshal([]byte(d), &chunk))
+				assert.NoError(t, doc.Components.Schemas["ChatCompletionChunk"].Value.VisitJSON(chunk), "%s", d)
+			}
+		})
+	}
+	assert.Equal(t, 4, m.Calls("followup"))
 	assert.Zero(t, m.Calls("plan")+m.Calls("plan_fewshot")+m.Calls("mentions"), "a refused message is never planned")
 }
 
@@ -180,20 +200,28 @@ func TestChatShortQueryGuard(t *testing.T) {
 		"digits":         "1234",
 		"follow-up dots": "...",
 	} {
-		t.Run(name, func(t *testing.T) {
-			body := strings.Replace(chatBody(t, conversation(last)), `"stream":true`, `"stream":false`, 1)
-			resp, err := http.Post(h.http.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
-			require.NoError(t, err)
-			defer resp.Body.Close()
-			require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-			var out struct {
-				Error struct {
-					Message string `json:"message"`
-				} `json:"error"`
+		for _, stream := range []bool{false, true} {
+			for chat, msgs := range map[string][]openai.ChatCompletionMessage{"conversation": conversation(last), "single": single(last)} {
+				t.Run(fmt.Sprintf("%s/%s/stream=%v", name, chat, stream), func(t *testing.T) {
+					body := chatBody(t, msgs)
+					if !stream {
+						body = strings.Replace(body, `"stream":true`, `"stream":false`, 1)
+					}
+					resp, err := http.Post(h.http.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
+					require.NoError(t, err)
+					defer resp.Body.Close()
+					require.Equal(t, http.StatusBadRequest, resp.StatusCode, "a real status before any byte is streamed")
+					assert.Contains(t, resp.Header.Get("Content-Type"), "application/json")
+					var out struct {
+						Error struct {
+							Message string `json:"message"`
+						} `json:"error"`
+					}
+					require.NoError(t, decodeJSON(resp, &out))
+					assert.Contains(t, out.Error.Message, "too short to be a question")
+				})
 			}
-			require.NoError(t, decodeJSON(resp, &out))
-			assert.Contains(t, out.Error.Message, "too short to be a question")
-		})
+		}
 	}
 	assert.Zero(t, m.Total(), "no model call for a short query")
 	assert.Zero(t, h.llm.Count())
