@@ -119,10 +119,13 @@ func (sg *subgoalRun) expectedType() answerType {
 	return w
 }
 
-// whTypes are the types a subgoal's wh-word asks for, on Freebase.
+// whTypes are the types a subgoal's opening wh-word asks for, on
+// Freebase. Only an opening word asks: inside a subgoal "who" and "whose"
+// are relative pronouns ("Keep those of #1 whose gender is Male" asks for
+// members of #1, not for a person).
 var whTypes = map[*regexp.Regexp]string{
-	regexp.MustCompile(`(?i)\b(who|whom|whose)\b`): "people.person",
-	regexp.MustCompile(`(?i)\bwhere\b`):            "location.location",
+	regexp.MustCompile(`(?i)^\s*(who|whom|whose)\b`): "people.person",
+	regexp.MustCompile(`(?i)^\s*where\b`):            "location.location",
 }
 
 // typesOf returns the types a candidate's relations give it: the domain of

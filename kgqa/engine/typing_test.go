@@ -137,8 +137,10 @@ func TestExpectedTypeFromQuestionWord(t *testing.T) {
 	require.NotEmpty(t, got)
 	assert.Equal(t, chicagoCity, got[0].ID)
 
-	sg.s.Text = "Find the film's release year."
-	assert.Nil(t, sg.expectedType().record(), "no wh-word, no facts: nothing expected")
+	for _, text := range []string{"Find the film's release year.", "Keep those of #1 whose gender is Male."} {
+		sg.s.Text = text
+		assert.Nil(t, sg.expectedType().record(), "no opening wh-word, no facts: nothing expected (%s)", text)
+	}
 }
 
 func termsOf(es []kgqa.Entity) []kgqa.Term {
