@@ -242,8 +242,9 @@ type CandidateScore struct {
 	Compatible *bool `json:"compatible,omitempty"`
 	// Matched are the expected types, or relations, it has.
 	Matched []string `json:"matched,omitempty"`
-	// Score is 1 for a compatible candidate plus its degree's share of
-	// the largest degree plus one (so in [0, 2)): the ranking key.
+	// Score is the ranking key: 1 for a compatible candidate, 1 more when
+	// it holds a relation the subgoal traversed, plus its degree's share
+	// of the largest degree plus one (so in [0, 3)).
 	Score float64 `json:"score"`
 }
 

@@ -74,8 +74,9 @@ func (e *Engine) rankByPopularity(ctx context.Context, form string, cands []kgqa
 
 // rank keeps the candidates named exactly form (ignoring case and
 // accents) when there are any and scores each: 1 when its types meet the
-// expected type w, plus its number of relations (in and out, its
-// popularity) as a share of the largest number plus one. It keeps the
+// expected type w, 1 more when it holds a relation the subgoal traversed,
+// plus its number of relations (in and out, its popularity) as a share of
+// the largest number plus one. It keeps the
 // best keep, best first (the search's order breaks ties), and of those
 // only the compatible ones when any is. The scores of all candidates
 // considered are returned, best first. A single candidate with no
@@ -90,6 +91,7 @@ func (e *Engine) rank(ctx context.Context, form string, cands []kgqa.Entity, kee
 		return cands, nil, nil
 	}
 	scores := make([]kgqa.CandidateScore, len(cands))
+	holds := make([]bool, len(cands))
 	top := 0
 	for i, c := range cands {
 		rels, err := e.g.Relations(ctx, c.ID)
@@ -98,8 +100,9 @@ func (e *Engine) rank(ctx context.Context, form string, cands []kgqa.Entity, kee
 		}
 		scores[i] = kgqa.CandidateScore{ID: c.ID, Name: c.Name, Degree: len(rels)}
 		if w.known() {
-			ok, matched := e.compatible(w, rels)
-			scores[i].Compatible, scores[i].Matched = &ok, matched
+			var ok bool
+			ok, holds[i], scores[i].Matched = e.compatible(w, rels)
+			scores[i].Compatible = &ok
 		}
 		top = max(top, len(rels))
 	}
@@ -107,6 +110,9 @@ func (e *Engine) rank(ctx context.Context, form string, cands []kgqa.Entity, kee
 		s := &scores[i]
 		s.Score = float64(s.Degree) / float64(top+1)
 		if s.Compatible != nil && *s.Compatible {
+			s.Score++
+		}
+		if holds[i] {
 			s.Score++
 		}
 	}

@@ -150,10 +150,11 @@ func (e *Engine) typesOf(rels []kgqa.Relation) map[string]bool {
 	return out
 }
 
-// compatible reports whether a candidate with relations rels meets w, and
-// what of w it has: an expected type, or a relation the answer holds.
-func (e *Engine) compatible(w answerType, rels []kgqa.Relation) (bool, []string) {
-	var matched []string
+// compatible reports whether a candidate with relations rels meets w,
+// whether it holds one of the relations the subgoal traversed itself (the
+// closer fit: a type such as location.location spans many namesakes),
+// and what of w it has: expected types and relations.
+func (e *Engine) compatible(w answerType, rels []kgqa.Relation) (ok, holds bool, matched []string) {
 	for t := range e.typesOf(rels) {
 		if w.types[t] {
 			matched = append(matched, t)
@@ -161,9 +162,10 @@ func (e *Engine) compatible(w answerType, rels []kgqa.Relation) (bool, []string)
 	}
 	for _, r := range rels {
 		if w.rels[r] {
+			holds = true
 			matched = append(matched, r.ID+" ("+string(r.Dir)+")")
 		}
 	}
 	slices.Sort(matched)
-	return len(matched) > 0, matched
+	return len(matched) > 0, holds, matched
 }
