@@ -150,3 +150,47 @@ func termsOf(es []kgqa.Entity) []kgqa.Term {
 	}
 	return out
 }
+
+// Through Ask: the reasoner believes Fred Ebb's story became "Chicago"
+// and misjudges the facts that show it, so its tentative answer stands.
+// The subgoal followed film.film.story_by back from Fred Ebb, so the
+// answer is a film: the 2002 film is grounded, not the city that
+// popularity alone would pick, and the trace says why.
+func TestAskGroundsAStandingTentativeAnswerByType(t *testing.T) {
+	plan := &kgqa.Plan{Version: 1, Subgoals: []kgqa.Subgoal{{ID: "s1", Text: "Find the film whose story is by Fred Ebb.", Op: kgqa.OpFind}}}
+	for name, c := range map[string]struct {
+		opts []Option
+		want string
+	}{
+		"typed":           {nil, chicagoFilm},
+		"with the schema": {[]Option{WithSchema(mustSchema(t))}, chicagoFilm},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := kgqatest.NewDemoModel(kgqatest.Believe("story is by", "Chicago"), kgqatest.Distrust("story is by"))
+			h := newHarnessOn(t, chicagoGraph(t), m, config.Default().Engine)
+			e := New(h.g, h.client, config.Default().Engine, c.opts...)
+			ans, err := e.Ask(t.Context(), Request{Question: "Which film's story is by Fred Ebb?", Plan: plan, TopicEntities: []string{"m.01c7qd"}})
+			require.NoError(t, err)
+			rec := record(t, ans, "s1")
+			assert.Equal(t, "tentative", rec.Result.Source, brief(ans))
+			require.NotEmpty(t, rec.Rounds)
+			assert.Contains(t, rec.Rounds[0].Chosen, kgqa.Relation{ID: "film.film.story_by", Dir: kgqa.In})
+			assert.Equal(t, []string{c.want}, entityIDs(ans.Entities), brief(ans))
+			require.Len(t, rec.Grounding, 1)
+			g := rec.Grounding[0]
+			require.NotNil(t, g.Expected)
+			assert.Contains(t, g.Expected.Types, "film.film")
+			require.Len(t, g.Scores, 3)
+			assert.Equal(t, chicagoFilm, g.Scores[0].ID)
+			assert.Equal(t, chicagoCity, g.Scores[1].ID, "the city is more popular, not compatible")
+			assert.Greater(t, g.Scores[1].Degree, g.Scores[0].Degree)
+		})
+	}
+}
+
+func mustSchema(t *testing.T) *kg.Schema {
+	t.Helper()
+	s, err := kg.LoadSchema("testdata/chicago")
+	require.NoError(t, err)
+	return s
+}

@@ -40,6 +40,8 @@ type Model struct {
 	// standalone question; unsafe are the messages it judges unsafe.
 	rewrites map[string]string
 	unsafe   map[string]bool
+	// distrust are subgoal phrases whose evidence it misjudges.
+	distrust []string
 	// mentions are names it recognises as entity mentions.
 	mentions []string
 	// countries are the names it knows to be countries.
@@ -82,6 +84,13 @@ func RefusePlan(question string) Option {
 // and rewrite it into standalone; any other message is new.
 func RewriteFollowUp(msg, standalone string) Option {
 	return func(m *Model) { m.rewrites[msg] = standalone }
+}
+
+// Distrust makes refinement judge the facts of any subgoal whose text
+// contains phrase (case-insensitively) misaligned, as a model that
+// misreads aligned evidence does: the tentative answer then stands.
+func Distrust(phrase string) Option {
+	return func(m *Model) { m.distrust = append(m.distrust, strings.ToLower(phrase)) }
 }
 
 // Unsafe makes the model judge the chat message msg unsafe.

@@ -165,7 +165,7 @@ func (m *Model) refine(user string, fused bool) llmtest.Reply {
 		best = max(best, score(q, f[3]))
 	}
 	rep := map[string]any{"aligned": false, "answer": find(tentLine, user), "entities": []string{}, "used_facts": []int{}, "reason": "the facts are about something else"}
-	if best > 0 {
+	if best > 0 && !m.distrusts(sub) {
 		var ents, names []string
 		var used []int
 		for _, f := range facts {
@@ -233,4 +233,16 @@ func dedupe(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// distrusts reports whether the model misjudges the evidence of subgoal
+// sub (see Distrust).
+func (m *Model) distrusts(sub string) bool {
+	sub = strings.ToLower(sub)
+	for _, p := range m.distrust {
+		if strings.Contains(sub, p) {
+			return true
+		}
+	}
+	return false
 }
