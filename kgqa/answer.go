@@ -383,6 +383,58 @@ type Round struct {
 	// the first hop's answer (composition_two_relations), or the first
 	// hop landed only on mediators (composition_mediator_hop).
 	DepthReason string `json:"depth_reason,omitempty"`
+	// Ranking is how the offer was ranked before it was paged or cut:
+	// "lexical" or "embeddings", with "+prior" when the relation prior
+	// (engine.relation_prior) was added in.
+	Ranking string `json:"ranking,omitempty"`
+	// Prior ranks the chosen relations by the relation prior, when one
+	// is loaded.
+	Prior []PriorRank `json:"prior,omitempty"`
+	// AnchorOffers are the per-anchor offers of a round whose anchors
+	// do not all have the same untried relations (engine.relation_choice
+	// anchor): each anchor, or each set of anchors with the same
+	// relations, is offered its own relations and chooses its own.
+	// Offered, OfferedRelations, Pages and Chosen then sum them up.
+	AnchorOffers []AnchorOffer `json:"anchor_offers,omitempty"`
+}
+
+// AnchorOffer is the relation offer made to one anchor of a round (or to
+// anchors with the same untried relations) and the model's choice.
+type AnchorOffer struct {
+	// Anchors are the anchors offered these relations.
+	Anchors []Term `json:"anchors"`
+	// Offered is the number of relations offered.
+	Offered int `json:"offered"`
+	// OfferedRelations lists them.
+	OfferedRelations []Relation `json:"offered_relations,omitempty"`
+	// Cut is set when only the most relevant were offered.
+	Cut *RelationCut `json:"cut,omitempty"`
+	// Pages are the relations prompts the offer took.
+	Pages []OfferPage `json:"pages,omitempty"`
+	// Ranking is how the offer was ranked (see Round.Ranking).
+	Ranking string `json:"ranking,omitempty"`
+	// Prior ranks the chosen relations by the relation prior.
+	Prior []PriorRank `json:"prior,omitempty"`
+	// Chosen are the relations kept for these anchors.
+	Chosen []Relation `json:"chosen"`
+	// ChosenBy is as in Round.
+	ChosenBy string `json:"chosen_by,omitempty"`
+	// Fallback says why the relations were not the model's choice.
+	Fallback string `json:"fallback,omitempty"`
+}
+
+// PriorRank is where the relation prior put a chosen relation.
+type PriorRank struct {
+	// Relation is the chosen relation.
+	Relation Relation `json:"relation"`
+	// Rank is its place in the ranked offer (prior and lexical or
+	// embeddings together), 0 first.
+	Rank int `json:"rank"`
+	// PriorRank is its place by the prior alone among the relations
+	// available, 0 first.
+	PriorRank int `json:"prior_rank"`
+	// Score is its prior score.
+	Score float64 `json:"score"`
 }
 
 // OfferPage is one relations prompt of a round.

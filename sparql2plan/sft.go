@@ -92,7 +92,7 @@ func NewRecord(q dataset.Question, c *Conversion, tr *TeacherRendering, useBackT
 	rec := &sft.Record{
 		ID: q.ID, Source: string(q.Source), Split: SplitOf(q.ID, validationPercent),
 		Kinds: c.Kinds, Label: q.Label, Rendering: sft.RenderingTemplate, QuestionUsed: sft.QuestionOriginal,
-		Plan: c.Plan, Question: q.Text,
+		Plan: c.Plan, Question: q.Text, SubgoalRelations: StepRelations(c.Steps),
 	}
 	for _, s := range c.Plan.Subgoals {
 		rec.Renderings.Template = append(rec.Renderings.Template, s.Text)
@@ -126,6 +126,37 @@ func NewRecord(q dataset.Question, c *Conversion, tr *TeacherRendering, useBackT
 	}
 	rec.Messages = append(msgs, kgqa.Message{Role: sft.RoleAssistant, Content: string(body)})
 	return rec, nil
+}
+
+// StepRelations are the relation ids each step uses, by step id: its
+// path and its mediator conditions, each once, in order; steps without
+// relations are left out, and nil is returned when none has any.
+func StepRelations(steps []Step) map[string][]string {
+	var out map[string][]string
+	for _, s := range steps {
+		seen := map[string]bool{}
+		var rels []string
+		add := func(r string) {
+			if r != "" && !seen[r] {
+				seen[r] = true
+				rels = append(rels, r)
+			}
+		}
+		for _, h := range s.Path {
+			add(h.Relation)
+		}
+		for _, q := range s.Qualifiers {
+			add(q.Relation)
+		}
+		if len(rels) == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[string][]string{}
+		}
+		out[s.ID] = rels
+	}
+	return out
 }
 
 // Deduper drops records already seen by id or by normalised question text.

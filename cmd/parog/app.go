@@ -16,6 +16,7 @@ import (
 	"github.com/parog/parog-go/kgqa/lqt"
 	"github.com/parog/parog-go/kgqa/metrics"
 	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/kgqa/relprior"
 	"github.com/parog/parog-go/kgqa/sharedcache"
 )
 
@@ -138,6 +139,13 @@ func (a *app) engine(cfg config.Config, client *llm.Client) (*engine.Engine, err
 		}
 		embedder = em
 		eopts = append(eopts, engine.WithEmbedder(em))
+	}
+	if cfg.Engine.RelationPrior != "" {
+		p, err := relprior.Load(cfg.Engine.RelationPrior)
+		if err != nil {
+			return nil, fmt.Errorf("engine.relation_prior: %w", err)
+		}
+		eopts = append(eopts, engine.WithRelationPrior(p))
 	}
 	var set *prompts.Set
 	if cfg.Prompts.Dir != "" {

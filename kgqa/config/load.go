@@ -76,6 +76,9 @@ func Load(path string, getenv func(string) (string, bool), sets []string) (Confi
 			return cfg, fmt.Errorf("config: %s: %w", path, err)
 		}
 		resolvePaths(&cfg.KG, filepath.Dir(path))
+		if d := cfg.Engine.RelationPrior; d != "" && !filepath.IsAbs(d) {
+			cfg.Engine.RelationPrior = filepath.Join(filepath.Dir(path), d)
+		}
 		if d := cfg.Prompts.Dir; d != "" && !filepath.IsAbs(d) {
 			cfg.Prompts.Dir = filepath.Join(filepath.Dir(path), d)
 		}
@@ -300,6 +303,11 @@ func (c *Config) Validate() error {
 	case "", "cost", "plan":
 	default:
 		return bad("engine.ordering", fmt.Sprintf("%q is not cost or plan", c.Engine.Ordering))
+	}
+	switch c.Engine.RelationChoice {
+	case "", "anchor", "round":
+	default:
+		return bad("engine.relation_choice", fmt.Sprintf("%q is not anchor or round", c.Engine.RelationChoice))
 	}
 	switch c.Engine.OutsideKG {
 	case "", "model", "notice":

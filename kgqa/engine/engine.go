@@ -20,6 +20,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/kgqa/relprior"
 	"github.com/parog/parog-go/refine"
 	"golang.org/x/sync/errgroup"
 )
@@ -42,6 +43,7 @@ type Engine struct {
 	schema      *kg.Schema // nil: types from relation ids only
 	// relationsBudget bounds one relations prompt's tokens.
 	relationsBudget int
+	prior           *relprior.Prior // nil: offers ranked without a relation prior
 	afterRun        func(context.Context) // tests: runs after a run ends, before Ask decides its outcome
 	tmpl            *prompts.Set          // the prompt templates (prompts.dir, or the built-in set)
 	promptSet       string                // tmpl's name, recorded in every answer
@@ -155,6 +157,9 @@ func withDefaults(b, d config.Engine) config.Engine {
 	}
 	if b.OutsideKG == "" {
 		b.OutsideKG = d.OutsideKG
+	}
+	if b.RelationChoice == "" {
+		b.RelationChoice = d.RelationChoice
 	}
 	if b.Ordering == "" {
 		b.Ordering = d.Ordering

@@ -213,11 +213,24 @@ func (x *explorer) pick(ctx context.Context, anchors []kgqa.Term, depth, d int) 
 	if err != nil {
 		return rd, nil, d, err
 	}
+	if groups := x.groupAnchors(anchors, rels); x.sg.e.cfg.RelationChoice == "anchor" && len(groups) > 1 {
+		has, calls, err := x.pickPerAnchor(ctx, rd, groups, rels)
+		d += calls
+		for _, r := range rd.Chosen {
+			x.tried[r] = true
+		}
+		return rd, has, d, err
+	}
 	offered, has, cut, err := x.offer(ctx, anchors, rels)
 	if err != nil {
 		return rd, nil, d, err
 	}
 	rd.Offered, rd.OfferedRelations, rd.Cut = len(offered), offered, cut
+	if x.sg.e.prior != nil || cut != nil {
+		rd.Ranking = x.ranking()
+	}
+	avail := x.untriedOf(anchors, rels)
+	defer func() { rd.Prior = x.priorRanks(anchors, avail, offered, rd.Chosen) }()
 	switch {
 	case len(offered) == 0:
 		return rd, has, d, nil

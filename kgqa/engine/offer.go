@@ -11,6 +11,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/kgqa/relprior"
 )
 
 // maxDroppedShown bounds the dropped relations a RelationCut lists.
@@ -47,6 +48,12 @@ func (x *explorer) offer(ctx context.Context, anchors []kgqa.Term, rels map[stri
 	}
 	limit := x.sg.b.MaxOfferedRelations
 	if len(order) <= limit {
+		if x.preRanked() && len(order) > 1 {
+			// The prior ranks without a call: the offer goes most
+			// relevant first, as pages need it.
+			ranked, _, err := x.rank(ctx, anchors, order)
+			return ranked, has, nil, err
+		}
 		return order, has, nil, nil
 	}
 	ranked, cut, err := x.rank(ctx, anchors, order)
@@ -95,10 +102,24 @@ func (x *explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Re
 			score[r] = overlap(q, tokens(d.Readable(r.ID)))
 		}
 	}
+	if p := x.sg.e.prior; p != nil {
+		// Overlap scores about 1 to 3 per shared word, a cosine 0 to 1;
+		// the prior is added at the weight chosen against overlap.
+		sc := p.For(query)
+		for _, r := range rels {
+			score[r] += relprior.DefaultWeight * sc.Score(r.ID)
+		}
+		cut.Method += "+prior"
+	}
 	out := append([]kgqa.Relation{}, rels...)
 	sort.SliceStable(out, func(i, j int) bool { return score[out[i]] > score[out[j]] })
 	return out, cut, nil
 }
+
+// preRanked reports whether offers are ranked even when they fit:
+// the prior ranks without a model call (embeddings would cost one, so
+// with them an offer is ranked only when it is cut or paged).
+func (x *explorer) preRanked() bool { return x.sg.e.prior != nil && x.sg.e.embedder == nil }
 
 // relationQuery is what a relation is matched against: the subgoal and
 // the attribute it compares by, without the anchors' names, since that

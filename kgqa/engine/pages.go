@@ -119,7 +119,7 @@ func (x *explorer) choosePaged(ctx context.Context, rd *kgqa.Round, offered []kg
 		rd.Pages = append(rd.Pages, kgqa.OfferPage{Relations: len(offered), PromptTokens: tokens, Chosen: len(rd.Chosen)})
 		return 1, err
 	}
-	if rd.Cut == nil {
+	if rd.Cut == nil && !x.preRanked() {
 		// Pages go most relevant first: rank the offer (a cut offer is
 		// ranked already).
 		ranked, how, err := x.rank(ctx, rd.Anchors, offered)

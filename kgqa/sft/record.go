@@ -105,6 +105,11 @@ type Record struct {
 	// Question is the original question text (the user message may hold
 	// the back-translated one).
 	Question string `json:"question"`
+	// SubgoalRelations are the KG relations of the gold query that each
+	// subgoal uses (its path and mediator conditions), by subgoal id:
+	// what the relation prior learns from (kgqa/relprior). Records
+	// written before the field existed have none.
+	SubgoalRelations map[string][]string `json:"subgoal_relations,omitempty"`
 
 	// gold is the parsed assistant plan, set by Validate.
 	gold *kgqa.Plan

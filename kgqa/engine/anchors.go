@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/relprior"
+)
+
+// WithRelationPrior ranks every relation offer by the relation prior p
+// (engine.relation_prior) added to word overlap or embeddings, before the
+// offer is paged or cut; nil ranks without one.
+func WithRelationPrior(p *relprior.Prior) Option { return func(e *Engine) { e.prior = p } }
+
+// maxPriorShown bounds the chosen relations whose prior ranks a round
+// records.
+const maxPriorShown = 10
+
+// priorRanks records where the prior put each chosen relation: its place
+// in the ranked offer and by the prior alone among the available ones.
+func (x *explorer) priorRanks(anchors []kgqa.Term, available, ranked, chosen []kgqa.Relation) []kgqa.PriorRank {
+	p := x.sg.e.prior
+	if p == nil || len(chosen) == 0 {
+		return nil
+	}
+	sc := p.For(x.relationQuery(anchors))
+	score := make(map[kgqa.Relation]float64, len(available))
+	for _, r := range available {
+		score[r] = sc.Score(r.ID)
+	}
+	var out []kgqa.PriorRank
+	for _, c := range chosen[:min(len(chosen), maxPriorShown)] {
+		pr := kgqa.PriorRank{Relation: c, Rank: slices.Index(ranked, c), Score: score[c]}
+		for _, r := range available {
+			if score[r] > score[c] {
+				pr.PriorRank++
+			}
+		}
+		out = append(out, pr)
+	}
+	return out
+}
+
+// anchorGroup is anchors with the same untried relations.
+type anchorGroup struct {
+	anchors []kgqa.Term
+}
+
+// groupAnchors splits the anchors by their untried relations, in the
+// anchors' order: anchors with the same relations are offered them once,
+// since the same offer gets the same choice.
+func (x *explorer) groupAnchors(anchors []kgqa.Term, rels map[string][]kgqa.Relation) []anchorGroup {
+	var out []anchorGroup
+	at := map[string]int{}
+	for _, a := range anchors {
+		keys := make([]string, 0, len(rels[a.ID]))
+		for _, r := range rels[a.ID] {
+			if !x.tried[r] {
+				keys = append(keys, string(r.Dir)+" "+r.ID)
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		sort.Strings(keys)
+		k := strings.Join(keys, "\n")
+		if i, ok := at[k]; ok {
+			out[i].anchors = append(out[i].anchors, a)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, anchorGroup{anchors: []kgqa.Term{a}})
+	}
+	return out
+}
+
+// pickPerAnchor offers each group of anchors its own relations and lets
+// the model choose for each, recording every offer in rd.AnchorOffers and
+// summing them up in rd. It returns the relations each anchor chose (as
+// offer's has map does for a shared choice) and the model calls made.
+func (x *explorer) pickPerAnchor(ctx context.Context, rd *kgqa.Round, groups []anchorGroup, rels map[string][]kgqa.Relation) (map[kgqa.Relation][]kgqa.Term, int, error) {
+	has := map[kgqa.Relation][]kgqa.Term{}
+	seen := map[kgqa.Relation]bool{}
+	calls := 0
+	for _, g := range groups {
+		offered, _, cut, err := x.offer(ctx, g.anchors, rels)
+		if err != nil {
+			return nil, calls, err
+		}
+		sub := &kgqa.Round{Depth: rd.Depth, Anchors: g.anchors, Cut: cut, Chosen: []kgqa.Relation{}}
+		switch len(offered) {
+		case 0:
+			continue
+		case 1:
+			sub.Chosen, sub.ChosenBy = offered, "only_offered"
+		default:
+			n, err := x.choosePaged(ctx, sub, offered, x.sg.b.MaxRelationsPerEntity)
+			calls += n
+			if err != nil {
+				return nil, calls, err
+			}
+		}
+		ao := kgqa.AnchorOffer{Anchors: g.anchors, Offered: len(offered), OfferedRelations: offered, Cut: cut, Pages: sub.Pages,
+			Ranking: x.ranking(), Chosen: sub.Chosen, ChosenBy: sub.ChosenBy, Fallback: sub.Fallback}
+		ao.Prior = x.priorRanks(g.anchors, x.untriedOf(g.anchors, rels), offered, sub.Chosen)
+		rd.AnchorOffers = append(rd.AnchorOffers, ao)
+		rd.Pages = append(rd.Pages, sub.Pages...)
+		rd.Rejected = append(rd.Rejected, sub.Rejected...)
+		for _, r := range offered {
+			if !seen[r] {
+				seen[r] = true
+				rd.OfferedRelations = append(rd.OfferedRelations, r)
+			}
+		}
+		for _, r := range sub.Chosen {
+			if len(has[r]) == 0 {
+				rd.Chosen = append(rd.Chosen, r)
+			}
+			has[r] = append(has[r], g.anchors...)
+		}
+		if rd.ChosenBy == "" || sub.ChosenBy != "llm" {
+			rd.ChosenBy = sub.ChosenBy
+		}
+	}
+	rd.Offered = len(rd.OfferedRelations)
+	rd.Ranking = x.ranking()
+	return has, calls, nil
+}
+
+// untriedOf is the anchors' untried relations, each once.
+func (x *explorer) untriedOf(anchors []kgqa.Term, rels map[string][]kgqa.Relation) []kgqa.Relation {
+	seen := map[kgqa.Relation]bool{}
+	var out []kgqa.Relation
+	for _, a := range anchors {
+		for _, r := range rels[a.ID] {
+			if !x.tried[r] && !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// ranking names how offers are ranked: by embeddings when an endpoint is
+// configured, else by word overlap, with the prior when one is loaded.
+func (x *explorer) ranking() string {
+	m := "lexical"
+	if x.sg.e.embedder != nil {
+		m = "embeddings"
+	}
+	if x.sg.e.prior != nil {
+		m += "+prior"
+	}
+	return m
+}
