@@ -54,6 +54,7 @@ func commandTable() []command {
 		{Name: "kg", Summary: "query the knowledge graph: relations, neighbors, name, search, query", Run: runKG},
 		{Name: "llm-cache", Summary: "inspect a recorded model-call cache: llm-cache dump DIR lists it as JSONL (key, request, reply)", Run: runLLMCache},
 		{Name: "prompts", Summary: "prompts dump DIR writes the built-in prompt templates, a starting point for prompts.dir", Run: runPrompts},
+		{Name: "relprior", Summary: "relprior build learns the relation prior (engine.relation_prior) from sparql2plan SFT records of train splits", Run: runRelprior},
 		{Name: "serve", Summary: "serve the HTTP API (ask, plan, stream, OpenAI-compatible chat, SPARQL, metrics) and the trace viewer at /", Run: runServe},
 		{Name: "sparql2plan", Summary: "turn benchmark <question, SPARQL> pairs into planner SFT records", Run: runSPARQL2Plan},
 	}

@@ -27,7 +27,7 @@ const module = "github.com/parog/parog-go/"
 // kgqa/kg is the domain core: its adapters (endpoint, embedded) meet it in
 // kgqa/kg/backend and only kgqa/kg/adapters knows them all.
 var layers = map[string][]string{
-	"cmd/parog":                  {"dataset", "dataset/answerable", "dataset/eval", "dataset/generate", "dataset/harvest", "dataset/oracle", "dataset/pogrule", "dataset/report", "dataset/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/densify", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
+	"cmd/parog":                  {"dataset", "dataset/answerable", "dataset/eval", "dataset/generate", "dataset/harvest", "dataset/oracle", "dataset/pogrule", "dataset/report", "dataset/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/densify", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/relprior", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
 	"dataset":                    {"kgqa/kg/demokg"},
 	"dataset/answerable":         {"dataset", "kgqa/kg", "internal/naming"},
@@ -46,7 +46,7 @@ var layers = map[string][]string{
 	"finetune":                   {"internal/clip", "kgqa", "kgqa/prompts", "kgqa/sft"},
 	"kgqa":                       {"kgqa/retrieval"},
 	"kgqa/compile":               {"kgqa"},
-	"kgqa/engine":                {"kgqa", "kgqa/compile", "kgqa/config", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts", "kgqa/retrieval", "refine"},
+	"kgqa/engine":                {"kgqa", "kgqa/compile", "kgqa/config", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts", "kgqa/relprior", "kgqa/retrieval", "refine"},
 	"kgqa/api":                   {"kgqa", "kgqa/retrieval"},
 	"kgqa/config":                {"kgqa/retrieval"},
 	"kgqa/kg":                    {"kgqa", "kgqa/config", "kgqa/kg/backend", "kgqa/kg/sparqlgate"},
@@ -69,6 +69,7 @@ var layers = map[string][]string{
 	"kgqa/metrics":               {"kgqa"},
 	"internal/naming":            {},
 	"kgqa/prompts":               {"kgqa"},
+	"kgqa/relprior":              {"internal/naming", "kgqa/sft"},
 	"kgqa/retrieval":             {},
 	"kgqa/server":                {"kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/metrics", "kgqa/retrieval", "kgqa/ui"},
 	"kgqa/sft":                   {"kgqa"},

@@ -43,7 +43,7 @@ type Engine struct {
 	schema      *kg.Schema // nil: types from relation ids only
 	// relationsBudget bounds one relations prompt's tokens.
 	relationsBudget int
-	prior           *relprior.Prior // nil: offers ranked without a relation prior
+	prior           *relprior.Prior       // nil: offers ranked without a relation prior
 	afterRun        func(context.Context) // tests: runs after a run ends, before Ask decides its outcome
 	tmpl            *prompts.Set          // the prompt templates (prompts.dir, or the built-in set)
 	promptSet       string                // tmpl's name, recorded in every answer

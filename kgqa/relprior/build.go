@@ -94,7 +94,8 @@ func dropNames(text string) string {
 	return strings.Join(out, " ")
 }
 
-// Record learns every subgoal of an SFT record that has relations. It
+// Record learns every subgoal of an SFT record that has relations, with
+// the words of its text and of the question. It
 // refuses a record from a dev or test split, or of no recorded split.
 // With validation false, records of the validation split (a hash split
 // of the train questions, kept to measure the prior) are skipped. It
@@ -117,7 +118,11 @@ func (b *Builder) Record(r *sft.Record, validation bool) (bool, error) {
 	learned := false
 	for _, s := range r.Plan.Subgoals {
 		if rels := r.SubgoalRelations[s.ID]; len(rels) > 0 {
-			b.Learn(s.Text, rels)
+			// The question's own words join the subgoal's: template
+			// renderings are made of the relations' names, while the
+			// question says "border" for location.location.adjoin_s,
+			// as a planner's natural subgoal does.
+			b.Learn(s.Text+" "+r.Question, rels)
 			learned = true
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/parog/parog-go/internal/naming"
 )
@@ -47,6 +48,10 @@ type Prior struct {
 	// NameTotals counts the subgoals whose gold relations' names hold
 	// each name word.
 	NameTotals map[string]int `json:"name_totals"`
+
+	// names caches the name words of relation ids (id -> []string): a
+	// schema has some tens of thousands, and an offer scores thousands.
+	names sync.Map
 }
 
 // wordSeparators turn relation ids ("people.person.place_of_birth") into
@@ -140,7 +145,13 @@ func (s *Scorer) Score(id string) float64 {
 	for w, wt := range s.weights {
 		direct += wt * float64(s.p.Relations[w][id]) / (float64(s.p.Words[w]) + smoothing)
 	}
-	vs := nameWords(id)
+	var vs []string
+	if v, ok := s.p.names.Load(id); ok {
+		vs = v.([]string)
+	} else {
+		vs = nameWords(id)
+		s.p.names.Store(id, vs)
+	}
 	if len(vs) == 0 {
 		return direct
 	}

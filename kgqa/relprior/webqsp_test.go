@@ -13,6 +13,7 @@ import (
 	"github.com/parog/parog-go/kgqa/relprior"
 	"github.com/parog/parog-go/kgqa/sft"
 	"github.com/parog/parog-go/sparql2plan"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -59,9 +60,9 @@ func freebaseProperties(t *testing.T) []string {
 	return out
 }
 
-// overlap is the engine's word-overlap score (kgqa/engine lexical.go).
-func overlap(q map[string]bool, id string) float64 {
-	ws := relprior.Words(id)
+// overlap is the engine's word-overlap score (kgqa/engine lexical.go)
+// of a relation's words ws.
+func overlap(q map[string]bool, ws []string) float64 {
 	if len(ws) == 0 {
 		return 0
 	}
@@ -72,27 +73,6 @@ func overlap(q map[string]bool, id string) float64 {
 		}
 	}
 	return float64(n) + float64(n)/float64(len(ws))
-}
-
-// goldRank is the rank (0 best) of gold among candidates by score, the
-// candidates' own order breaking ties, as the engine's stable sort does.
-func goldRank(cands []string, gold string, score func(string) float64) int {
-	g := score(gold)
-	rank := 0
-	for _, c := range cands {
-		if c == gold {
-			break
-		}
-		if score(c) >= g {
-			rank++
-		}
-	}
-	for _, c := range cands[indexOf(cands, gold)+1:] {
-		if score(c) > g {
-			rank++
-		}
-	}
-	return rank
 }
 
 func indexOf(xs []string, x string) int {
@@ -120,8 +100,7 @@ func TestPriorRanksHeldOutGoldRelations(t *testing.T) {
 		require.NoError(t, err)
 	}
 	p := b.Prior(2, "webqsp train")
-	type sample struct{ text, gold string }
-	var held []sample
+	var held, asked []sample
 	inSchema := map[string]bool{}
 	for _, c := range props {
 		inSchema[c] = true
@@ -133,39 +112,80 @@ func TestPriorRanksHeldOutGoldRelations(t *testing.T) {
 		for _, s := range r.Plan.Subgoals {
 			if rels := r.SubgoalRelations[s.ID]; len(rels) > 0 && inSchema[rels[0]] {
 				held = append(held, sample{s.Text, rels[0]})
+				if len(r.Plan.Subgoals) == 1 {
+					// The question itself, as a planner that keeps the
+					// question's words would say the subgoal.
+					asked = append(asked, sample{r.Question, rels[0]})
+				}
 			}
 		}
 	}
 	require.Greater(t, len(held), 100, "held-out subgoals")
-	type result struct{ top500, top50, sumRank int }
-	measure := func(weight float64) result {
-		var res result
-		for _, h := range held {
-			q := map[string]bool{}
-			for _, w := range relprior.Words(h.text) {
-				q[w] = true
-			}
-			sc := p.For(h.text)
-			rank := goldRank(props, h.gold, func(id string) float64 { return overlap(q, id) + weight*sc.Score(id) })
-			res.sumRank += rank
-			if rank < 500 {
-				res.top500++
-			}
-			if rank < 50 {
-				res.top50++
+	for _, set := range []struct {
+		name    string
+		samples []sample
+	}{{"template subgoals", held}, {"questions of one-subgoal plans", asked}} {
+		t.Run(set.name, func(t *testing.T) {
+			require.Greater(t, len(set.samples), 50)
+			lex, with := rankGold(p, props, set.samples, relprior.DefaultWeight)
+			t.Logf("%d held-out %s: lexical top-50 %d, top-500 %d, mean rank %d; with the prior (weight %v) top-50 %d, top-500 %d, mean rank %d",
+				len(set.samples), set.name, lex.top50, lex.top500, lex.sumRank/len(set.samples), relprior.DefaultWeight, with.top50, with.top500, with.sumRank/len(set.samples))
+			assert.Greater(t, with.top50, lex.top50)
+			assert.GreaterOrEqual(t, with.top500, lex.top500)
+			assert.Less(t, with.sumRank, lex.sumRank)
+		})
+	}
+}
+
+type sample struct{ text, gold string }
+
+type ranks struct{ top500, top50, sumRank int }
+
+// rankGold ranks each sample's gold relation among props by word overlap
+// alone and by overlap plus weight times the prior, ties in props' order
+// as the engine's stable sort breaks them.
+func rankGold(p *relprior.Prior, props []string, samples []sample, weight float64) (lex, with ranks) {
+	words := make([][]string, len(props))
+	for j, id := range props {
+		words[j] = relprior.Words(id)
+	}
+	lexScore, priorScore := make([]float64, len(props)), make([]float64, len(props))
+	for _, h := range samples {
+		q := map[string]bool{}
+		for _, w := range relprior.Words(h.text) {
+			q[w] = true
+		}
+		sc := p.For(h.text)
+		for j, id := range props {
+			lexScore[j], priorScore[j] = overlap(q, words[j]), 0
+			if sc.Known() {
+				priorScore[j] = sc.Score(id)
 			}
 		}
-		return res
+		g := indexOf(props, h.gold)
+		lex.add(rankOf(g, lexScore, priorScore, 0))
+		with.add(rankOf(g, lexScore, priorScore, weight))
 	}
-	lex := measure(0)
-	for _, w := range []float64{1, 2, 4, 8} {
-		r := measure(w)
-		t.Logf("weight %v: top-50 %d, top-500 %d of %d, mean rank %d", w, r.top50, r.top500, len(held), r.sumRank/len(held))
+	return lex, with
+}
+
+func rankOf(g int, lex, prior []float64, weight float64) int {
+	gs := lex[g] + weight*prior[g]
+	rank := 0
+	for j := range lex {
+		if v := lex[j] + weight*prior[j]; v > gs || (v == gs && j < g) {
+			rank++
+		}
 	}
-	with := measure(relprior.DefaultWeight)
-	t.Logf("held-out subgoals %d: lexical top-50 %d, top-500 %d, mean rank %d; with the prior (weight %v) top-50 %d, top-500 %d, mean rank %d",
-		len(held), lex.top50, lex.top500, lex.sumRank/len(held), relprior.DefaultWeight, with.top50, with.top500, with.sumRank/len(held))
-	require.Greater(t, with.top50, lex.top50)
-	require.GreaterOrEqual(t, with.top500, lex.top500)
-	require.Less(t, with.sumRank, lex.sumRank)
+	return rank
+}
+
+func (r *ranks) add(rank int) {
+	r.sumRank += rank
+	if rank < 500 {
+		r.top500++
+	}
+	if rank < 50 {
+		r.top50++
+	}
 }
