@@ -22,11 +22,10 @@ const maxPriorShown = 10
 // priorRanks records where the prior put each chosen relation: its place
 // in the ranked offer and by the prior alone among the available ones.
 func (x *explorer) priorRanks(anchors []kgqa.Term, available, ranked, chosen []kgqa.Relation) []kgqa.PriorRank {
-	p := x.sg.e.prior
-	if p == nil || len(chosen) == 0 {
+	if x.sg.e.prior == nil || len(chosen) == 0 {
 		return nil
 	}
-	sc := p.For(x.relationQuery(anchors))
+	sc := x.priorScorer(anchors)
 	score := make(map[kgqa.Relation]float64, len(available))
 	for _, r := range available {
 		score[r] = sc.Score(r.ID)

@@ -105,7 +105,7 @@ func (x *explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Re
 	if p := x.sg.e.prior; p != nil {
 		// Overlap scores about 1 to 3 per shared word, a cosine 0 to 1;
 		// the prior is added at the weight chosen against overlap.
-		sc := p.For(query)
+		sc := x.priorScorer(anchors)
 		for _, r := range rels {
 			score[r] += relprior.DefaultWeight * sc.Score(r.ID)
 		}
@@ -114,6 +114,28 @@ func (x *explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Re
 	out := append([]kgqa.Relation{}, rels...)
 	sort.SliceStable(out, func(i, j int) bool { return score[out[i]] > score[out[j]] })
 	return out, cut, nil
+}
+
+// priorScorer scores relations by the prior for the subgoal and the
+// question together, without the anchors' names: the prior learned the
+// words of both (relprior.Builder.Record).
+func (x *explorer) priorScorer(anchors []kgqa.Term) *relprior.Scorer {
+	x.sg.run.mu.Lock()
+	question := x.sg.ans.Question
+	x.sg.run.mu.Unlock()
+	names := map[string]bool{}
+	for _, a := range anchors {
+		for _, w := range relprior.Words(a.Name) {
+			names[w] = true
+		}
+	}
+	var words []string
+	for _, w := range relprior.Words(x.relationQuery(anchors) + " " + question) {
+		if !names[w] {
+			words = append(words, w)
+		}
+	}
+	return x.sg.e.prior.ForWords(words)
 }
 
 // preRanked reports whether offers are ranked even when they fit:

@@ -106,13 +106,16 @@ type Scorer struct {
 
 // For returns the scorer of a subgoal text. Words the prior never saw
 // are ignored; a text with none scores every relation 0.
-func (p *Prior) For(text string) *Scorer {
+func (p *Prior) For(text string) *Scorer { return p.ForWords(Words(text)) }
+
+// ForWords is For of words as Words returns them.
+func (p *Prior) ForWords(words []string) *Scorer {
 	s := &Scorer{p: p, weights: map[string]float64{}}
 	if p == nil || p.Subgoals == 0 {
 		return s
 	}
 	total := 0.0
-	for _, w := range Words(text) {
+	for _, w := range words {
 		n := p.Words[w]
 		if n == 0 {
 			continue
