@@ -3,6 +3,7 @@ package relprior_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -128,8 +129,13 @@ func TestPriorRanksHeldOutGoldRelations(t *testing.T) {
 		t.Run(set.name, func(t *testing.T) {
 			require.Greater(t, len(set.samples), 50)
 			lex, with := rankGold(p, props, set.samples, relprior.DefaultWeight)
-			t.Logf("%d held-out %s: lexical top-50 %d, top-500 %d, mean rank %d; with the prior (weight %v) top-50 %d, top-500 %d, mean rank %d",
-				len(set.samples), set.name, lex.top50, lex.top500, lex.sumRank/len(set.samples), relprior.DefaultWeight, with.top50, with.top500, with.sumRank/len(set.samples))
+			for _, r := range []struct {
+				name string
+				r    ranks
+			}{{"word overlap", lex}, {fmt.Sprintf("with the prior (weight %v)", relprior.DefaultWeight), with}} {
+				t.Logf("%d held-out %s, %s: gold relation in the first 50 / 100 / 200 / 500 / 1,000 of %d: %d / %d / %d / %d / %d, mean rank %d",
+					len(set.samples), set.name, r.name, len(props), r.r.top50, r.r.top100, r.r.top200, r.r.top500, r.r.top1000, r.r.sumRank/len(set.samples))
+			}
 			assert.Greater(t, with.top50, lex.top50)
 			assert.GreaterOrEqual(t, with.top500, lex.top500)
 			assert.Less(t, with.sumRank, lex.sumRank)
@@ -139,7 +145,9 @@ func TestPriorRanksHeldOutGoldRelations(t *testing.T) {
 
 type sample struct{ text, gold string }
 
-type ranks struct{ top500, top50, sumRank int }
+// ranks counts gold relations ranked within the first 50, 100, 200, 500
+// and 1,000 (the cuts engine.max_offered_relations was measured at).
+type ranks struct{ top50, top100, top200, top500, top1000, sumRank int }
 
 // rankGold ranks each sample's gold relation among props by word overlap
 // alone and by overlap plus weight times the prior, ties in props' order
@@ -182,10 +190,12 @@ func rankOf(g int, lex, prior []float64, weight float64) int {
 
 func (r *ranks) add(rank int) {
 	r.sumRank += rank
-	if rank < 500 {
-		r.top500++
-	}
-	if rank < 50 {
-		r.top50++
+	for _, c := range []struct {
+		n int
+		p *int
+	}{{50, &r.top50}, {100, &r.top100}, {200, &r.top200}, {500, &r.top500}, {1000, &r.top1000}} {
+		if rank < c.n {
+			(*c.p)++
+		}
 	}
 }
