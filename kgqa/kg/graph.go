@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/parog/parog-go/kgqa"
@@ -84,13 +85,35 @@ func New(d Dialect, b backend.Backend, o Options) (Graph, error) {
 	return &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText, scanBudget: o.ScanBudget, rowBudget: o.RowBudget}, nil
 }
 
-func (s *store) run(ctx context.Context, q string) (*backend.Table, error) {
+// The kinds of query the store sends, as Stats logs them.
+const (
+	kindRelations  = "relations"
+	kindNeighbors  = "neighbors"
+	kindNames      = "names"
+	kindMediators  = "mediators"
+	kindStatements = "statements"
+	kindName       = "name"
+	kindSearch     = "search-" // + exact, fold or text
+	kindCount      = "count"
+	kindLinked     = "linked"
+	kindSelect     = "select"
+)
+
+// run sends q, a query of kind anchored at entity ("" for none), and logs
+// it in the context's Stats.
+func (s *store) run(ctx context.Context, kind, entity, q string) (*backend.Table, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	StatsFrom(ctx).addQuery()
 	kgqa.RecorderFrom(ctx).AddQuery(ctx, q)
-	return s.exec.Query(ctx, q)
+	start := time.Now()
+	t, err := s.exec.Query(ctx, q)
+	rows := 0
+	if t != nil {
+		rows = len(t.Rows)
+	}
+	StatsFrom(ctx).addQuery(kind, entity, rows, time.Since(start), err != nil)
+	return t, err
 }
 
 // Dialect implements Graph.
@@ -108,7 +131,7 @@ func (s *store) Relations(ctx context.Context, id string) ([]kgqa.Relation, erro
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.run(ctx, q)
+	t, err := s.run(ctx, kindRelations, id, q)
 	if err != nil {
 		return nil, fmt.Errorf("kg: relations of %s: %w", id, err)
 	}
@@ -169,7 +192,7 @@ func (s *store) neighborWindow(ctx context.Context, id string, rel kgqa.Relation
 	if err != nil {
 		return nil, 0, err
 	}
-	t, err := s.run(ctx, q)
+	t, err := s.run(ctx, kindNeighbors, id, q)
 	if err != nil {
 		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
 	}
@@ -227,7 +250,7 @@ func (s *store) fillNames(ctx context.Context, facts []kgqa.Fact) error {
 		if err != nil {
 			return fmt.Errorf("names: %w", err)
 		}
-		t, err := s.run(ctx, q)
+		t, err := s.run(ctx, kindNames, "", q)
 		if err != nil {
 			return fmt.Errorf("names: %w", err)
 		}
@@ -257,7 +280,7 @@ func (s *store) expand(ctx context.Context, id string, rel kgqa.Relation, mediat
 		if err != nil {
 			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 		}
-		t, err := s.run(ctx, q)
+		t, err := s.run(ctx, kindMediators, id, q)
 		if err != nil {
 			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 		}
@@ -380,7 +403,7 @@ func (s *store) Name(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t, err := s.run(ctx, q)
+	t, err := s.run(ctx, kindName, id, q)
 	if err != nil {
 		return "", fmt.Errorf("kg: name of %s: %w", id, err)
 	}
@@ -408,11 +431,12 @@ func (s *store) Search(ctx context.Context, name string, limit int) ([]kgqa.Enti
 	}
 	limit = clampLimit(limit, maxSearchLimit)
 	second := s.d.searchFoldQuery
+	secondKind := kindSearch + "fold"
 	if s.fullText {
-		second = s.d.searchTextQuery
+		second, secondKind = s.d.searchTextQuery, kindSearch+"text"
 	}
 	var t *backend.Table
-	for _, build := range []func(string, int) (string, error){s.d.searchExactQuery, second} {
+	for i, build := range []func(string, int) (string, error){s.d.searchExactQuery, second} {
 		q, err := build(name, limit)
 		if errors.Is(err, errNoTextWords) {
 			break
@@ -420,7 +444,11 @@ func (s *store) Search(ctx context.Context, name string, limit int) ([]kgqa.Enti
 		if err != nil {
 			return nil, fmt.Errorf("kg: search: %w", err)
 		}
-		if t, err = s.run(ctx, q); err != nil {
+		kind := kindSearch + "exact"
+		if i > 0 {
+			kind = secondKind
+		}
+		if t, err = s.run(ctx, kind, "", q); err != nil {
 			return nil, fmt.Errorf("kg: search %q: %w", name, err)
 		}
 		if len(t.Rows) > 0 {
@@ -484,7 +512,7 @@ func (s *store) Select(ctx context.Context, query string) (*Results, error) {
 		ctx = backend.WithScanBudget(ctx, s.scanBudget)
 		ctx = backend.WithRowBudget(ctx, s.rowBudget)
 	}
-	t, err := s.run(ctx, q.String())
+	t, err := s.run(ctx, kindSelect, "", q.String())
 	if err != nil {
 		return nil, fmt.Errorf("kg: select: %w", err)
 	}
