@@ -46,6 +46,7 @@ type queryArgs struct {
 // The tags of the bank's queries.
 const (
 	tagRelations         = "relations"
+	tagRelationsBatch    = "relations-batch"
 	tagWikidataRelations = "wikidata-relations"
 	tagNeighborsOut      = "neighbors-out"
 	tagNeighborsIn       = "neighbors-in"
@@ -71,7 +72,7 @@ const (
 )
 
 var bankTags = []string{
-	tagRelations, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNames, tagMediators,
+	tagRelations, tagRelationsBatch, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNames, tagMediators,
 	tagQualifiers, tagIncomingQualifier, tagName, tagSearchExact, tagSearchFold, tagSearchText,
 	tagCountOut, tagCountIn, tagLinkedOut, tagLinkedIn,
 }

@@ -20,7 +20,7 @@ func TestLoadBankRefusesBrokenFile(t *testing.T) {
 	cases := map[string]struct{ from, to, want string }{
 		"missing tag line merges two queries": {"# tag: neighbors-in\n", "", `no query tagged "neighbors-in"`},
 		"misspelt tag":                        {"# tag: name\n", "# tag: nom\n", `no query tagged "name"`},
-		"unknown tag":                         {"# tag: name\n", "# tag: extra\nASK {}\n# tag: name\n", `17 tagged queries, want 16`},
+		"unknown tag":                         {"# tag: name\n", "# tag: extra\nASK {}\n# tag: name\n", `18 tagged queries, want 17`},
 		"broken template":                     {"LIMIT {{.Limit}}\n\n# tag: neighbors-out", "LIMIT {{.Limit}\n\n# tag: neighbors-out", `query "wikidata-relations"`},
 	}
 	for name, c := range cases {
@@ -46,6 +46,8 @@ func TestBankQueries(t *testing.T) {
 	}{
 		{"freebase relations", func() (string, error) { return fb.relationsQuery(france) },
 			`SELECT DISTINCT ?r ?dir WHERE { { <http://rdf.freebase.com/ns/m.0f8l9c> ?r ?o . BIND("out" AS ?dir) } UNION { ?s ?r <http://rdf.freebase.com/ns/m.0f8l9c> . BIND("in" AS ?dir) } } LIMIT 5000`},
+		{"freebase relations of several entities", func() (string, error) { return fb.relationsBatchQuery([]string{france, "m.0345h"}) },
+			`SELECT DISTINCT ?e ?r ?dir WHERE { { <http://rdf.freebase.com/ns/m.0f8l9c> ?r ?o . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?e) BIND("out" AS ?dir) } UNION { ?x ?r <http://rdf.freebase.com/ns/m.0f8l9c> . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?e) BIND("in" AS ?dir) } UNION { <http://rdf.freebase.com/ns/m.0345h> ?r ?o . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?e) BIND("out" AS ?dir) } UNION { ?x ?r <http://rdf.freebase.com/ns/m.0345h> . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?e) BIND("in" AS ?dir) } } LIMIT 10000`},
 		{"wikidata relations", func() (string, error) { return wd.relationsQuery("Q142") },
 			`SELECT DISTINCT ?r ?dir WHERE { { <http://www.wikidata.org/entity/Q142> ?r ?o . BIND("out" AS ?dir) } UNION { ?s ?r <http://www.wikidata.org/entity/Q142> . BIND("in" AS ?dir) } UNION { <http://www.wikidata.org/entity/Q142> ?r ?m . FILTER(STRSTARTS(STR(?r), "http://www.wikidata.org/prop/P")) FILTER NOT EXISTS { ?m <http://wikiba.se/ontology#rank> <http://wikiba.se/ontology#DeprecatedRank> } BIND("statement-out" AS ?dir) } UNION { ?m ?r <http://www.wikidata.org/entity/Q142> . FILTER(STRSTARTS(STR(?r), "http://www.wikidata.org/prop/statement/")) FILTER NOT EXISTS { ?m <http://wikiba.se/ontology#rank> <http://wikiba.se/ontology#DeprecatedRank> } BIND("statement-in" AS ?dir) } } LIMIT 5000`},
 		{"freebase neighbors out", func() (string, error) {

@@ -50,6 +50,22 @@ func runContract(t *testing.T, g Graph) {
 		require.NoError(t, err)
 		assert.Empty(t, rels)
 	})
+	t.Run("relations of several entities in one query", func(t *testing.T) {
+		ids := []string{france, germany, nijmegen, unknownID, france}
+		var st Stats
+		got, err := RelationsOf(WithStats(ctx, &st), g, ids)
+		require.NoError(t, err)
+		assert.EqualValues(t, 1, st.Queries.Load(), "four entities, one query")
+		require.Len(t, got, 4)
+		for _, id := range ids {
+			one, err := g.Relations(ctx, id)
+			require.NoError(t, err)
+			assert.Equal(t, one, got[id], "relations of %s", id)
+		}
+		assert.Empty(t, got[unknownID])
+		_, err = RelationsOf(ctx, g, []string{france, "bad id"})
+		require.ErrorIs(t, err, ErrInvalidID)
+	})
 	t.Run("neighbors out", func(t *testing.T) {
 		facts, err := g.Neighbors(ctx, germany, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, 0)
 		require.NoError(t, err)

@@ -75,6 +75,21 @@ func backendsAgree(t *testing.T, dialect, builtin, endpoint string, qs []demokg.
 			facts += len(ef)
 		}
 	}
+	// Listed together, every entity has the list it has alone.
+	var all []string
+	for id := range ids {
+		all = append(all, id)
+	}
+	eb, err := RelationsOf(ctx, emb, all)
+	require.NoError(t, err)
+	vb, err := RelationsOf(ctx, virt, all)
+	require.NoError(t, err)
+	for _, id := range all {
+		er, err := emb.Relations(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, er, eb[id], "embedded: relations of %s listed with %d others", id, len(all)-1)
+		assert.Equal(t, er, vb[id], "Virtuoso: relations of %s listed with %d others", id, len(all)-1)
+	}
 	t.Logf("compared %d entities and %d facts", len(ids), facts)
 	assert.Greater(t, facts, minFacts)
 }

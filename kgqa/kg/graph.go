@@ -87,16 +87,17 @@ func New(d Dialect, b backend.Backend, o Options) (Graph, error) {
 
 // The kinds of query the store sends, as Stats logs them.
 const (
-	kindRelations  = "relations"
-	kindNeighbors  = "neighbors"
-	kindNames      = "names"
-	kindMediators  = "mediators"
-	kindStatements = "statements"
-	kindName       = "name"
-	kindSearch     = "search-" // + exact, fold or text
-	kindCount      = "count"
-	kindLinked     = "linked"
-	kindSelect     = "select"
+	kindRelations      = "relations"
+	kindRelationsBatch = "relations-batch"
+	kindNeighbors      = "neighbors"
+	kindNames          = "names"
+	kindMediators      = "mediators"
+	kindStatements     = "statements"
+	kindName           = "name"
+	kindSearch         = "search-" // + exact, fold or text
+	kindCount          = "count"
+	kindLinked         = "linked"
+	kindSelect         = "select"
 )
 
 // run sends q, a query of kind anchored at entity ("" for none), and logs
@@ -135,9 +136,15 @@ func (s *store) Relations(ctx context.Context, id string) ([]kgqa.Relation, erro
 	if err != nil {
 		return nil, fmt.Errorf("kg: relations of %s: %w", id, err)
 	}
+	return s.relationList(t.Rows), nil
+}
+
+// relationList reads the rows of a relations query (?r, ?dir): the
+// dialect's relations, noise dropped, once each, outgoing first, by id.
+func (s *store) relationList(rows []map[string]backend.Node) []kgqa.Relation {
 	seen := make(map[kgqa.Relation]bool)
 	var out []kgqa.Relation
-	for _, row := range t.Rows {
+	for _, row := range rows {
 		rel, ok := s.d.relationRow(row["r"].Value, row["dir"].Value)
 		if !ok || s.d.Noise(rel.ID) || seen[rel] {
 			continue
@@ -148,7 +155,7 @@ func (s *store) Relations(ctx context.Context, id string) ([]kgqa.Relation, erro
 	slices.SortFunc(out, func(a, b kgqa.Relation) int {
 		return cmp.Or(cmp.Compare(dirRank(a.Dir), dirRank(b.Dir)), strings.Compare(a.ID, b.ID))
 	})
-	return out, nil
+	return out
 }
 
 func dirRank(d kgqa.Direction) int {

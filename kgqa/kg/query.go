@@ -211,6 +211,21 @@ func (d *dialect) relationsQuery(id string) (string, error) {
 	return render(tagRelations, a)
 }
 
+// relationsBatchQuery lists the distinct predicates around each of ids
+// with their direction, ?e binding the entity, in up to batchLimit rows. Freebase only: Wikidata's
+// listing has statement branches of its own.
+func (d *dialect) relationsBatchQuery(ids []string) (string, error) {
+	if d.v.expansion != expandMediator {
+		return "", fmt.Errorf("kg: query %s: not in the %s dialect", tagRelationsBatch, d.v.name)
+	}
+	a := d.args(batchLimit(len(ids)))
+	var err error
+	if a.Subjects, err = d.entityRefs(ids); err != nil {
+		return "", err
+	}
+	return render(tagRelationsBatch, a)
+}
+
 // neighborsQuery lists the first limit terms one hop from id along rel, in
 // term order so that every backend keeps the same ones.
 func (d *dialect) neighborsQuery(id string, rel kgqa.Relation, limit int) (string, error) {
