@@ -263,15 +263,22 @@ func (x *explorer) neighbors(ctx context.Context, rd *kgqa.Round, chosen []kgqa.
 	if x.sg.truncates() {
 		limit = x.sg.b.MaxEntitiesPerRelation
 	}
+	batched, err := x.batchNeighbors(ctx, chosen, has, limit)
+	if err != nil {
+		return nil, err
+	}
 	out := make([][]kgqa.Fact, len(jobs))
 	hubs := make([]*kgqa.HubPair, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(x.sg.e.kgParallel)
 	for i, j := range jobs {
 		g.Go(func() error {
-			fs, err := x.sg.e.g.Neighbors(gctx, j.a.ID, j.r, limit)
-			if err != nil {
-				return stepErr("explore", x.sg.s.ID, err)
+			var err error
+			fs, ok := batched[j.r][j.a.ID]
+			if !ok {
+				if fs, err = x.sg.e.g.Neighbors(gctx, j.a.ID, j.r, limit); err != nil {
+					return stepErr("explore", x.sg.s.ID, err)
+				}
 			}
 			if len(fs) > limit {
 				fs = fs[:limit]
@@ -305,6 +312,29 @@ func (x *explorer) neighbors(ctx context.Context, rd *kgqa.Round, chosen []kgqa.
 		}
 	}
 	return facts, nil
+}
+
+// batchNeighbors reads, for each chosen relation that several anchors
+// have, the facts of all of them in batched queries (kg.NeighborsOf),
+// which give what one Neighbors call per anchor gives: a comparison reads
+// its members' values so.
+func (x *explorer) batchNeighbors(ctx context.Context, chosen []kgqa.Relation, has map[kgqa.Relation][]kgqa.Term, limit int) (map[kgqa.Relation]map[string][]kgqa.Fact, error) {
+	out := map[kgqa.Relation]map[string][]kgqa.Fact{}
+	for _, r := range chosen {
+		if len(has[r]) < 2 {
+			continue
+		}
+		ids := make([]string, len(has[r]))
+		for i, a := range has[r] {
+			ids[i] = a.ID
+		}
+		got, err := kg.NeighborsOf(ctx, x.sg.e.g, ids, r, limit)
+		if err != nil {
+			return nil, stepErr("explore", x.sg.s.ID, err)
+		}
+		out[r] = got
+	}
+	return out, nil
 }
 
 // hubCut applies the pack's hub rule to the facts fs of anchor a along

@@ -50,6 +50,8 @@ const (
 	tagWikidataRelations = "wikidata-relations"
 	tagNeighborsOut      = "neighbors-out"
 	tagNeighborsIn       = "neighbors-in"
+	tagNeighborsBatchOut = "neighbors-batch-out"
+	tagNeighborsBatchIn  = "neighbors-batch-in"
 	tagNames             = "names"
 	tagMediators         = "mediators"
 	tagQualifiers        = "wikidata-qualifiers"
@@ -72,7 +74,7 @@ const (
 )
 
 var bankTags = []string{
-	tagRelations, tagRelationsBatch, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNames, tagMediators,
+	tagRelations, tagRelationsBatch, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNeighborsBatchOut, tagNeighborsBatchIn, tagNames, tagMediators,
 	tagQualifiers, tagIncomingQualifier, tagName, tagSearchExact, tagSearchFold, tagSearchText,
 	tagCountOut, tagCountIn, tagLinkedOut, tagLinkedIn,
 }

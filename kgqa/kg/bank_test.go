@@ -20,7 +20,7 @@ func TestLoadBankRefusesBrokenFile(t *testing.T) {
 	cases := map[string]struct{ from, to, want string }{
 		"missing tag line merges two queries": {"# tag: neighbors-in\n", "", `no query tagged "neighbors-in"`},
 		"misspelt tag":                        {"# tag: name\n", "# tag: nom\n", `no query tagged "name"`},
-		"unknown tag":                         {"# tag: name\n", "# tag: extra\nASK {}\n# tag: name\n", `18 tagged queries, want 17`},
+		"unknown tag":                         {"# tag: name\n", "# tag: extra\nASK {}\n# tag: name\n", `20 tagged queries, want 19`},
 		"broken template":                     {"LIMIT {{.Limit}}\n\n# tag: neighbors-out", "LIMIT {{.Limit}\n\n# tag: neighbors-out", `query "wikidata-relations"`},
 	}
 	for name, c := range cases {
@@ -56,6 +56,12 @@ func TestBankQueries(t *testing.T) {
 		{"freebase neighbors in", func() (string, error) {
 			return fb.neighborsQuery(france, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.In}, 200)
 		}, `SELECT DISTINCT ?t WHERE { ?t <http://rdf.freebase.com/ns/location.location.contains> <http://rdf.freebase.com/ns/m.0f8l9c> . } ORDER BY ?t LIMIT 200`},
+		{"freebase neighbors of several entities out", func() (string, error) {
+			return fb.neighborsBatchQuery([]string{france, germany}, kgqa.Relation{ID: "location.location.area", Dir: kgqa.Out}, 100)
+		}, `SELECT DISTINCT ?h ?t WHERE { { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.area> ?t . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?h) } UNION { <http://rdf.freebase.com/ns/m.0345h> <http://rdf.freebase.com/ns/location.location.area> ?t . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?h) } } ORDER BY ?h ?t LIMIT 100`},
+		{"freebase neighbors of several entities in", func() (string, error) {
+			return fb.neighborsBatchQuery([]string{france, germany}, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.In}, 100)
+		}, `SELECT DISTINCT ?h ?t WHERE { { ?t <http://rdf.freebase.com/ns/location.location.contains> <http://rdf.freebase.com/ns/m.0f8l9c> . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?h) } UNION { ?t <http://rdf.freebase.com/ns/location.location.contains> <http://rdf.freebase.com/ns/m.0345h> . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?h) } } ORDER BY ?h ?t LIMIT 100`},
 		{"wikidata neighbors use wdt:", func() (string, error) { return wd.neighborsQuery("Q142", kgqa.Relation{ID: "P39", Dir: kgqa.Out}, 3) },
 			`SELECT DISTINCT ?t WHERE { <http://www.wikidata.org/entity/Q142> <http://www.wikidata.org/prop/direct/P39> ?t . } ORDER BY ?t LIMIT 3`},
 		{"freebase names", func() (string, error) { return fb.namesQuery([]string{"m.0cvt000", "m.0cvt001", "g.11b6x_1"}) },

@@ -16,6 +16,9 @@ import (
 const (
 	relationsPerQuery = 25
 	maxBatchRows      = 10_000
+	// neighborsPerQuery is the number of heads one batched neighbour
+	// query asks about.
+	neighborsPerQuery = 50
 )
 
 // Batcher is a Graph that answers a primitive for several entities in
@@ -24,6 +27,9 @@ const (
 type Batcher interface {
 	// RelationsOf returns Relations(ctx, id) for every id of ids.
 	RelationsOf(ctx context.Context, ids []string) (map[string][]kgqa.Relation, error)
+	// NeighborsOf returns Neighbors(ctx, id, rel, limit) for every id of
+	// ids.
+	NeighborsOf(ctx context.Context, ids []string, rel kgqa.Relation, limit int) (map[string][]kgqa.Fact, error)
 }
 
 // RelationsOf returns g.Relations(ctx, id) for every id of ids: in batched
@@ -39,6 +45,23 @@ func RelationsOf(ctx context.Context, g Graph, ids []string) (map[string][]kgqa.
 			return nil, err
 		}
 		out[id] = rs
+	}
+	return out, nil
+}
+
+// NeighborsOf returns g.Neighbors(ctx, id, rel, limit) for every id of
+// ids: in batched queries when g is a Batcher, else one call per entity.
+func NeighborsOf(ctx context.Context, g Graph, ids []string, rel kgqa.Relation, limit int) (map[string][]kgqa.Fact, error) {
+	if b, ok := g.(Batcher); ok {
+		return b.NeighborsOf(ctx, ids, rel, limit)
+	}
+	out := make(map[string][]kgqa.Fact, len(ids))
+	for _, id := range ids {
+		fs, err := g.Neighbors(ctx, id, rel, limit)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = fs
 	}
 	return out, nil
 }
@@ -128,45 +151,15 @@ var _ Batcher = (*Cached)(nil)
 // are listed together behind it and cached one by one, under the keys
 // Relations uses.
 func (c *Cached) RelationsOf(ctx context.Context, ids []string) (map[string][]kgqa.Relation, error) {
-	stats := StatsFrom(ctx)
-	out := make(map[string][]kgqa.Relation, len(ids))
-	var missing []string
-	for _, id := range uniq(ids) {
-		k := key("rel", id)
-		if v, ok := c.lru.Get(k); ok {
-			c.hits.Add(1)
-			stats.addLookup("relations", true)
-			out[id] = slices.Clone(v.([]kgqa.Relation))
-			continue
-		}
-		if c.shared != nil {
-			if v, ok := sharedGet[[]kgqa.Relation](ctx, c.shared, k); ok {
-				c.lru.Add(k, v)
-				c.hits.Add(1)
-				stats.addLookup("relations", true)
-				out[id] = slices.Clone(v)
-				continue
-			}
-		}
-		missing = append(missing, id)
-	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	got, err := RelationsOf(ctx, c.g, missing)
+	got, err := cachedBatch(ctx, c, "relations", ids, func(id string) string { return key("rel", id) },
+		func(ctx context.Context, missing []string) (map[string][]kgqa.Relation, error) {
+			return RelationsOf(ctx, c.g, missing)
+		})
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range missing {
-		v := got[id]
-		k := key("rel", id)
-		c.lru.Add(k, v)
-		if c.shared != nil {
-			sharedSet(ctx, c.shared, k, v)
-		}
-		c.misses.Add(1)
-		stats.addLookup("relations", false)
-		out[id] = slices.Clone(v)
+	for id, rs := range got {
+		got[id] = slices.Clone(rs)
 	}
-	return out, nil
+	return got, nil
 }

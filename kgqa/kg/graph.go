@@ -90,6 +90,7 @@ const (
 	kindRelations      = "relations"
 	kindRelationsBatch = "relations-batch"
 	kindNeighbors      = "neighbors"
+	kindNeighborsBatch = "neighbors-batch"
 	kindNames          = "names"
 	kindMediators      = "mediators"
 	kindStatements     = "statements"
@@ -203,10 +204,23 @@ func (s *store) neighborWindow(ctx context.Context, id string, rel kgqa.Relation
 	if err != nil {
 		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
 	}
+	facts := s.oneHop(id, rel, t.Rows)
+	if err := s.fillNames(ctx, facts); err != nil {
+		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
+	}
+	if facts, err = s.expandTails(ctx, id, rel, facts); err != nil {
+		return nil, 0, err
+	}
+	return facts, len(t.Rows), nil
+}
+
+// oneHop reads the tails of rows (?t) as facts from id along rel, once
+// each, in the rows' order, without names.
+func (s *store) oneHop(id string, rel kgqa.Relation, rows []map[string]backend.Node) []kgqa.Fact {
 	head := kgqa.Term{ID: id}
 	var facts []kgqa.Fact
 	seen := make(map[string]bool)
-	for _, row := range t.Rows {
+	for _, row := range rows {
 		tail, ok := s.term(row["t"])
 		if !ok || seen[tail.Key()] {
 			continue
@@ -214,10 +228,15 @@ func (s *store) neighborWindow(ctx context.Context, id string, rel kgqa.Relation
 		seen[tail.Key()] = true
 		facts = append(facts, kgqa.Fact{Head: head, Path: []string{rel.ID}, Dir: rel.Dir, Tail: tail})
 	}
-	if err := s.fillNames(ctx, facts); err != nil {
-		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
-	}
+	return facts
+}
+
+// expandTails replaces the nameless mediator tails of facts (named by
+// fillNames) by the two-hop facts through them, or adds the statements'
+// facts on Wikidata. It may reuse facts' array.
+func (s *store) expandTails(ctx context.Context, id string, rel kgqa.Relation, facts []kgqa.Fact) ([]kgqa.Fact, error) {
 	var more []kgqa.Fact
+	var err error
 	switch s.d.v.expansion {
 	case expandMediator:
 		var mediators []string
@@ -235,9 +254,9 @@ func (s *store) neighborWindow(ctx context.Context, id string, rel kgqa.Relation
 		more, err = s.statements(ctx, id, rel, facts)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return append(facts, more...), len(t.Rows), nil
+	return append(facts, more...), nil
 }
 
 // fillNames sets the names of the entity tails of facts, in chunks of

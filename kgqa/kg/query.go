@@ -236,6 +236,20 @@ func (d *dialect) neighborsQuery(id string, rel kgqa.Relation, limit int) (strin
 	return render(byDir(rel, tagNeighborsOut, tagNeighborsIn), a)
 }
 
+// neighborsBatchQuery lists the terms one hop from each of ids along rel,
+// ?h binding the head, in head and term order, in up to limit rows.
+func (d *dialect) neighborsBatchQuery(ids []string, rel kgqa.Relation, limit int) (string, error) {
+	a := d.args(limit)
+	var err error
+	if a.Relation, err = d.relationRef(d.v.relNS, rel); err != nil {
+		return "", err
+	}
+	if a.Subjects, err = d.entityRefs(ids); err != nil {
+		return "", err
+	}
+	return render(byDir(rel, tagNeighborsBatchOut, tagNeighborsBatchIn), a)
+}
+
 // hopArgs are the bank's arguments for one hop from id along rel: the
 // entity and the relation, each validated for the dialect.
 func (d *dialect) hopArgs(limit int, id string, rel kgqa.Relation) (queryArgs, error) {
