@@ -577,12 +577,13 @@ type KGUsage struct {
 
 // KGQueryCost is the cost of one SPARQL query sent to the KG.
 type KGQueryCost struct {
-	// Kind is what the query asks: relations, neighbors, names,
-	// mediators, name, search-exact, search-fold, search-text, count,
-	// linked, statements or select.
+	// Kind is what the query asks: relations, relations-batch (several
+	// entities' relations), neighbors, neighbors-batch, names, mediators,
+	// statements, name, search-exact, search-fold, search-text, count,
+	// linked or select.
 	Kind string `json:"kind"`
 	// Entity is the entity the query is anchored at ("" for names,
-	// searches and raw selects).
+	// searches, batches and raw selects).
 	Entity string `json:"entity,omitempty"`
 	// Rows is the number of result rows.
 	Rows int `json:"rows"`
