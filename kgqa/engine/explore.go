@@ -320,6 +320,9 @@ func (x *explorer) neighbors(ctx context.Context, rd *kgqa.Round, chosen []kgqa.
 // its members' values so.
 func (x *explorer) batchNeighbors(ctx context.Context, chosen []kgqa.Relation, has map[kgqa.Relation][]kgqa.Term, limit int) (map[kgqa.Relation]map[string][]kgqa.Fact, error) {
 	out := map[kgqa.Relation]map[string][]kgqa.Fact{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(x.sg.e.kgParallel)
 	for _, r := range chosen {
 		if len(has[r]) < 2 {
 			continue
@@ -328,11 +331,19 @@ func (x *explorer) batchNeighbors(ctx context.Context, chosen []kgqa.Relation, h
 		for i, a := range has[r] {
 			ids[i] = a.ID
 		}
-		got, err := kg.NeighborsOf(ctx, x.sg.e.g, ids, r, limit)
-		if err != nil {
-			return nil, stepErr("explore", x.sg.s.ID, err)
-		}
-		out[r] = got
+		g.Go(func() error {
+			got, err := kg.NeighborsOf(gctx, x.sg.e.g, ids, r, limit)
+			if err != nil {
+				return stepErr("explore", x.sg.s.ID, err)
+			}
+			mu.Lock()
+			out[r] = got
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
