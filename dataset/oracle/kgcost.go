@@ -38,6 +38,9 @@ type KGCost struct {
 	ByType map[string]map[string]float64 `json:"by_type,omitempty"`
 	// Cache is the cache lookups by primitive, with "all" first.
 	Cache []KGCache `json:"cache"`
+	// Wall is the questions' wall time: with the oracle's instant
+	// replies, mostly the KG's.
+	Wall Latency `json:"wall"`
 }
 
 // KGKind is one kind of query.
@@ -76,18 +79,19 @@ type KGCache struct {
 	HitRate   float64 `json:"hit_rate"`
 }
 
-// kgUsage reads the KG usage of a results row's trace (nil when it has
-// none).
-func kgUsage(trace json.RawMessage) *kgqa.KGUsage {
+// kgUsage reads the KG usage and the wall time (ms) of a results row's
+// trace (nil and 0 when it has none).
+func kgUsage(trace json.RawMessage) (*kgqa.KGUsage, int64) {
 	var t struct {
 		Usage struct {
-			KG *kgqa.KGUsage `json:"kg"`
+			KG     *kgqa.KGUsage `json:"kg"`
+			WallMS int64         `json:"wall_ms"`
 		} `json:"usage"`
 	}
 	if len(trace) == 0 || json.Unmarshal(trace, &t) != nil {
-		return nil
+		return nil, 0
 	}
-	return t.Usage.KG
+	return t.Usage.KG, t.Usage.WallMS
 }
 
 // kgCost sums the KG work of the rows; hubRelations is the hub threshold
@@ -99,8 +103,13 @@ func kgCost(rs []eval.Result, hubRelations int) KGCost {
 	c := KGCost{HubRelations: hubRelations, Questions: len(rs), ByType: map[string]map[string]float64{}}
 	usages := make([]*kgqa.KGUsage, len(rs))
 	hub := map[string]bool{}
+	var walls []float64
 	for i, r := range rs {
-		usages[i] = kgUsage(r.Trace)
+		var wall int64
+		usages[i], wall = kgUsage(r.Trace)
+		if len(r.Trace) > 0 {
+			walls = append(walls, float64(wall))
+		}
 		if usages[i] == nil {
 			continue
 		}
@@ -176,6 +185,7 @@ func kgCost(rs []eval.Result, hubRelations int) KGCost {
 	})
 	c.Hubs = len(hub)
 	c.Cache = cacheRates(cache)
+	c.Wall = latency(walls)
 	return c
 }
 
@@ -220,6 +230,7 @@ func latency(ms []float64) Latency {
 func (c KGCost) markdown(b *strings.Builder) {
 	fmt.Fprintf(b, "## KG cost (perfect oracle)\n\n%d SPARQL queries over %d questions (%.1f per question); %d hubs met (entities listing at least %d relations).\n\n",
 		c.Queries, c.Questions, float64(c.Queries)/math.Max(1, float64(c.Questions)), c.Hubs, c.HubRelations)
+	fmt.Fprintf(b, "Question wall time p50 %.0f ms, p99 %.0f ms, max %.0f ms.\n\n", c.Wall.P50, c.Wall.P99, c.Wall.Max)
 	if c.Dropped > 0 {
 		fmt.Fprintf(b, "%d queries were beyond the per-question log and are not broken down.\n\n", c.Dropped)
 	}

@@ -15,7 +15,7 @@ import (
 // row is a results row whose trace carries the KG usage u.
 func row(t *testing.T, typ string, u *kgqa.KGUsage) eval.Result {
 	t.Helper()
-	trace, err := json.Marshal(kgqa.Answer{Usage: kgqa.Usage{KG: u}})
+	trace, err := json.Marshal(kgqa.Answer{Usage: kgqa.Usage{KG: u, WallMS: 100 * int64(len(typ))}})
 	require.NoError(t, err)
 	return eval.Result{ID: typ, Type: typ, Trace: trace}
 }
@@ -45,6 +45,7 @@ func TestKGCost(t *testing.T) {
 	}
 	c := kgCost(rs, 1000)
 	assert.Equal(t, 1, c.Hubs)
+	assert.Equal(t, Latency{N: 3, P50: 400, P99: 498, Max: 500, Sum: 1300}, roundLat(c.Wall), "walls 500, 400, 400 ms")
 	assert.Equal(t, 3, c.Questions)
 	assert.Equal(t, 6, c.Queries)
 	require.Len(t, c.ByKind, 3)
