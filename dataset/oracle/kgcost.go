@@ -22,8 +22,10 @@ const DefaultHubRelations = 1000
 // cache lookups by primitive.
 type KGCost struct {
 	// HubRelations is the threshold: an entity whose relation listing in
-	// the run returned at least this many rows is a hub. An entity whose
-	// listing came from the cache, or was never asked, is ordinary.
+	// a question of the run returned at least this many rows (its
+	// relations queries' rows added up) is a hub. An entity whose listing
+	// came from the cache or from a batched listing of several entities,
+	// or was never asked, is ordinary.
 	HubRelations int `json:"hub_relations"`
 	// Hubs is the number of distinct hubs the run's queries touched.
 	Hubs int `json:"hubs"`
@@ -113,9 +115,17 @@ func kgCost(rs []eval.Result, hubRelations int) KGCost {
 		if usages[i] == nil {
 			continue
 		}
+		// A listing may be several queries (one per direction): their
+		// rows add up.
+		listed := map[string]int{}
 		for _, q := range usages[i].Queries {
-			if q.Kind == "relations" && q.Rows >= hubRelations {
-				hub[q.Entity] = true
+			if q.Kind == "relations" {
+				listed[q.Entity] += q.Rows
+			}
+		}
+		for e, n := range listed {
+			if n >= hubRelations {
+				hub[e] = true
 			}
 		}
 	}

@@ -21,13 +21,14 @@ func row(t *testing.T, typ string, u *kgqa.KGUsage) eval.Result {
 }
 
 // TestKGCost: an entity is a hub once a listing of it in the run reached
-// the threshold, and every query anchored at it counts as a hub's, in
+// the threshold (its two directions' rows added up), and every query anchored at it counts as a hub's, in
 // whichever question; names have no anchor; the cache sums by primitive.
 func TestKGCost(t *testing.T) {
 	rs := []eval.Result{
 		row(t, "count", &kgqa.KGUsage{
 			Queries: []kgqa.KGQueryCost{
-				{Kind: "relations", Entity: "m.hub", Rows: 1200, MS: 500},
+				{Kind: "relations", Entity: "m.hub", Rows: 700, MS: 500},
+				{Kind: "relations", Entity: "m.hub", Rows: 500, MS: 400},
 				{Kind: "neighbors", Entity: "m.hub", Rows: 3, MS: 40},
 				{Kind: "names", Rows: 3, MS: 5},
 			},
@@ -47,7 +48,7 @@ func TestKGCost(t *testing.T) {
 	assert.Equal(t, 1, c.Hubs)
 	assert.Equal(t, Latency{N: 3, P50: 400, P99: 498, Max: 500, Sum: 1300}, roundLat(c.Wall), "walls 500, 400, 400 ms")
 	assert.Equal(t, 3, c.Questions)
-	assert.Equal(t, 6, c.Queries)
+	assert.Equal(t, 7, c.Queries)
 	require.Len(t, c.ByKind, 3)
 	nb := c.ByKind[0]
 	assert.Equal(t, "neighbors", nb.Kind, "the busiest kind first")
@@ -57,7 +58,7 @@ func TestKGCost(t *testing.T) {
 	assert.Equal(t, Latency{N: 1, P50: 2, P99: 2, Max: 2, Sum: 2}, nb.Ordinary)
 	assert.Equal(t, 1, nb.Failed)
 	assert.Equal(t, "relations", c.ByKind[1].Kind)
-	assert.Equal(t, 1, c.ByKind[1].Hub.N)
+	assert.Equal(t, 2, c.ByKind[1].Hub.N)
 	assert.Equal(t, 1, c.ByKind[1].Ordinary.N)
 	names := c.ByKind[2]
 	assert.Equal(t, "names", names.Kind)
@@ -65,7 +66,7 @@ func TestKGCost(t *testing.T) {
 	assert.Equal(t, 1, names.All.N)
 	assert.InDelta(t, 1.0, c.ByType["time"]["neighbors"], 1e-9, "two neighbour queries over the two time questions")
 	assert.InDelta(t, 0.5, c.ByType["time"]["relations"], 1e-9, "one listing over the two time questions")
-	assert.InDelta(t, 1.0, c.ByType["count"]["relations"], 1e-9)
+	assert.InDelta(t, 2.0, c.ByType["count"]["relations"], 1e-9)
 	assert.Equal(t, []KGCache{
 		{Primitive: "all", Hits: 1, Misses: 5, HitRate: 1.0 / 6},
 		{Primitive: "neighbors", Misses: 3},

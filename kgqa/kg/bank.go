@@ -45,7 +45,8 @@ type queryArgs struct {
 
 // The tags of the bank's queries.
 const (
-	tagRelations         = "relations"
+	tagRelationsOut      = "relations-out"
+	tagRelationsIn       = "relations-in"
 	tagRelationsBatch    = "relations-batch"
 	tagWikidataRelations = "wikidata-relations"
 	tagNeighborsOut      = "neighbors-out"
@@ -74,7 +75,7 @@ const (
 )
 
 var bankTags = []string{
-	tagRelations, tagRelationsBatch, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNeighborsBatchOut, tagNeighborsBatchIn, tagNames, tagMediators,
+	tagRelationsOut, tagRelationsIn, tagRelationsBatch, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNeighborsBatchOut, tagNeighborsBatchIn, tagNames, tagMediators,
 	tagQualifiers, tagIncomingQualifier, tagName, tagSearchExact, tagSearchFold, tagSearchText,
 	tagCountOut, tagCountIn, tagLinkedOut, tagLinkedIn,
 }

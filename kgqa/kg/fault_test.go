@@ -161,7 +161,8 @@ func TestBadResponses(t *testing.T) {
 				_, _ = w.Write([]byte(c.body))
 				return true
 			})
-			_, err := openEndpoint(t, ps.URL, nil).Relations(context.Background(), france)
+			// Name sends one query (a Freebase relation listing sends two).
+			_, err := openEndpoint(t, ps.URL, nil).Name(context.Background(), france)
 			require.ErrorIs(t, err, ErrBadResponse)
 			assert.EqualValues(t, 1, ps.requests.Load(), "a bad response is not retried")
 		})

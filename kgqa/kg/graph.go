@@ -14,6 +14,7 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg/backend"
 	"github.com/parog/parog-go/kgqa/kg/sparqlgate"
+	"golang.org/x/sync/errgroup"
 )
 
 const xsdNS = "http://www.w3.org/2001/XMLSchema#"
@@ -129,6 +130,13 @@ func (s *store) Relations(ctx context.Context, id string) ([]kgqa.Relation, erro
 	if err := s.d.checkEntity(id); err != nil {
 		return nil, err
 	}
+	if s.d.v.expansion == expandMediator {
+		rows, err := s.relationRowsByDir(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("kg: relations of %s: %w", id, err)
+		}
+		return s.relationList(rows), nil
+	}
 	q, err := s.d.relationsQuery(id)
 	if err != nil {
 		return nil, err
@@ -138,6 +146,36 @@ func (s *store) Relations(ctx context.Context, id string) ([]kgqa.Relation, erro
 		return nil, fmt.Errorf("kg: relations of %s: %w", id, err)
 	}
 	return s.relationList(t.Rows), nil
+}
+
+// relationRowsByDir sends the outgoing and the incoming listing of id at
+// once and returns their rows as one listing's (?r, ?dir).
+func (s *store) relationRowsByDir(ctx context.Context, id string) ([]map[string]backend.Node, error) {
+	dirs := []kgqa.Direction{kgqa.Out, kgqa.In}
+	tables := make([]*backend.Table, len(dirs))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, dir := range dirs {
+		q, err := s.d.relationsDirQuery(id, dir)
+		if err != nil {
+			return nil, err
+		}
+		g.Go(func() error {
+			var err error
+			tables[i], err = s.run(gctx, kindRelations, id, q)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var rows []map[string]backend.Node
+	for i, t := range tables {
+		dir := backend.Node{Kind: backend.NodeLiteral, Value: string(dirs[i])}
+		for _, row := range t.Rows {
+			rows = append(rows, map[string]backend.Node{"r": row["r"], "dir": dir})
+		}
+	}
+	return rows, nil
 }
 
 // relationList reads the rows of a relations query (?r, ?dir): the

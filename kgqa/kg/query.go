@@ -197,18 +197,33 @@ func textExpr(words []string) textExprLit {
 // *IDError for one that does not fit the dialect.
 
 // relationsQuery lists the distinct predicates around id with their
-// direction; on Wikidata also the properties id has only through
-// statements.
+// direction (?r, ?dir), with the properties id has only through
+// statements. Wikidata only: Freebase lists each direction by itself
+// (relationsDirQuery).
 func (d *dialect) relationsQuery(id string) (string, error) {
+	if d.v.expansion != expandQualifier {
+		return "", fmt.Errorf("kg: query %s: not in the %s dialect", tagWikidataRelations, d.v.name)
+	}
 	a := d.args(maxRelationRows)
 	var err error
 	if a.Entity, err = d.entityRef(id); err != nil {
 		return "", err
 	}
-	if d.v.expansion == expandQualifier {
-		return render(tagWikidataRelations, a)
+	return render(tagWikidataRelations, a)
+}
+
+// relationsDirQuery lists the distinct predicates (?r) of id's edges in
+// direction dir.
+func (d *dialect) relationsDirQuery(id string, dir kgqa.Direction) (string, error) {
+	a := d.args(maxRelationRows)
+	var err error
+	if a.Entity, err = d.entityRef(id); err != nil {
+		return "", err
 	}
-	return render(tagRelations, a)
+	if dir == kgqa.In {
+		return render(tagRelationsIn, a)
+	}
+	return render(tagRelationsOut, a)
 }
 
 // relationsBatchQuery lists the distinct predicates around each of ids
