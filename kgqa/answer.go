@@ -610,6 +610,9 @@ type Usage struct {
 	// Calls places each LLM call on the question's timeline, in the order
 	// they ended.
 	Calls []CallSpan `json:"calls,omitempty"`
+	// KG breaks the KG work down: each query sent, and the cache lookups
+	// by primitive (nil when the engine counted none).
+	KG *KGUsage `json:"kg,omitempty"`
 }
 
 // CallSpan is one LLM call on the timeline of its question.

@@ -43,6 +43,7 @@ type benchFlags struct {
 	sufficiency  string
 	concurrency  int
 	timeout      time.Duration
+	hubRelations int
 	out          string
 	demo         bool
 }
@@ -69,6 +70,8 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&f.concurrency, "concurrency", 4, "questions answered at once")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "deadline of one question")
 	fs.StringVar(&f.out, "out", "bench-oracle", "output `DIR`")
+	f.hubRelations = oracle.DefaultHubRelations
+	countVar(fs, &f.hubRelations, "hub-relations", "in the KG cost, an entity listing at least `N` relations is a hub")
 	fs.BoolVar(&f.demo, "demo", true, "also run the demo graph's questions")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -108,7 +111,7 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 	qs, _ = eval.Select(qs, f.limit, eval.Shard{})
 	logf := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "parog bench: "+format+"\n", a...) }
 	o := oracle.BenchOptions{Name: strings.TrimSuffix(filepath.Base(f.input), filepath.Ext(f.input)), Config: cfg, Questions: qs,
-		Noise: rates, Seeds: seeds, NoiseKinds: kinds, Sufficiency: suf, Concurrency: f.concurrency, Timeout: f.timeout, Logf: logf}
+		Noise: rates, Seeds: seeds, NoiseKinds: kinds, Sufficiency: suf, Concurrency: f.concurrency, Timeout: f.timeout, HubRelations: f.hubRelations, Logf: logf}
 	if o.Name == "" || o.Name == "." {
 		o.Name = string(format)
 	}

@@ -53,6 +53,9 @@ type BenchOptions struct {
 	Sufficiency string
 	// Concurrency is the number of questions in flight.
 	Concurrency int
+	// HubRelations is the number of relations from which an entity counts
+	// as a hub in the KG cost (DefaultHubRelations when <= 0).
+	HubRelations int
 	// Timeout bounds one question.
 	Timeout time.Duration
 	// Dir receives the results files, one per run.

@@ -70,6 +70,20 @@ func TestDemoBench(t *testing.T) {
 	assert.Positive(t, rep.Cost[0].Facts)
 	assert.Positive(t, rep.Cost[0].RelationsTokens, "relations prompts are counted from the traces")
 	assert.Less(t, rep.Cost[0].RelationsTokens, rep.Cost[0].PromptTokens)
+	// The KG cost's query log and the engine's query counter agree.
+	assert.Equal(t, 22, rep.KG.Questions)
+	assert.InDelta(t, rep.Cost[0].SPARQL*22, float64(rep.KG.Queries), 0.01)
+	assert.Zero(t, rep.KG.Dropped)
+	kinds := map[string]KGKind{}
+	for _, k := range rep.KG.ByKind {
+		kinds[k.Kind] = k
+	}
+	assert.Positive(t, kinds["relations"].Queries, "relation listings are logged")
+	assert.Positive(t, kinds["neighbors"].Queries, "neighbour queries are logged")
+	assert.Equal(t, kinds["relations"].Queries, kinds["relations"].Hub.N+kinds["relations"].Ordinary.N, "every listing has an anchor")
+	require.NotEmpty(t, rep.KG.Cache)
+	assert.Equal(t, "all", rep.KG.Cache[0].Primitive)
+	assert.Positive(t, rep.KG.Cache[0].Misses)
 
 	rows := readRows(t, filepath.Join(dir, "evidence.jsonl"))
 	river := rows["demo-04"]
@@ -88,7 +102,7 @@ func TestDemoBench(t *testing.T) {
 	assert.Positive(t, rep.Refinement.WrongJudged)
 
 	md := rep.Markdown()
-	for _, s := range []string{"## Ceiling (perfect oracle", "## Ceiling from evidence alone", "## Cost per question", "## Robustness", "## Refinement"} {
+	for _, s := range []string{"## Ceiling (perfect oracle", "## Ceiling from evidence alone", "## Cost per question", "## KG cost", "## Robustness", "## Refinement"} {
 		assert.Contains(t, md, s)
 	}
 	svg := rep.SVG()

@@ -33,6 +33,10 @@ type Report struct {
 	Evidence Ceiling `json:"evidence"`
 	// Cost is the mean cost per question, overall first, then by type.
 	Cost []Cost `json:"cost"`
+	// KG is the KG work of the perfect oracle's run (the ceiling): the
+	// queries by kind, their latency at hubs and at ordinary entities, and
+	// the cache hit rate.
+	KG KGCost `json:"kg"`
 	// Robustness is Hits@1 by noise rate and seed, with no tentative
 	// answers (which would hide what the noise breaks).
 	Robustness []Noisy `json:"robustness"`
@@ -134,6 +138,7 @@ func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 	}
 	rep.Ceiling = ceiling(ceil, skipped)
 	rep.Cost = costs(ceil)
+	rep.KG = kgCost(ceil.Results, o.HubRelations)
 	evidence, err := runOnce(ctx, o, "evidence", qs, Policy{Kind: "none"}, Noise{}, []int{1})
 	if err != nil {
 		return nil, err

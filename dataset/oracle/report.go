@@ -57,7 +57,9 @@ func (r *Report) Markdown() string {
 	for _, c := range r.Cost {
 		fmt.Fprintf(&b, "| %s | %d | %.2f | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f |\n", c.Type, c.Questions, c.Calls, c.PromptTokens, c.RelationsTokens, c.CompletionTokens, c.PromptTokens+c.CompletionTokens, c.SPARQL, c.Facts)
 	}
-	b.WriteString("\n## Robustness (Hits@1 by noise rate, no tentative answers)\n\n| noise | mean | min | max | runs |\n|---|---|---|---|---|\n")
+	b.WriteString("\n")
+	r.KG.markdown(&b)
+	b.WriteString("## Robustness (Hits@1 by noise rate, no tentative answers)\n\n| noise | mean | min | max | runs |\n|---|---|---|---|---|\n")
 	for _, m := range r.ByNoise() {
 		fmt.Fprintf(&b, "| %g | %s | %s | %s | %d |\n", m.Noise, pct(m.Mean), pct(m.Min), pct(m.Max), m.Runs)
 	}

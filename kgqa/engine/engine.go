@@ -290,7 +290,7 @@ func (e *Engine) Ask(ctx context.Context, req Request) (*kgqa.Answer, error) {
 		LLM: ledger.Summary(), SPARQLQueries: stats.Queries.Load(),
 		CacheHits: stats.CacheHits.Load(), CacheMisses: stats.CacheMisses.Load(),
 		CriticalPathCalls: r.criticalPath(), WallMS: time.Since(start).Milliseconds(),
-		Calls: callSpans(ledger.Calls(), start),
+		Calls: callSpans(ledger.Calls(), start), KG: stats.Usage(),
 	}
 	ans.Transcript = recorder.Transcript(ans.Plan.Index)
 	ans.Prompts = e.promptSet

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/retrieval"
 	"golang.org/x/sync/errgroup"
@@ -35,32 +36,37 @@ func newExplorer(sg *subgoalRun, text string) *explorer {
 	return &explorer{sg: sg, text: text, rels: map[string][]kgqa.Relation{}, tried: map[kgqa.Relation]bool{}, seen: map[string]bool{}}
 }
 
-// relations lists the relations of every anchor, concurrently, cached.
+// relations lists the relations of every anchor, cached: one anchor by
+// itself, several in batched queries (kg.RelationsOf), which give the
+// same lists in fewer queries (a comparison's members are each an anchor).
 func (x *explorer) relations(ctx context.Context, anchors []kgqa.Term) (map[string][]kgqa.Relation, error) {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(x.sg.e.kgParallel)
+	var missing []string
+	x.mu.Lock()
 	for _, a := range anchors {
-		x.mu.Lock()
-		_, ok := x.rels[a.ID]
-		x.mu.Unlock()
-		if ok {
-			continue
+		if _, ok := x.rels[a.ID]; !ok {
+			missing = append(missing, a.ID)
 		}
-		g.Go(func() error {
-			rs, err := x.sg.e.g.Relations(gctx, a.ID)
-			if err != nil {
-				return stepErr("explore", x.sg.s.ID, err)
-			}
-			x.mu.Lock()
-			x.rels[a.ID] = rs
-			x.mu.Unlock()
-			return nil
-		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	x.mu.Unlock()
+	var got map[string][]kgqa.Relation
+	switch len(missing) {
+	case 0:
+	case 1:
+		rs, err := x.sg.e.g.Relations(ctx, missing[0])
+		if err != nil {
+			return nil, stepErr("explore", x.sg.s.ID, err)
+		}
+		got = map[string][]kgqa.Relation{missing[0]: rs}
+	default:
+		var err error
+		if got, err = kg.RelationsOf(ctx, x.sg.e.g, missing); err != nil {
+			return nil, stepErr("explore", x.sg.s.ID, err)
+		}
 	}
 	x.mu.Lock()
+	for id, rs := range got {
+		x.rels[id] = rs
+	}
 	defer x.mu.Unlock()
 	out := make(map[string][]kgqa.Relation, len(anchors))
 	for _, a := range anchors {
@@ -270,15 +276,22 @@ func (x *explorer) neighbors(ctx context.Context, rd *kgqa.Round, chosen []kgqa.
 	if x.sg.truncates() {
 		limit = x.sg.b.MaxEntitiesPerRelation
 	}
+	batched, err := x.batchNeighbors(ctx, chosen, has, limit)
+	if err != nil {
+		return nil, err
+	}
 	out := make([][]kgqa.Fact, len(jobs))
 	hubs := make([]*kgqa.HubPair, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(x.sg.e.kgParallel)
 	for i, j := range jobs {
 		g.Go(func() error {
-			fs, err := x.sg.e.g.Neighbors(gctx, j.a.ID, j.r, limit)
-			if err != nil {
-				return stepErr("explore", x.sg.s.ID, err)
+			var err error
+			fs, ok := batched[j.r][j.a.ID]
+			if !ok {
+				if fs, err = x.sg.e.g.Neighbors(gctx, j.a.ID, j.r, limit); err != nil {
+					return stepErr("explore", x.sg.s.ID, err)
+				}
 			}
 			if len(fs) > limit {
 				fs = fs[:limit]
@@ -312,6 +325,40 @@ func (x *explorer) neighbors(ctx context.Context, rd *kgqa.Round, chosen []kgqa.
 		}
 	}
 	return facts, nil
+}
+
+// batchNeighbors reads, for each chosen relation that several anchors
+// have, the facts of all of them in batched queries (kg.NeighborsOf),
+// which give what one Neighbors call per anchor gives: a comparison reads
+// its members' values so.
+func (x *explorer) batchNeighbors(ctx context.Context, chosen []kgqa.Relation, has map[kgqa.Relation][]kgqa.Term, limit int) (map[kgqa.Relation]map[string][]kgqa.Fact, error) {
+	out := map[kgqa.Relation]map[string][]kgqa.Fact{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(x.sg.e.kgParallel)
+	for _, r := range chosen {
+		if len(has[r]) < 2 {
+			continue
+		}
+		ids := make([]string, len(has[r]))
+		for i, a := range has[r] {
+			ids[i] = a.ID
+		}
+		g.Go(func() error {
+			got, err := kg.NeighborsOf(gctx, x.sg.e.g, ids, r, limit)
+			if err != nil {
+				return stepErr("explore", x.sg.s.ID, err)
+			}
+			mu.Lock()
+			out[r] = got
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // hubCut applies the pack's hub rule to the facts fs of anchor a along

@@ -45,10 +45,14 @@ type queryArgs struct {
 
 // The tags of the bank's queries.
 const (
-	tagRelations         = "relations"
+	tagRelationsOut      = "relations-out"
+	tagRelationsIn       = "relations-in"
+	tagRelationsBatch    = "relations-batch"
 	tagWikidataRelations = "wikidata-relations"
 	tagNeighborsOut      = "neighbors-out"
 	tagNeighborsIn       = "neighbors-in"
+	tagNeighborsBatchOut = "neighbors-batch-out"
+	tagNeighborsBatchIn  = "neighbors-batch-in"
 	tagNames             = "names"
 	tagMediators         = "mediators"
 	tagQualifiers        = "wikidata-qualifiers"
@@ -71,7 +75,7 @@ const (
 )
 
 var bankTags = []string{
-	tagRelations, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNames, tagMediators,
+	tagRelationsOut, tagRelationsIn, tagRelationsBatch, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNeighborsBatchOut, tagNeighborsBatchIn, tagNames, tagMediators,
 	tagQualifiers, tagIncomingQualifier, tagName, tagSearchExact, tagSearchFold, tagSearchText,
 	tagCountOut, tagCountIn, tagLinkedOut, tagLinkedIn,
 }

@@ -116,7 +116,12 @@ func checkBank(t *testing.T, d *dialect, id, rel, name string, limit int) {
 	benign := map[string][2]string{"freebase": {france, "location.location.contains"}, "wikidata": {"Q142", "P47"}}[d.Name()]
 	type build func(id, rel, name string) (string, error)
 	builds := map[string]build{
-		"relations": func(id, _, _ string) (string, error) { return d.relationsQuery(id) },
+		"neighbors batch out": func(id, rel, _ string) (string, error) {
+			return d.neighborsBatchQuery([]string{benign[0], id}, kgqa.Relation{ID: rel, Dir: kgqa.Out}, limit)
+		},
+		"neighbors batch in": func(id, rel, _ string) (string, error) {
+			return d.neighborsBatchQuery([]string{id}, kgqa.Relation{ID: rel, Dir: kgqa.In}, limit)
+		},
 		"neighbors out": func(id, rel, _ string) (string, error) {
 			return d.neighborsQuery(id, kgqa.Relation{ID: rel, Dir: kgqa.Out}, limit)
 		},
@@ -140,7 +145,13 @@ func checkBank(t *testing.T, d *dialect, id, rel, name string, limit int) {
 		"search folded":  func(_, _, name string) (string, error) { return d.searchFoldQuery(name, limit) },
 		"search by text": func(_, _, name string) (string, error) { return d.searchTextQuery(name, limit) },
 	}
+	if d.v.expansion == expandMediator {
+		builds["relations out"] = func(id, _, _ string) (string, error) { return d.relationsDirQuery(id, kgqa.Out) }
+		builds["relations in"] = func(id, _, _ string) (string, error) { return d.relationsDirQuery(id, kgqa.In) }
+		builds["relations batch"] = func(id, _, _ string) (string, error) { return d.relationsBatchQuery([]string{id, benign[0]}) }
+	}
 	if d.v.expansion == expandQualifier {
+		builds["relations"] = func(id, _, _ string) (string, error) { return d.relationsQuery(id) }
 		builds["qualifiers out"] = func(id, rel, _ string) (string, error) {
 			return d.qualifierQuery(id, kgqa.Relation{ID: rel, Dir: kgqa.Out}, limit)
 		}

@@ -20,7 +20,7 @@ func TestLoadBankRefusesBrokenFile(t *testing.T) {
 	cases := map[string]struct{ from, to, want string }{
 		"missing tag line merges two queries": {"# tag: neighbors-in\n", "", `no query tagged "neighbors-in"`},
 		"misspelt tag":                        {"# tag: name\n", "# tag: nom\n", `no query tagged "name"`},
-		"unknown tag":                         {"# tag: name\n", "# tag: extra\nASK {}\n# tag: name\n", `17 tagged queries, want 16`},
+		"unknown tag":                         {"# tag: name\n", "# tag: extra\nASK {}\n# tag: name\n", `21 tagged queries, want 20`},
 		"broken template":                     {"LIMIT {{.Limit}}\n\n# tag: neighbors-out", "LIMIT {{.Limit}\n\n# tag: neighbors-out", `query "wikidata-relations"`},
 	}
 	for name, c := range cases {
@@ -44,8 +44,12 @@ func TestBankQueries(t *testing.T) {
 		build func() (string, error)
 		want  string
 	}{
-		{"freebase relations", func() (string, error) { return fb.relationsQuery(france) },
-			`SELECT DISTINCT ?r ?dir WHERE { { <http://rdf.freebase.com/ns/m.0f8l9c> ?r ?o . BIND("out" AS ?dir) } UNION { ?s ?r <http://rdf.freebase.com/ns/m.0f8l9c> . BIND("in" AS ?dir) } } LIMIT 5000`},
+		{"freebase relations out", func() (string, error) { return fb.relationsDirQuery(france, kgqa.Out) },
+			`SELECT DISTINCT ?r WHERE { <http://rdf.freebase.com/ns/m.0f8l9c> ?r ?o . } LIMIT 5000`},
+		{"freebase relations in", func() (string, error) { return fb.relationsDirQuery(france, kgqa.In) },
+			`SELECT DISTINCT ?r WHERE { ?s ?r <http://rdf.freebase.com/ns/m.0f8l9c> . } LIMIT 5000`},
+		{"freebase relations of several entities", func() (string, error) { return fb.relationsBatchQuery([]string{france, "m.0345h"}) },
+			`SELECT DISTINCT ?e ?r ?dir WHERE { { <http://rdf.freebase.com/ns/m.0f8l9c> ?r ?o . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?e) BIND("out" AS ?dir) } UNION { ?x ?r <http://rdf.freebase.com/ns/m.0f8l9c> . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?e) BIND("in" AS ?dir) } UNION { <http://rdf.freebase.com/ns/m.0345h> ?r ?o . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?e) BIND("out" AS ?dir) } UNION { ?x ?r <http://rdf.freebase.com/ns/m.0345h> . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?e) BIND("in" AS ?dir) } } LIMIT 10000`},
 		{"wikidata relations", func() (string, error) { return wd.relationsQuery("Q142") },
 			`SELECT DISTINCT ?r ?dir WHERE { { <http://www.wikidata.org/entity/Q142> ?r ?o . BIND("out" AS ?dir) } UNION { ?s ?r <http://www.wikidata.org/entity/Q142> . BIND("in" AS ?dir) } UNION { <http://www.wikidata.org/entity/Q142> ?r ?m . FILTER(STRSTARTS(STR(?r), "http://www.wikidata.org/prop/P")) FILTER NOT EXISTS { ?m <http://wikiba.se/ontology#rank> <http://wikiba.se/ontology#DeprecatedRank> } BIND("statement-out" AS ?dir) } UNION { ?m ?r <http://www.wikidata.org/entity/Q142> . FILTER(STRSTARTS(STR(?r), "http://www.wikidata.org/prop/statement/")) FILTER NOT EXISTS { ?m <http://wikiba.se/ontology#rank> <http://wikiba.se/ontology#DeprecatedRank> } BIND("statement-in" AS ?dir) } } LIMIT 5000`},
 		{"freebase neighbors out", func() (string, error) {
@@ -54,6 +58,12 @@ func TestBankQueries(t *testing.T) {
 		{"freebase neighbors in", func() (string, error) {
 			return fb.neighborsQuery(france, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.In}, 200)
 		}, `SELECT DISTINCT ?t WHERE { ?t <http://rdf.freebase.com/ns/location.location.contains> <http://rdf.freebase.com/ns/m.0f8l9c> . } ORDER BY ?t LIMIT 200`},
+		{"freebase neighbors of several entities out", func() (string, error) {
+			return fb.neighborsBatchQuery([]string{france, germany}, kgqa.Relation{ID: "location.location.area", Dir: kgqa.Out}, 100)
+		}, `SELECT DISTINCT ?h ?t WHERE { { <http://rdf.freebase.com/ns/m.0f8l9c> <http://rdf.freebase.com/ns/location.location.area> ?t . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?h) } UNION { <http://rdf.freebase.com/ns/m.0345h> <http://rdf.freebase.com/ns/location.location.area> ?t . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?h) } } ORDER BY ?h ?t LIMIT 100`},
+		{"freebase neighbors of several entities in", func() (string, error) {
+			return fb.neighborsBatchQuery([]string{france, germany}, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.In}, 100)
+		}, `SELECT DISTINCT ?h ?t WHERE { { ?t <http://rdf.freebase.com/ns/location.location.contains> <http://rdf.freebase.com/ns/m.0f8l9c> . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?h) } UNION { ?t <http://rdf.freebase.com/ns/location.location.contains> <http://rdf.freebase.com/ns/m.0345h> . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?h) } } ORDER BY ?h ?t LIMIT 100`},
 		{"wikidata neighbors use wdt:", func() (string, error) { return wd.neighborsQuery("Q142", kgqa.Relation{ID: "P39", Dir: kgqa.Out}, 3) },
 			`SELECT DISTINCT ?t WHERE { <http://www.wikidata.org/entity/Q142> <http://www.wikidata.org/prop/direct/P39> ?t . } ORDER BY ?t LIMIT 3`},
 		{"freebase names", func() (string, error) { return fb.namesQuery([]string{"m.0cvt000", "m.0cvt001", "g.11b6x_1"}) },
@@ -119,7 +129,10 @@ func TestBuildersRefuseBadInput(t *testing.T) {
 		build func() (string, error)
 		want  error
 	}{
-		{"entity outside the grammar", func() (string, error) { return fb.relationsQuery("m.0f8l9c> ?p ?o } #") }, ErrInvalidID},
+		{"entity outside the grammar", func() (string, error) { return fb.relationsDirQuery("m.0f8l9c> ?p ?o } #", kgqa.Out) }, ErrInvalidID},
+		{"entity outside the grammar in a batch", func() (string, error) {
+			return fb.relationsBatchQuery([]string{france, "m.0f8l9c> ?p ?o } #"})
+		}, ErrInvalidID},
 		{"wikidata id on freebase", func() (string, error) { return fb.nameQuery("Q142") }, ErrInvalidID},
 		{"relation outside the grammar", func() (string, error) {
 			return fb.neighborsQuery(france, kgqa.Relation{ID: "a.b.c> ?x", Dir: kgqa.Out}, 5)

@@ -79,12 +79,13 @@ func (c *Cached) Purge() { c.lru.Purge() }
 func (c *Cached) Unwrap() Graph { return c.g }
 
 // cachedCall answers key from the cache, or runs fn once for all identical
-// callers in flight.
-func cachedCall[T any](ctx context.Context, c *Cached, key string, fn func(context.Context) (T, error)) (T, error) {
+// callers in flight; the lookup counts under primitive in the context's
+// Stats.
+func cachedCall[T any](ctx context.Context, c *Cached, primitive, key string, fn func(context.Context) (T, error)) (T, error) {
 	stats := StatsFrom(ctx)
 	if v, ok := c.lru.Get(key); ok {
 		c.hits.Add(1)
-		stats.addHit()
+		stats.addLookup(primitive, true)
 		return v.(T), nil
 	}
 	var leader, fromShared bool
@@ -113,10 +114,10 @@ func cachedCall[T any](ctx context.Context, c *Cached, key string, fn func(conte
 	case r := <-ch:
 		if leader && !fromShared {
 			c.misses.Add(1)
-			stats.addMiss()
+			stats.addLookup(primitive, false)
 		} else {
 			c.hits.Add(1)
-			stats.addHit()
+			stats.addLookup(primitive, true)
 		}
 		if r.Err != nil {
 			if !leader && ctx.Err() == nil && (errors.Is(r.Err, context.Canceled) || errors.Is(r.Err, context.DeadlineExceeded)) {
@@ -133,7 +134,7 @@ func key(parts ...string) string { return strings.Join(parts, "\x00") }
 
 // Relations implements Graph.
 func (c *Cached) Relations(ctx context.Context, id string) ([]kgqa.Relation, error) {
-	v, err := cachedCall(ctx, c, key("rel", id), func(ctx context.Context) ([]kgqa.Relation, error) {
+	v, err := cachedCall(ctx, c, "relations", key("rel", id), func(ctx context.Context) ([]kgqa.Relation, error) {
 		return c.g.Relations(ctx, id)
 	})
 	return slices.Clone(v), err
@@ -142,7 +143,7 @@ func (c *Cached) Relations(ctx context.Context, id string) ([]kgqa.Relation, err
 // Neighbors implements Graph.
 func (c *Cached) Neighbors(ctx context.Context, id string, rel kgqa.Relation, limit int) ([]kgqa.Fact, error) {
 	k := key("nb", id, rel.ID, string(rel.Dir), strconv.Itoa(limit))
-	v, err := cachedCall(ctx, c, k, func(ctx context.Context) ([]kgqa.Fact, error) {
+	v, err := cachedCall(ctx, c, "neighbors", k, func(ctx context.Context) ([]kgqa.Fact, error) {
 		return c.g.Neighbors(ctx, id, rel, limit)
 	})
 	return slices.Clone(v), err
@@ -150,7 +151,7 @@ func (c *Cached) Neighbors(ctx context.Context, id string, rel kgqa.Relation, li
 
 // Count implements Graph.
 func (c *Cached) Count(ctx context.Context, id string, rel kgqa.Relation) (int, error) {
-	return cachedCall(ctx, c, key("count", id, rel.ID, string(rel.Dir)), func(ctx context.Context) (int, error) {
+	return cachedCall(ctx, c, "count", key("count", id, rel.ID, string(rel.Dir)), func(ctx context.Context) (int, error) {
 		return c.g.Count(ctx, id, rel)
 	})
 }
@@ -158,7 +159,7 @@ func (c *Cached) Count(ctx context.Context, id string, rel kgqa.Relation) (int, 
 // Linked implements Graph.
 func (c *Cached) Linked(ctx context.Context, id string, rel kgqa.Relation, candidates []string) ([]string, error) {
 	k := key(append([]string{"linked", id, rel.ID, string(rel.Dir)}, candidates...)...)
-	v, err := cachedCall(ctx, c, k, func(ctx context.Context) ([]string, error) {
+	v, err := cachedCall(ctx, c, "linked", k, func(ctx context.Context) ([]string, error) {
 		return c.g.Linked(ctx, id, rel, candidates)
 	})
 	return slices.Clone(v), err
@@ -166,14 +167,14 @@ func (c *Cached) Linked(ctx context.Context, id string, rel kgqa.Relation, candi
 
 // Name implements Graph.
 func (c *Cached) Name(ctx context.Context, id string) (string, error) {
-	return cachedCall(ctx, c, key("name", id), func(ctx context.Context) (string, error) {
+	return cachedCall(ctx, c, "name", key("name", id), func(ctx context.Context) (string, error) {
 		return c.g.Name(ctx, id)
 	})
 }
 
 // Search implements Graph.
 func (c *Cached) Search(ctx context.Context, name string, limit int) ([]kgqa.Entity, error) {
-	v, err := cachedCall(ctx, c, key("search", name, strconv.Itoa(limit)), func(ctx context.Context) ([]kgqa.Entity, error) {
+	v, err := cachedCall(ctx, c, "search", key("search", name, strconv.Itoa(limit)), func(ctx context.Context) ([]kgqa.Entity, error) {
 		return c.g.Search(ctx, name, limit)
 	})
 	return slices.Clone(v), err
@@ -181,7 +182,7 @@ func (c *Cached) Search(ctx context.Context, name string, limit int) ([]kgqa.Ent
 
 // Select implements Graph.
 func (c *Cached) Select(ctx context.Context, query string) (*Results, error) {
-	v, err := cachedCall(ctx, c, key("select", query), func(ctx context.Context) (*Results, error) {
+	v, err := cachedCall(ctx, c, "select", key("select", query), func(ctx context.Context) (*Results, error) {
 		return c.g.Select(ctx, query)
 	})
 	if err != nil {

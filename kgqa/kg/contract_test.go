@@ -31,6 +31,15 @@ func tailNames(facts []kgqa.Fact) []string {
 	return out
 }
 
+// uncached is the graph behind g's cache, if it has one, so that a
+// batched call's result is compared with the backend's own answer.
+func uncached(g Graph) Graph {
+	if c, ok := g.(*Cached); ok {
+		return c.Unwrap()
+	}
+	return g
+}
+
 func runContract(t *testing.T, g Graph) {
 	ctx := context.Background()
 	t.Run("relations both directions without noise", func(t *testing.T) {
@@ -49,6 +58,50 @@ func runContract(t *testing.T, g Graph) {
 		rels, err := g.Relations(ctx, unknownID)
 		require.NoError(t, err)
 		assert.Empty(t, rels)
+	})
+	t.Run("relations of several entities in one query", func(t *testing.T) {
+		ids := []string{france, germany, nijmegen, unknownID, france}
+		var st Stats
+		got, err := RelationsOf(WithStats(ctx, &st), g, ids)
+		require.NoError(t, err)
+		assert.EqualValues(t, 1, st.Queries.Load(), "four entities, one query")
+		require.Len(t, got, 4)
+		for _, id := range ids {
+			one, err := uncached(g).Relations(ctx, id)
+			require.NoError(t, err)
+			assert.Equal(t, one, got[id], "relations of %s", id)
+		}
+		assert.Empty(t, got[unknownID])
+		_, err = RelationsOf(ctx, g, []string{france, "bad id"})
+		require.ErrorIs(t, err, ErrInvalidID)
+	})
+	t.Run("neighbors of several entities in one query", func(t *testing.T) {
+		heads := []string{france, germany, "m.059j2", "m.0154j", unknownID}
+		for _, c := range []struct {
+			rel   kgqa.Relation
+			limit int
+		}{
+			{kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, 0}, // named tails
+			{kgqa.Relation{ID: "location.location.adjoin_s", Dir: kgqa.Out}, 0}, // mediators
+			{kgqa.Relation{ID: "location.location.area", Dir: kgqa.Out}, 0},     // literals
+			{kgqa.Relation{ID: "location.location.contains", Dir: kgqa.In}, 0},  // incoming
+			{kgqa.Relation{ID: "location.location.adjoin_s", Dir: kgqa.Out}, 1}, // heads past the limit
+			{kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, 2}, // heads at the limit
+		} {
+			got, err := NeighborsOf(ctx, g, append(heads, france), c.rel, c.limit)
+			require.NoError(t, err)
+			require.Len(t, got, len(heads))
+			for _, id := range heads {
+				one, err := uncached(g).Neighbors(ctx, id, c.rel, c.limit)
+				require.NoError(t, err)
+				assert.Equal(t, one, got[id], "neighbors of %s via %v, limit %d", id, c.rel, c.limit)
+				again, err := g.Neighbors(ctx, id, c.rel, c.limit)
+				require.NoError(t, err)
+				assert.Equal(t, one, again, "neighbors of %s via %v, limit %d, as cached by the batch", id, c.rel, c.limit)
+			}
+		}
+		_, err := NeighborsOf(ctx, g, []string{france, "bad id"}, kgqa.Relation{ID: "location.location.area", Dir: kgqa.Out}, 0)
+		require.ErrorIs(t, err, ErrInvalidID)
 	})
 	t.Run("neighbors out", func(t *testing.T) {
 		facts, err := g.Neighbors(ctx, germany, kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}, 0)

@@ -26,7 +26,7 @@ func (s *store) Count(ctx context.Context, id string, rel kgqa.Relation) (int, e
 	if err != nil {
 		return 0, err
 	}
-	t, err := s.run(ctx, q)
+	t, err := s.run(ctx, kindCount, id, q)
 	if err != nil {
 		return 0, fmt.Errorf("kg: count of %s via %s: %w", id, rel.ID, err)
 	}
@@ -77,7 +77,7 @@ func (s *store) Linked(ctx context.Context, id string, rel kgqa.Relation, candid
 		if err != nil {
 			return nil, err
 		}
-		t, err := s.run(ctx, q)
+		t, err := s.run(ctx, kindLinked, id, q)
 		if err != nil {
 			return nil, fmt.Errorf("kg: linked from %s via %s: %w", id, rel.ID, err)
 		}
@@ -112,7 +112,7 @@ func (s *store) Linked(ctx context.Context, id string, rel kgqa.Relation, candid
 		if err != nil {
 			return nil, err
 		}
-		t, err := s.run(ctx, q)
+		t, err := s.run(ctx, kindNames, "", q)
 		if err != nil {
 			return nil, fmt.Errorf("kg: linked from %s via %s: names: %w", id, rel.ID, err)
 		}

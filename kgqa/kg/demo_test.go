@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kg/embedded"
@@ -75,6 +76,47 @@ func backendsAgree(t *testing.T, dialect, builtin, endpoint string, qs []demokg.
 			facts += len(ef)
 		}
 	}
+	// Listed together, every entity has the list it has alone.
+	var all []string
+	for id := range ids {
+		all = append(all, id)
+	}
+	eb, err := RelationsOf(ctx, emb, all)
+	require.NoError(t, err)
+	vb, err := RelationsOf(ctx, virt, all)
+	require.NoError(t, err)
+	for _, id := range all {
+		er, err := emb.Relations(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, er, eb[id], "embedded: relations of %s listed with %d others", id, len(all)-1)
+		assert.Equal(t, er, vb[id], "Virtuoso: relations of %s listed with %d others", id, len(all)-1)
+	}
+	// Read together, every entity has the facts it has alone, along every
+	// relation that several of them have.
+	byRel := map[kgqa.Relation][]string{}
+	for _, id := range all {
+		for _, rel := range eb[id] {
+			byRel[rel] = append(byRel[rel], id)
+		}
+	}
+	batched := 0
+	for rel, heads := range byRel {
+		if len(heads) < 2 {
+			continue
+		}
+		ef, err := NeighborsOf(ctx, emb, heads, rel, 0)
+		require.NoError(t, err)
+		vf, err := NeighborsOf(ctx, virt, heads, rel, 0)
+		require.NoError(t, err)
+		for _, id := range heads {
+			one, err := emb.Neighbors(ctx, id, rel, 0)
+			require.NoError(t, err)
+			assert.Equal(t, one, ef[id], "embedded: neighbors of %s via %v read with %d others", id, rel, len(heads)-1)
+			assert.Equal(t, one, vf[id], "Virtuoso: neighbors of %s via %v read with %d others", id, rel, len(heads)-1)
+			batched += len(one)
+		}
+	}
+	assert.Positive(t, batched)
 	t.Logf("compared %d entities and %d facts", len(ids), facts)
 	assert.Greater(t, facts, minFacts)
 }

@@ -161,7 +161,8 @@ func TestBadResponses(t *testing.T) {
 				_, _ = w.Write([]byte(c.body))
 				return true
 			})
-			_, err := openEndpoint(t, ps.URL, nil).Relations(context.Background(), france)
+			// Name sends one query (a Freebase relation listing sends two).
+			_, err := openEndpoint(t, ps.URL, nil).Name(context.Background(), france)
 			require.ErrorIs(t, err, ErrBadResponse)
 			assert.EqualValues(t, 1, ps.requests.Load(), "a bad response is not retried")
 		})
@@ -254,6 +255,14 @@ func TestCacheAndSingleflight(t *testing.T) {
 	assert.EqualValues(t, 2, st.Queries.Load())
 	assert.EqualValues(t, 1, st.CacheMisses.Load())
 	assert.EqualValues(t, 15, st.CacheHits.Load())
+	u := st.Usage()
+	require.NotNil(t, u)
+	require.Len(t, u.Queries, 2)
+	assert.Equal(t, []string{"neighbors", "names"}, []string{u.Queries[0].Kind, u.Queries[1].Kind})
+	assert.Equal(t, germany, u.Queries[0].Entity, "a neighbour query is anchored at its entity")
+	assert.Empty(t, u.Queries[1].Entity, "a names query has no anchor")
+	assert.GreaterOrEqual(t, u.Queries[0].MS, 150.0, "the latency is the client's, the server's delay included")
+	assert.Equal(t, map[string]kgqa.KGCacheCount{"neighbors": {Hits: 15, Misses: 1}}, u.Cache)
 
 	facts, err := g.Neighbors(ctx, germany, rel, 0)
 	require.NoError(t, err)
@@ -274,5 +283,5 @@ func TestCacheAndSingleflight(t *testing.T) {
 	assert.Equal(t, 1, cs.Entries)
 	var nilStats *Stats
 	assert.Nil(t, StatsFrom(context.Background()))
-	assert.NotPanics(t, func() { nilStats.addQuery() })
+	assert.NotPanics(t, func() { nilStats.addQuery("relations", "m.0", 1, time.Millisecond, false) })
 }

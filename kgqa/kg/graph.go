@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg/backend"
 	"github.com/parog/parog-go/kgqa/kg/sparqlgate"
+	"golang.org/x/sync/errgroup"
 )
 
 const xsdNS = "http://www.w3.org/2001/XMLSchema#"
@@ -84,13 +86,37 @@ func New(d Dialect, b backend.Backend, o Options) (Graph, error) {
 	return &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText, scanBudget: o.ScanBudget, rowBudget: o.RowBudget}, nil
 }
 
-func (s *store) run(ctx context.Context, q string) (*backend.Table, error) {
+// The kinds of query the store sends, as Stats logs them.
+const (
+	kindRelations      = "relations"
+	kindRelationsBatch = "relations-batch"
+	kindNeighbors      = "neighbors"
+	kindNeighborsBatch = "neighbors-batch"
+	kindNames          = "names"
+	kindMediators      = "mediators"
+	kindStatements     = "statements"
+	kindName           = "name"
+	kindSearch         = "search-" // + exact, fold or text
+	kindCount          = "count"
+	kindLinked         = "linked"
+	kindSelect         = "select"
+)
+
+// run sends q, a query of kind anchored at entity ("" for none), and logs
+// it in the context's Stats.
+func (s *store) run(ctx context.Context, kind, entity, q string) (*backend.Table, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	StatsFrom(ctx).addQuery()
 	kgqa.RecorderFrom(ctx).AddQuery(ctx, q)
-	return s.exec.Query(ctx, q)
+	start := time.Now()
+	t, err := s.exec.Query(ctx, q)
+	rows := 0
+	if t != nil {
+		rows = len(t.Rows)
+	}
+	StatsFrom(ctx).addQuery(kind, entity, rows, time.Since(start), err != nil)
+	return t, err
 }
 
 // Dialect implements Graph.
@@ -104,17 +130,60 @@ func (s *store) Relations(ctx context.Context, id string) ([]kgqa.Relation, erro
 	if err := s.d.checkEntity(id); err != nil {
 		return nil, err
 	}
+	if s.d.v.expansion == expandMediator {
+		rows, err := s.relationRowsByDir(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("kg: relations of %s: %w", id, err)
+		}
+		return s.relationList(rows), nil
+	}
 	q, err := s.d.relationsQuery(id)
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.run(ctx, q)
+	t, err := s.run(ctx, kindRelations, id, q)
 	if err != nil {
 		return nil, fmt.Errorf("kg: relations of %s: %w", id, err)
 	}
+	return s.relationList(t.Rows), nil
+}
+
+// relationRowsByDir sends the outgoing and the incoming listing of id at
+// once and returns their rows as one listing's (?r, ?dir).
+func (s *store) relationRowsByDir(ctx context.Context, id string) ([]map[string]backend.Node, error) {
+	dirs := []kgqa.Direction{kgqa.Out, kgqa.In}
+	tables := make([]*backend.Table, len(dirs))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, dir := range dirs {
+		q, err := s.d.relationsDirQuery(id, dir)
+		if err != nil {
+			return nil, err
+		}
+		g.Go(func() error {
+			var err error
+			tables[i], err = s.run(gctx, kindRelations, id, q)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var rows []map[string]backend.Node
+	for i, t := range tables {
+		dir := backend.Node{Kind: backend.NodeLiteral, Value: string(dirs[i])}
+		for _, row := range t.Rows {
+			rows = append(rows, map[string]backend.Node{"r": row["r"], "dir": dir})
+		}
+	}
+	return rows, nil
+}
+
+// relationList reads the rows of a relations query (?r, ?dir): the
+// dialect's relations, noise dropped, once each, outgoing first, by id.
+func (s *store) relationList(rows []map[string]backend.Node) []kgqa.Relation {
 	seen := make(map[kgqa.Relation]bool)
 	var out []kgqa.Relation
-	for _, row := range t.Rows {
+	for _, row := range rows {
 		rel, ok := s.d.relationRow(row["r"].Value, row["dir"].Value)
 		if !ok || s.d.Noise(rel.ID) || seen[rel] {
 			continue
@@ -125,7 +194,7 @@ func (s *store) Relations(ctx context.Context, id string) ([]kgqa.Relation, erro
 	slices.SortFunc(out, func(a, b kgqa.Relation) int {
 		return cmp.Or(cmp.Compare(dirRank(a.Dir), dirRank(b.Dir)), strings.Compare(a.ID, b.ID))
 	})
-	return out, nil
+	return out
 }
 
 func dirRank(d kgqa.Direction) int {
@@ -169,14 +238,27 @@ func (s *store) neighborWindow(ctx context.Context, id string, rel kgqa.Relation
 	if err != nil {
 		return nil, 0, err
 	}
-	t, err := s.run(ctx, q)
+	t, err := s.run(ctx, kindNeighbors, id, q)
 	if err != nil {
 		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
 	}
+	facts := s.oneHop(id, rel, t.Rows)
+	if err := s.fillNames(ctx, facts); err != nil {
+		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
+	}
+	if facts, err = s.expandTails(ctx, id, rel, facts); err != nil {
+		return nil, 0, err
+	}
+	return facts, len(t.Rows), nil
+}
+
+// oneHop reads the tails of rows (?t) as facts from id along rel, once
+// each, in the rows' order, without names.
+func (s *store) oneHop(id string, rel kgqa.Relation, rows []map[string]backend.Node) []kgqa.Fact {
 	head := kgqa.Term{ID: id}
 	var facts []kgqa.Fact
 	seen := make(map[string]bool)
-	for _, row := range t.Rows {
+	for _, row := range rows {
 		tail, ok := s.term(row["t"])
 		if !ok || seen[tail.Key()] {
 			continue
@@ -184,10 +266,15 @@ func (s *store) neighborWindow(ctx context.Context, id string, rel kgqa.Relation
 		seen[tail.Key()] = true
 		facts = append(facts, kgqa.Fact{Head: head, Path: []string{rel.ID}, Dir: rel.Dir, Tail: tail})
 	}
-	if err := s.fillNames(ctx, facts); err != nil {
-		return nil, 0, fmt.Errorf("kg: neighbors of %s via %s: %w", id, rel.ID, err)
-	}
+	return facts
+}
+
+// expandTails replaces the nameless mediator tails of facts (named by
+// fillNames) by the two-hop facts through them, or adds the statements'
+// facts on Wikidata. It may reuse facts' array.
+func (s *store) expandTails(ctx context.Context, id string, rel kgqa.Relation, facts []kgqa.Fact) ([]kgqa.Fact, error) {
 	var more []kgqa.Fact
+	var err error
 	switch s.d.v.expansion {
 	case expandMediator:
 		var mediators []string
@@ -205,9 +292,9 @@ func (s *store) neighborWindow(ctx context.Context, id string, rel kgqa.Relation
 		more, err = s.statements(ctx, id, rel, facts)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return append(facts, more...), len(t.Rows), nil
+	return append(facts, more...), nil
 }
 
 // fillNames sets the names of the entity tails of facts, in chunks of
@@ -227,7 +314,7 @@ func (s *store) fillNames(ctx context.Context, facts []kgqa.Fact) error {
 		if err != nil {
 			return fmt.Errorf("names: %w", err)
 		}
-		t, err := s.run(ctx, q)
+		t, err := s.run(ctx, kindNames, "", q)
 		if err != nil {
 			return fmt.Errorf("names: %w", err)
 		}
@@ -257,7 +344,7 @@ func (s *store) expand(ctx context.Context, id string, rel kgqa.Relation, mediat
 		if err != nil {
 			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 		}
-		t, err := s.run(ctx, q)
+		t, err := s.run(ctx, kindMediators, id, q)
 		if err != nil {
 			return nil, fmt.Errorf("kg: neighbors of %s via %s: expand: %w", id, rel.ID, err)
 		}
@@ -380,7 +467,7 @@ func (s *store) Name(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t, err := s.run(ctx, q)
+	t, err := s.run(ctx, kindName, id, q)
 	if err != nil {
 		return "", fmt.Errorf("kg: name of %s: %w", id, err)
 	}
@@ -408,11 +495,12 @@ func (s *store) Search(ctx context.Context, name string, limit int) ([]kgqa.Enti
 	}
 	limit = clampLimit(limit, maxSearchLimit)
 	second := s.d.searchFoldQuery
+	secondKind := kindSearch + "fold"
 	if s.fullText {
-		second = s.d.searchTextQuery
+		second, secondKind = s.d.searchTextQuery, kindSearch+"text"
 	}
 	var t *backend.Table
-	for _, build := range []func(string, int) (string, error){s.d.searchExactQuery, second} {
+	for i, build := range []func(string, int) (string, error){s.d.searchExactQuery, second} {
 		q, err := build(name, limit)
 		if errors.Is(err, errNoTextWords) {
 			break
@@ -420,7 +508,11 @@ func (s *store) Search(ctx context.Context, name string, limit int) ([]kgqa.Enti
 		if err != nil {
 			return nil, fmt.Errorf("kg: search: %w", err)
 		}
-		if t, err = s.run(ctx, q); err != nil {
+		kind := kindSearch + "exact"
+		if i > 0 {
+			kind = secondKind
+		}
+		if t, err = s.run(ctx, kind, "", q); err != nil {
 			return nil, fmt.Errorf("kg: search %q: %w", name, err)
 		}
 		if len(t.Rows) > 0 {
@@ -484,7 +576,7 @@ func (s *store) Select(ctx context.Context, query string) (*Results, error) {
 		ctx = backend.WithScanBudget(ctx, s.scanBudget)
 		ctx = backend.WithRowBudget(ctx, s.rowBudget)
 	}
-	t, err := s.run(ctx, q.String())
+	t, err := s.run(ctx, kindSelect, "", q.String())
 	if err != nil {
 		return nil, fmt.Errorf("kg: select: %w", err)
 	}

@@ -197,18 +197,48 @@ func textExpr(words []string) textExprLit {
 // *IDError for one that does not fit the dialect.
 
 // relationsQuery lists the distinct predicates around id with their
-// direction; on Wikidata also the properties id has only through
-// statements.
+// direction (?r, ?dir), with the properties id has only through
+// statements. Wikidata only: Freebase lists each direction by itself
+// (relationsDirQuery).
 func (d *dialect) relationsQuery(id string) (string, error) {
+	if d.v.expansion != expandQualifier {
+		return "", fmt.Errorf("kg: query %s: not in the %s dialect", tagWikidataRelations, d.v.name)
+	}
 	a := d.args(maxRelationRows)
 	var err error
 	if a.Entity, err = d.entityRef(id); err != nil {
 		return "", err
 	}
-	if d.v.expansion == expandQualifier {
-		return render(tagWikidataRelations, a)
+	return render(tagWikidataRelations, a)
+}
+
+// relationsDirQuery lists the distinct predicates (?r) of id's edges in
+// direction dir.
+func (d *dialect) relationsDirQuery(id string, dir kgqa.Direction) (string, error) {
+	a := d.args(maxRelationRows)
+	var err error
+	if a.Entity, err = d.entityRef(id); err != nil {
+		return "", err
 	}
-	return render(tagRelations, a)
+	if dir == kgqa.In {
+		return render(tagRelationsIn, a)
+	}
+	return render(tagRelationsOut, a)
+}
+
+// relationsBatchQuery lists the distinct predicates around each of ids
+// with their direction, ?e binding the entity, in up to batchLimit rows. Freebase only: Wikidata's
+// listing has statement branches of its own.
+func (d *dialect) relationsBatchQuery(ids []string) (string, error) {
+	if d.v.expansion != expandMediator {
+		return "", fmt.Errorf("kg: query %s: not in the %s dialect", tagRelationsBatch, d.v.name)
+	}
+	a := d.args(batchLimit(len(ids)))
+	var err error
+	if a.Subjects, err = d.entityRefs(ids); err != nil {
+		return "", err
+	}
+	return render(tagRelationsBatch, a)
 }
 
 // neighborsQuery lists the first limit terms one hop from id along rel, in
@@ -219,6 +249,20 @@ func (d *dialect) neighborsQuery(id string, rel kgqa.Relation, limit int) (strin
 		return "", err
 	}
 	return render(byDir(rel, tagNeighborsOut, tagNeighborsIn), a)
+}
+
+// neighborsBatchQuery lists the terms one hop from each of ids along rel,
+// ?h binding the head, in head and term order, in up to limit rows.
+func (d *dialect) neighborsBatchQuery(ids []string, rel kgqa.Relation, limit int) (string, error) {
+	a := d.args(limit)
+	var err error
+	if a.Relation, err = d.relationRef(d.v.relNS, rel); err != nil {
+		return "", err
+	}
+	if a.Subjects, err = d.entityRefs(ids); err != nil {
+		return "", err
+	}
+	return render(byDir(rel, tagNeighborsBatchOut, tagNeighborsBatchIn), a)
 }
 
 // hopArgs are the bank's arguments for one hop from id along rel: the

@@ -21,7 +21,7 @@ func BenchmarkQueryRendering(b *testing.B) {
 	}
 	rel := kgqa.Relation{ID: "location.location.contains", Dir: kgqa.Out}
 	builds := []func() (string, error){
-		func() (string, error) { return fb.relationsQuery(france) },
+		func() (string, error) { return fb.relationsDirQuery(france, kgqa.Out) },
 		func() (string, error) { return wd.relationsQuery("Q142") },
 		func() (string, error) { return fb.neighborsQuery(france, rel, 100) },
 		func() (string, error) { return fb.namesQuery(ms) },

@@ -68,7 +68,7 @@ func (s *store) statements(ctx context.Context, id string, rel kgqa.Relation, tr
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.run(ctx, q)
+	t, err := s.run(ctx, kindStatements, id, q)
 	if err != nil {
 		return nil, fmt.Errorf("kg: neighbors of %s via %s: statements: %w", id, rel.ID, err)
 	}

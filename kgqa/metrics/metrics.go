@@ -31,6 +31,7 @@ type Metrics struct {
 	llmWait    *prometheus.HistogramVec
 	llmReqs    *prometheus.CounterVec
 	sparql     prometheus.Counter
+	sparqlTime *prometheus.HistogramVec
 	cacheHits  prometheus.Counter
 	cacheMiss  prometheus.Counter
 	questions  *prometheus.CounterVec
@@ -77,6 +78,11 @@ func New() *Metrics {
 		sparql: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "parog_sparql_queries_total", Help: "SPARQL queries sent to the KG backend.",
 		}),
+		sparqlTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "parog_sparql_query_duration_seconds",
+			Help:    "SPARQL query latency as the client saw it, by kind (relations, relations-batch, neighbors, neighbors-batch, names, mediators, name, search-*, count, linked, select, statements); failed queries included.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"kind"}),
 		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "parog_kg_cache_hits_total", Help: "KG primitive calls answered from the cache.",
 		}),
@@ -88,7 +94,7 @@ func New() *Metrics {
 		}, []string{"stop_reason"}),
 	}
 	reg.MustRegister(m.requests, m.latency, m.inFlight, m.llmCalls, m.llmReqs, m.llmTokens, m.llmLatency, m.llmWait,
-		m.sparql, m.cacheHits, m.cacheMiss, m.questions,
+		m.sparql, m.sparqlTime, m.cacheHits, m.cacheMiss, m.questions,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	return m
@@ -125,6 +131,17 @@ func (m *Metrics) ObserveKG(queries, hits, misses int64) {
 	m.cacheMiss.Add(float64(misses))
 }
 
+// ObserveKGQueries records the latency of each query of u by kind (u may
+// be nil).
+func (m *Metrics) ObserveKGQueries(u *kgqa.KGUsage) {
+	if u == nil {
+		return
+	}
+	for _, q := range u.Queries {
+		m.sparqlTime.WithLabelValues(q.Kind).Observe(q.MS / 1000)
+	}
+}
+
 // ObserveAnswer records a question's stop reason and the KG work the
 // engine counted for it (the engine keeps its own per-question counts).
 func (m *Metrics) ObserveAnswer(a *kgqa.Answer) {
@@ -137,6 +154,7 @@ func (m *Metrics) ObserveAnswer(a *kgqa.Answer) {
 	}
 	m.questions.WithLabelValues(stop).Inc()
 	m.ObserveKG(a.Usage.SPARQLQueries, a.Usage.CacheHits, a.Usage.CacheMisses)
+	m.ObserveKGQueries(a.Usage.KG)
 }
 
 // Handler serves the metrics in the Prometheus text format.

@@ -43,3 +43,24 @@ func TestObserveLLM(t *testing.T) {
 	assert.Equal(t, [2]float64{1, 2}, got["parog_llm_call_duration_seconds,role=reasoner,stage=refine"], "the sent call's own 2 s")
 	assert.Equal(t, [2]float64{2, 40}, got["parog_llm_slot_wait_seconds,role=reasoner"], "both calls' waits")
 }
+
+// Each query of an answer's KG usage is one sample of its kind.
+func TestObserveKGQueries(t *testing.T) {
+	m := New()
+	m.ObserveAnswer(&kgqa.Answer{Stop: kgqa.StopPlanComplete, Usage: kgqa.Usage{SPARQLQueries: 3, KG: &kgqa.KGUsage{Queries: []kgqa.KGQueryCost{
+		{Kind: "relations", MS: 500}, {Kind: "relations", MS: 1500}, {Kind: "names", MS: 20},
+	}}}})
+	m.ObserveKGQueries(nil)
+	mfs, err := m.Registry().Gather()
+	require.NoError(t, err)
+	got := map[string][2]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != "parog_sparql_query_duration_seconds" {
+			continue
+		}
+		for _, mm := range mf.GetMetric() {
+			got[mm.GetLabel()[0].GetValue()] = [2]float64{float64(mm.GetHistogram().GetSampleCount()), mm.GetHistogram().GetSampleSum()}
+		}
+	}
+	assert.Equal(t, map[string][2]float64{"relations": {2, 2}, "names": {1, 0.02}}, got)
+}

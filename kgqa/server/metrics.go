@@ -26,6 +26,7 @@ func (s *Server) observe(c *gin.Context) {
 		}
 		s.metrics.RequestDone(route, c.Request.Method, code, time.Since(start))
 		s.metrics.ObserveKG(st.Queries.Load(), st.CacheHits.Load(), st.CacheMisses.Load())
+		s.metrics.ObserveKGQueries(st.Usage())
 	}()
 	c.Next()
 }

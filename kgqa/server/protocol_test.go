@@ -178,6 +178,8 @@ func TestMetrics(t *testing.T) {
 		`parog_questions_total{stop_reason=`,
 		`parog_sparql_queries_total `,
 		`parog_kg_cache_hits_total `,
+		`parog_sparql_query_duration_seconds_count{kind="relations"} `,
+		`parog_sparql_query_duration_seconds_count{kind="name"} `,
 		`process_resident_memory_bytes`,
 	} {
 		assert.Contains(t, body, want)
