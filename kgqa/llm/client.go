@@ -108,11 +108,19 @@ func WithMaxReplyBytes(n int64) Option {
 // variable (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
 
+// transportBuffer is the size of the write and read buffers of each
+// connection of the client's own transport.
+const transportBuffer = 64 << 10
+
 // New builds a client for the roles of cfg; a role with an empty base_url
 // stays unconfigured (calls to it fail with ErrNotConfigured).
 func New(cfg config.LLM, opts ...Option) (*Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
+	// A chat request (prompt and reply schema) is often larger than the
+	// default 4 KB buffer, which wrote it in several syscalls; most go out
+	// in one write, and most replies come in one read, with these.
+	tr.WriteBufferSize, tr.ReadBufferSize = transportBuffer, transportBuffer
 	c := &Client{
 		roles:    map[kgqa.Role]*endpoint{},
 		getenv:   os.LookupEnv,
