@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -46,6 +47,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	logSettings(log, &cfg)
+	defer setGCPercent(log, cfg.Server.GCPercent, env.Getenv)()
 	if err := server.CheckConfig(cfg.Server, env.Getenv); err != nil {
 		return err
 	}
@@ -87,4 +89,22 @@ func logSettings(log *slog.Logger, cfg *config.Config) {
 		attrs = append(attrs, slog.String(s.Key, s.Value))
 	}
 	log.Info("configuration", slog.Group("config", attrs...))
+}
+
+// setGCPercent applies server.gc_percent, unless it is 0 or the
+// environment sets GOGC (the runtime read it already, and an operator who
+// sets it means it); it returns the function that restores the previous
+// target, for a serve run inside a longer-lived process (tests).
+func setGCPercent(log *slog.Logger, percent int, getenv func(string) (string, bool)) func() {
+	if v, ok := getenv("GOGC"); ok {
+		if percent != 0 {
+			log.Info("GOGC set in the environment: server.gc_percent not applied", "GOGC", v, "server.gc_percent", percent)
+		}
+		return func() {}
+	}
+	if percent == 0 {
+		return func() {}
+	}
+	old := debug.SetGCPercent(percent)
+	return func() { debug.SetGCPercent(old) }
 }
