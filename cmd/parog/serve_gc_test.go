@@ -27,9 +27,8 @@ func TestSetGCPercent(t *testing.T) {
 		getenv  func(string) (string, bool)
 		want    int
 	}{
-		{"applied", 400, noEnv, 400},
-		{"zero keeps the runtime's", 0, noEnv, start},
-		{"GOGC in the environment wins", 400, withGOGC, start},
+		{"applied", 250, noEnv, 250},
+		{"GOGC in the environment wins", 250, withGOGC, start},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			restore := setGCPercent(log, tc.percent, tc.getenv)
@@ -38,4 +37,27 @@ func TestSetGCPercent(t *testing.T) {
 			assert.Equal(t, start, gcPercent(), "restored")
 		})
 	}
+}
+
+func TestAutoGCPercent(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		live uint64
+		want int
+	}{
+		{"unknown", 0, 400},
+		{"small graph", 20 << 20, 400},
+		{"256 MB of growth", 128 << 20, 200},
+		{"large graph", 2 << 30, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, autoGCPercent(tc.live)) })
+	}
+	t.Run("zero applies it to this process's live heap", func(t *testing.T) {
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		restore := setGCPercent(log, 0, func(string) (string, bool) { return "", false })
+		defer restore()
+		p := gcPercent()
+		assert.GreaterOrEqual(t, p, 100)
+		assert.LessOrEqual(t, p, 400)
+	})
 }

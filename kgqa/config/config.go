@@ -174,7 +174,7 @@ type Server struct {
 	MaxConns           int           `yaml:"max_conns" desc:"client connections served at once; more wait to be accepted (0: 1024)"`
 	CORSOrigins        []string      `yaml:"cors_origins" desc:"web origins (scheme://host[:port]) allowed to call the API from a browser (CORS); none by default"`
 	ShutdownGrace      time.Duration `yaml:"shutdown_grace" desc:"time given to in-flight requests on shutdown"`
-	GCPercent          int           `yaml:"gc_percent" desc:"garbage collection target of parog serve: the heap grows by this percent of the live heap between collections (Go's GOGC; a GOGC variable in the environment wins; 0: Go's default, 100). Default 400: a question allocates about 100 KB against a live heap held mostly by the KG cache and the embedded graph, so at 100 the server collected every 200-300 questions; at 400 it collects a quarter as often for about 30% more peak memory"`
+	GCPercent          int           `yaml:"gc_percent" desc:"garbage collection target of parog serve: the heap grows by this percent of the live heap between collections (Go's GOGC, whose default is 100; a GOGC variable in the environment wins). 0 (default): chosen at startup from the live heap once the KG is open, for about 256 MB of growth, between 100 and 400 (a small graph's live heap gets 400: a question allocates about 100 KB, and at 100 the demo server collected every 200-300 questions)"`
 }
 
 // Default returns the configuration used where a file says nothing.
@@ -198,7 +198,6 @@ func Default() Config {
 			Addr: "127.0.0.1:8080", RateLimit: 5, RateBurst: 10, MaxBodyBytes: 1 << 20,
 			MaxQuestionLen: 2000, RequestTimeout: 120 * time.Second,
 			SPARQLTimeout: 10 * time.Second, SPARQLMaxRows: 10_000, ShutdownGrace: 30 * time.Second,
-			GCPercent: 400,
 		},
 		Cache: Cache{Backend: "none", TTL: 24 * time.Hour, MaxEntryBytes: 1 << 20, Timeout: 200 * time.Millisecond,
 			BreakerFailures: 5, BreakerCooldown: 30 * time.Second},
