@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -59,6 +62,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer a.Close()
+	defer setGCPercent(log, cfg.Server.GCPercent, env.Getenv)()
 	a.shareCalls(cache)
 	srv, err := server.New(cfg.Server, a.Graph,
 		server.WithEngine(a.Engine), server.WithLLMConfig(cfg.LLM), server.WithCapabilities(a.LLM.Capabilities),
@@ -87,4 +91,47 @@ func logSettings(log *slog.Logger, cfg *config.Config) {
 		attrs = append(attrs, slog.String(s.Key, s.Value))
 	}
 	log.Info("configuration", slog.Group("config", attrs...))
+}
+
+// gcHeadroom is the heap growth between collections that server.gc_percent
+// 0 aims at.
+const gcHeadroom = 256 << 20
+
+// autoGCPercent is the collection target that gives a live heap of live
+// bytes about gcHeadroom of growth, from Go's default 100 to 400.
+func autoGCPercent(live uint64) int {
+	if live == 0 {
+		return 400
+	}
+	return int(min(max(gcHeadroom*100/live, 100), 400))
+}
+
+// liveHeap is the live heap after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// setGCPercent applies server.gc_percent (0: autoGCPercent of the live
+// heap now), unless the environment sets GOGC (the runtime read it
+// already, and an operator who sets it means it); it returns the function
+// that restores the previous target, for a serve run inside a longer-lived
+// process (tests).
+func setGCPercent(log *slog.Logger, percent int, getenv func(string) (string, bool)) func() {
+	if v, ok := getenv("GOGC"); ok {
+		log.Info("GOGC set in the environment: server.gc_percent not applied", "GOGC", v, "server.gc_percent", percent)
+		return func() {}
+	}
+	if percent == 0 {
+		live := liveHeap()
+		percent = autoGCPercent(live)
+		log.Info("garbage collection target", "server.gc_percent", percent, "live_heap_MB", live>>20)
+	}
+	old := debug.SetGCPercent(percent)
+	return func() { debug.SetGCPercent(old) }
 }

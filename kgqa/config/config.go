@@ -176,6 +176,7 @@ type Server struct {
 	MaxConns           int           `yaml:"max_conns" desc:"client connections served at once; more wait to be accepted (0: 1024)"`
 	CORSOrigins        []string      `yaml:"cors_origins" desc:"web origins (scheme://host[:port]) allowed to call the API from a browser (CORS); none by default"`
 	ShutdownGrace      time.Duration `yaml:"shutdown_grace" desc:"time given to in-flight requests on shutdown"`
+	GCPercent          int           `yaml:"gc_percent" desc:"garbage collection target of parog serve: the heap grows by this percent of the live heap between collections (Go's GOGC, whose default is 100; a GOGC variable in the environment wins). 0 (default): chosen at startup from the live heap once the KG is open, for about 256 MB of growth, between 100 and 400 (a small graph's live heap gets 400: a question allocates about 100 KB, and at 100 the demo server collected every 200-300 questions)"`
 }
 
 // Default returns the configuration used where a file says nothing.

@@ -85,6 +85,7 @@ func TestBadValuesNameTheSetting(t *testing.T) {
 		{"language with underscore", base + "  language: fr_FR\n", nil, nil, "kg.language"},
 		{"negative burst", base, nil, []string{"server.rate_burst=-1"}, "server.rate_burst"},
 		{"negative rate", base, nil, []string{"server.rate_limit=-1"}, "server.rate_limit"},
+		{"negative gc percent", base, map[string]string{"PAROG_SERVER_GC_PERCENT": "-1"}, nil, "server.gc_percent"},
 		{"zero llm timeout", base + "llm:\n  planner:\n    base_url: http://x/v1\n    model: m\n    timeout: 0s\n", nil, nil, "llm.planner.timeout"},
 		{"zero llm concurrency", base, map[string]string{"PAROG_LLM_TEACHER_BASE_URL": "http://x/v1", "PAROG_LLM_TEACHER_MODEL": "m", "PAROG_LLM_TEACHER_CONCURRENCY": "0"}, nil, "llm.teacher.concurrency"},
 		{"zero llm max tokens", base, nil, []string{"llm.reasoner.base_url=http://x/v1", "llm.reasoner.model=m", "llm.reasoner.max_tokens=0"}, "llm.reasoner.max_tokens"},

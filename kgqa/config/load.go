@@ -293,6 +293,7 @@ func (c *Config) Validate() error {
 	}{
 		{"kg.retries", float64(c.KG.Retries)}, {"kg.cache_size", float64(c.KG.CacheSize)},
 		{"server.rate_limit", c.Server.RateLimit}, {"server.rate_burst", float64(c.Server.RateBurst)},
+		{"server.gc_percent", float64(c.Server.GCPercent)},
 	}
 	for _, s := range notNegative {
 		if s.n < 0 {

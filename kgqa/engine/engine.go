@@ -22,7 +22,6 @@ import (
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/relprior"
 	"github.com/parog/parog-go/refine"
-	"golang.org/x/sync/errgroup"
 )
 
 // Engine answers questions over a knowledge graph with the
@@ -395,17 +394,7 @@ func (r *run) do(ctx context.Context, req Request) error {
 		mentions []kgqa.Mention
 		linkLLM  bool
 	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		var err error
-		plan, info, err = r.plan(gctx, req)
-		if err == nil {
-			pi := info
-			r.emit.send(kgqa.Event{Type: kgqa.EventPlan, Plan: plan, PlanInfo: &pi})
-		}
-		return err
-	})
-	g.Go(func() error {
+	err = both(ctx, func(gctx context.Context) error {
 		var err error
 		if len(req.TopicEntities) > 0 {
 			topics, err = r.requestedTopics(gctx, req.TopicEntities)
@@ -414,8 +403,15 @@ func (r *run) do(ctx context.Context, req Request) error {
 		linkLLM = true
 		topics, mentions, err = r.linkTopics(gctx, req.Question)
 		return err
+	}, func(gctx context.Context) error {
+		var err error
+		plan, info, err = r.plan(gctx, req)
+		if err == nil {
+			pi := info
+			r.emit.send(kgqa.Event{Type: kgqa.EventPlan, Plan: plan, PlanInfo: &pi})
+		}
+		return err
 	})
-	err = g.Wait()
 	r.ans.PlanInfo, r.ans.Mentions = info, mentions
 	if topics != nil {
 		r.ans.Topics = topics

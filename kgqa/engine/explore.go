@@ -94,10 +94,15 @@ type relationsReply struct {
 // kept instead, and the fallback recorded in the round.
 // It returns the prompt's size in tokens.
 func (x *explorer) choose(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int) (int, error) {
-	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Relations, x.relationsData(rd, offered, max))
+	req, err := x.relationsRequest(rd, offered, max)
 	if err != nil {
-		return 0, stepErr("explore", x.sg.s.ID, err)
+		return 0, err
 	}
+	return x.chooseRendered(ctx, rd, offered, max, req)
+}
+
+// chooseRendered is choose with the prompt of offered already rendered.
+func (x *explorer) chooseRendered(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int, req kgqa.ChatRequest) (int, error) {
 	tokens := promptTokens(req)
 	ix := newOfferedIndex(offered)
 	var rep relationsReply
@@ -136,7 +141,7 @@ func (x *explorer) choose(ctx context.Context, rd *kgqa.Round, offered []kgqa.Re
 		}
 		return nil
 	}
-	_, err = x.sg.e.chat.JSON(ctx, req, &rep, check)
+	_, err := x.sg.e.chat.JSON(ctx, req, &rep, check)
 	rd.Rejected = hallucinated
 	for _, r := range rejected {
 		if r.Reason == "over_budget" {

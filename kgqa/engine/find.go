@@ -7,7 +7,6 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/parog/parog-go/refine"
-	"golang.org/x/sync/errgroup"
 )
 
 // find runs the Answer-Explore-Refine loop of one subgoal: a tentative
@@ -37,18 +36,15 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 	var tent *kgqa.Tentative
 	var rd *kgqa.Round
 	end := sg.d0
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
+	err := both(ctx, func(gctx context.Context) error {
 		var err error
 		tent, err = sg.tentative(gctx, text)
 		return err
-	})
-	g.Go(func() error {
+	}, func(gctx context.Context) error {
 		var err error
 		rd, end, err = x.round(sg.inRound(gctx, 1), anchors, 0, sg.d0)
 		return err
 	})
-	err := g.Wait()
 	if tent != nil {
 		sg.rec.Tentative = tent
 	}

@@ -47,15 +47,71 @@ func relationCost(r kgqa.Relation, seenType map[string]bool) int {
 	return n
 }
 
-// pages splits the offered relations, in order, into pages whose prompt
-// fits the budget: the prompt without relations is measured once, and
-// each relation's share estimated. A page holds one relation at least.
-func (x *explorer) pages(rd *kgqa.Round, offered []kgqa.Relation, max int) ([][]kgqa.Relation, error) {
-	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Relations, x.relationsData(rd, nil, max))
+// relationsRequest renders the relations prompt that offers offered.
+func (x *explorer) relationsRequest(rd *kgqa.Round, offered []kgqa.Relation, max int) (kgqa.ChatRequest, error) {
+	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Relations, x.relationsData(rd, offered, max))
 	if err != nil {
-		return nil, stepErr("explore", x.sg.s.ID, err)
+		return kgqa.ChatRequest{}, stepErr("explore", x.sg.s.ID, err)
 	}
-	room := x.sg.e.relationsBudget*4 - promptTokens(req)*4
+	return req, nil
+}
+
+// room is the bytes one relations prompt leaves for the relations: the
+// budget less the prompt without relations, measured once per offer.
+func (x *explorer) room(rd *kgqa.Round, max int) (int, error) {
+	req, err := x.relationsRequest(rd, nil, max)
+	if err != nil {
+		return 0, err
+	}
+	return x.sg.e.relationsBudget*4 - promptTokens(req)*4, nil
+}
+
+// offerCost is the estimated bytes of offered in one prompt.
+func offerCost(offered []kgqa.Relation) int {
+	n, seen := 0, map[string]bool{}
+	for _, r := range offered {
+		n += relationCost(r, seen)
+	}
+	return n
+}
+
+// onePage tells whether offered fits one prompt as pages would split it
+// (one relation, or an estimate within the room and a rendered prompt
+// within the budget), and returns that prompt when it does, so the usual
+// offer is rendered once. The whole offer's prompt is rendered first: the
+// prompt without relations is no longer than it, so when the estimate
+// fits the room that this prompt leaves, it fits the true room too, and
+// the prompt without relations is rendered only otherwise; its room is
+// returned for pages.
+func (x *explorer) onePage(rd *kgqa.Round, offered []kgqa.Relation, max int) (req kgqa.ChatRequest, one bool, room int, err error) {
+	if len(offered) == 0 {
+		room, err = x.room(rd, max)
+		return kgqa.ChatRequest{}, false, room, err
+	}
+	if req, err = x.relationsRequest(rd, offered, max); err != nil {
+		return kgqa.ChatRequest{}, false, 0, err
+	}
+	if len(offered) == 1 {
+		return req, true, 0, nil
+	}
+	budget, tokens, cost := x.sg.e.relationsBudget, promptTokens(req), offerCost(offered)
+	if tokens <= budget && cost <= budget*4-tokens*4 {
+		return req, true, 0, nil
+	}
+	if room, err = x.room(rd, max); err != nil {
+		return kgqa.ChatRequest{}, false, 0, err
+	}
+	if tokens <= budget && cost <= room {
+		return req, true, room, nil
+	}
+	return kgqa.ChatRequest{}, false, room, nil
+}
+
+// pages splits the offered relations, in order, into pages whose prompt
+// fits the budget: room is what the prompt without relations leaves
+// (see room), and each relation's share is estimated. A page holds one
+// relation at least.
+func (x *explorer) pages(rd *kgqa.Round, offered []kgqa.Relation, max, room int) ([][]kgqa.Relation, error) {
 	var out [][]kgqa.Relation
 	var page []kgqa.Relation
 	used, seen := 0, map[string]bool{}
@@ -87,9 +143,9 @@ func (x *explorer) pages(rd *kgqa.Round, offered []kgqa.Relation, max int) ([][]
 
 // fit splits page in halves until each half's prompt fits the budget.
 func (x *explorer) fit(rd *kgqa.Round, page []kgqa.Relation, max int) ([][]kgqa.Relation, error) {
-	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Relations, x.relationsData(rd, page, max))
+	req, err := x.relationsRequest(rd, page, max)
 	if err != nil {
-		return nil, stepErr("explore", x.sg.s.ID, err)
+		return nil, err
 	}
 	if len(page) == 1 || promptTokens(req) <= x.sg.e.relationsBudget {
 		return [][]kgqa.Relation{page}, nil
@@ -110,12 +166,12 @@ func (x *explorer) fit(rd *kgqa.Round, page []kgqa.Relation, max int) ([][]kgqa.
 // the best of one page does not win only because it came first. It
 // returns the number of model calls made.
 func (x *explorer) choosePaged(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int) (int, error) {
-	pages, err := x.pages(rd, offered, max)
+	req, one, room, err := x.onePage(rd, offered, max)
 	if err != nil {
 		return 0, err
 	}
-	if len(pages) == 1 {
-		tokens, err := x.choose(ctx, rd, offered, max)
+	if one {
+		tokens, err := x.chooseRendered(ctx, rd, offered, max, req)
 		rd.Pages = append(rd.Pages, kgqa.OfferPage{Relations: len(offered), PromptTokens: tokens, Chosen: len(rd.Chosen)})
 		return 1, err
 	}
@@ -127,9 +183,11 @@ func (x *explorer) choosePaged(ctx context.Context, rd *kgqa.Round, offered []kg
 			return 0, err
 		}
 		rd.PageRanking = how.Method
-		if pages, err = x.pages(rd, ranked, max); err != nil {
-			return 0, err
-		}
+		offered = ranked
+	}
+	pages, err := x.pages(rd, offered, max, room)
+	if err != nil {
+		return 0, err
 	}
 	calls := 0
 	var finalists []kgqa.Relation

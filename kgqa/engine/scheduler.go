@@ -52,11 +52,12 @@ func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
 	}
 	sem := make(chan struct{}, r.b.Parallelism)
 	g, gctx := errgroup.WithContext(ctx)
+	var tasks []func() error
 	for _, s := range plan.Subgoals {
 		if !needed[s.ID] {
 			continue
 		}
-		g.Go(func() error {
+		tasks = append(tasks, func() error {
 			for _, n := range r.waveWait(plan, s, needed) {
 				select {
 				case <-done[n]:
@@ -88,7 +89,7 @@ func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	if err := runGroup(g, tasks); err != nil {
 		return err
 	}
 	if r.isStopped() {
@@ -99,6 +100,23 @@ func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
 	// computation, and the final-answer call, when one is needed, fails on
 	// its own if the deadline has passed.
 	return r.conclude(ctx, plan)
+}
+
+// runGroup runs tasks in g and waits for them. A single task runs on this
+// goroutine, a goroutine start saved; g still cancels its context when it
+// is done.
+func runGroup(g *errgroup.Group, tasks []func() error) error {
+	if len(tasks) != 1 {
+		for _, t := range tasks {
+			g.Go(t)
+		}
+		return g.Wait()
+	}
+	err := tasks[0]()
+	if werr := g.Wait(); err == nil {
+		err = werr
+	}
+	return err
 }
 
 // executeInOrder runs the needed subgoals one at a time in a fixed order,

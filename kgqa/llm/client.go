@@ -108,11 +108,44 @@ func WithMaxReplyBytes(n int64) Option {
 // variable (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
 
+// The sizes of the write and read buffers of each connection of the
+// client's own transport: a relations prompt at its default budget (16 KB)
+// with its schema fits the one, a reply at the default max_tokens the
+// other.
+const (
+	writeBuffer = 32 << 10
+	readBuffer  = 16 << 10
+)
+
+// idleConns is the idle connections the client's own transport keeps per
+// host: the calls its roles may have in flight at once, 64 at least (a
+// role without a limit counts 64).
+func idleConns(cfg config.LLM) int {
+	n := 0
+	for _, ep := range []config.Endpoint{cfg.Planner, cfg.Reasoner, cfg.Teacher} {
+		switch {
+		case ep.BaseURL == "":
+		case ep.Concurrency > 0:
+			n += ep.Concurrency
+		default:
+			n += 64
+		}
+	}
+	return max(n, 64)
+}
+
 // New builds a client for the roles of cfg; a role with an empty base_url
 // stays unconfigured (calls to it fail with ErrNotConfigured).
 func New(cfg config.LLM, opts ...Option) (*Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 64
+	// Every call that may be in flight keeps its connection when it ends:
+	// with fewer idle connections than calls at once, a busy server closed
+	// and dialled a connection for one call in seven.
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 0, idleConns(cfg)
+	// A chat request (prompt and reply schema) is often larger than the
+	// default 4 KB buffer, which wrote it in several syscalls; most go out
+	// in one write, and most replies come in one read, with these.
+	tr.WriteBufferSize, tr.ReadBufferSize = writeBuffer, readBuffer
 	c := &Client{
 		roles:    map[kgqa.Role]*endpoint{},
 		getenv:   os.LookupEnv,

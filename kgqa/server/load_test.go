@@ -46,6 +46,8 @@ func BenchmarkLoad(b *testing.B) {
 	dur := loadDuration(b)
 	model := llmtest.New(b, llmtest.WithHandler(kgqatest.DemoModel()), llmtest.WithDelay(50*time.Millisecond), llmtest.WithoutLog())
 	child := startServe(b, model.URL())
+	// For perf stat -p or strace -c -f -p during a level.
+	b.Logf("parog serve pid %d at %s", child.pid, child.url)
 	c, done := loadClient(b, child.url)
 	defer done()
 	req := api.AskRequest{Question: capitalQ, TopicEntities: []string{france}}
@@ -57,9 +59,9 @@ func BenchmarkLoad(b *testing.B) {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
 			resetPeakRSS(child.pid)
 			mem0 := goMemCounters(b, child.url)
-			cpu0, self0 := procCPUSeconds(b, child.pid), selfCPUSeconds()
+			cpu0, self0, sw0 := procCPUSeconds(b, child.pid), selfCPUSeconds(), procSwitches(child.pid)
 			r := runLoad(c, req, clients, dur)
-			cpu, self := procCPUSeconds(b, child.pid)-cpu0, selfCPUSeconds()-self0
+			cpu, self, sw := procCPUSeconds(b, child.pid)-cpu0, selfCPUSeconds()-self0, procSwitches(child.pid)-sw0
 			mem := goMemCounters(b, child.url)
 			reportLoad(b, r)
 			if r.n > 0 {
@@ -68,6 +70,9 @@ func BenchmarkLoad(b *testing.B) {
 				b.ReportMetric((mem.mallocs-mem0.mallocs)/float64(r.n), "server_allocs/req")
 				b.ReportMetric((mem.bytes-mem0.bytes)/float64(r.n)/1024, "server_alloc_kB/req")
 				b.ReportMetric((mem.gcs-mem0.gcs)/float64(r.n)*1000, "server_gc/1k_req")
+				// Each a thread put to sleep or woken: what a question
+				// costs the scheduler, far less noisy than CPU time.
+				b.ReportMetric(sw/float64(r.n), "server_ctxsw/req")
 			}
 			b.ReportMetric(procStatusMB(b, child.pid, "VmHWM"), "server_peak_rss_MB")
 			if r.n > 0 {
@@ -310,6 +315,27 @@ func procCPUSeconds(b *testing.B, pid int) float64 {
 		b.Fatalf("/proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
 	}
 	return (ut + st) / clockTicks
+}
+
+// procSwitches is the context switches (voluntary and not) of every
+// thread of process pid so far. The runtime keeps its threads, so the
+// difference of two readings counts the switches between them.
+func procSwitches(pid int) float64 {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	n := 0.0
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue // the thread exited
+		}
+		for line := range strings.SplitSeq(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				f, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				n += f
+			}
+		}
+	}
+	return n
 }
 
 // procStatusMB reads a kB field of /proc/PID/status, in MB.
