@@ -170,7 +170,7 @@ func startServe(b *testing.B, modelURL string) serveChild {
 	}
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "parog")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/parog")
+	build := exec.Command("go", "build", "-tags", "nomsgpack", "-o", bin, "./cmd/parog")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build ./cmd/parog: %v\n%s", err, out)
