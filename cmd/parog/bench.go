@@ -12,6 +12,7 @@ import (
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/dataset/oracle"
+	"github.com/parog/parog-go/dataset/oraclebench"
 	"github.com/parog/parog-go/kgqa/config"
 )
 
@@ -70,7 +71,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&f.concurrency, "concurrency", 4, "questions answered at once")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "deadline of one question")
 	fs.StringVar(&f.out, "out", "bench-oracle", "output `DIR`")
-	f.hubRelations = oracle.DefaultHubRelations
+	f.hubRelations = oraclebench.DefaultHubRelations
 	countVar(fs, &f.hubRelations, "hub-relations", "in the KG cost, an entity listing at least `N` relations is a hub")
 	fs.BoolVar(&f.demo, "demo", true, "also run the demo graph's questions")
 	if err := parseFlags(fs, args[1:]); err != nil {
@@ -110,7 +111,7 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 	}
 	qs, _ = eval.Select(qs, f.limit, eval.Shard{})
 	logf := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "parog bench: "+format+"\n", a...) }
-	o := oracle.BenchOptions{Name: strings.TrimSuffix(filepath.Base(f.input), filepath.Ext(f.input)), Config: cfg, Questions: qs,
+	o := oraclebench.BenchOptions{Name: strings.TrimSuffix(filepath.Base(f.input), filepath.Ext(f.input)), Config: cfg, Questions: qs,
 		Noise: rates, Seeds: seeds, NoiseKinds: kinds, Sufficiency: suf, Concurrency: f.concurrency, Timeout: f.timeout, HubRelations: f.hubRelations, Logf: logf}
 	if o.Name == "" || o.Name == "." {
 		o.Name = string(format)
@@ -139,7 +140,7 @@ func demoGraphConfig(cfg config.Config) config.Config {
 
 // bench opens the KG once, picks the questions lacking evidence, runs the
 // measures and writes the reports.
-func (f *benchFlags) bench(ctx context.Context, env *Env, o oracle.BenchOptions, format dataset.Format) error {
+func (f *benchFlags) bench(ctx context.Context, env *Env, o oraclebench.BenchOptions, format dataset.Format) error {
 	a, err := openApp(ctx, o.Config, env, graphOnly())
 	if err != nil {
 		return err
@@ -152,7 +153,7 @@ func (f *benchFlags) bench(ctx context.Context, env *Env, o oracle.BenchOptions,
 		if err != nil {
 			return err
 		}
-		if o.Missing, err = oracle.MissingEvidence(ctx, g, all, o.Questions, f.missingLimit); err != nil {
+		if o.Missing, err = oraclebench.MissingEvidence(ctx, g, all, o.Questions, f.missingLimit); err != nil {
 			return err
 		}
 	}
@@ -161,7 +162,7 @@ func (f *benchFlags) bench(ctx context.Context, env *Env, o oracle.BenchOptions,
 		return fmt.Errorf("bench: %w", err)
 	}
 	start := time.Now()
-	rep, err := oracle.Bench(ctx, o)
+	rep, err := oraclebench.Bench(ctx, o)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ const module = "github.com/parog/parog-go/"
 // kgqa/kg is the domain core: its adapters (endpoint, embedded) meet it in
 // kgqa/kg/backend and only kgqa/kg/adapters knows them all.
 var layers = map[string][]string{
-	"cmd/parog":                  {"dataset", "dataset/answerable", "dataset/eval", "dataset/generate", "dataset/harvest", "dataset/oracle", "dataset/pogrule", "dataset/report", "dataset/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/densify", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/relprior", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
+	"cmd/parog":                  {"dataset", "dataset/answerable", "dataset/eval", "dataset/generate", "dataset/harvest", "dataset/oracle", "dataset/oraclebench", "dataset/pogrule", "dataset/report", "dataset/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/densify", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/relprior", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
 	"dataset":                    {"kgqa/kg/demokg"},
 	"dataset/answerable":         {"dataset", "kgqa/kg", "internal/naming"},
@@ -35,7 +35,8 @@ var layers = map[string][]string{
 	"dataset/eval/evaltest":      {"dataset", "dataset/eval", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm"},
 	"dataset/generate":           {"dataset", "kgqa", "kgqa/kg", "sparql2plan"},
 	"dataset/harvest":            {"dataset", "dataset/eval", "kgqa", "kgqa/sft", "sparql2plan"},
-	"dataset/oracle":             {"dataset", "dataset/eval", "dataset/score", "kgqa", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
+	"dataset/oracle":             {"dataset", "dataset/score", "kgqa", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
+	"dataset/oraclebench":        {"dataset", "dataset/eval", "dataset/oracle", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
 	"dataset/pogrule":            {"dataset", "dataset/score", "internal/clip"},
 	"dataset/report":             {"dataset", "dataset/eval", "dataset/pogrule", "dataset/score", "internal/clip", "internal/naming", "kgqa/ui"},
 	"dataset/score":              {"dataset", "internal/clip", "internal/naming"},

@@ -1,4 +1,4 @@
-package oracle
+package oraclebench
 
 import (
 	"encoding/json"

@@ -1,4 +1,10 @@
-package oracle
+// Package oraclebench measures the engine against the oracle model of
+// dataset/oracle: the ceiling and cost with a perfect model, Hits@1 under
+// reproducible noise, and what refinement does with wrong and with right
+// tentative answers (parog bench oracle). Each run serves an oracle on a
+// loopback port and points the engine's model endpoints at it, so the
+// engine meets the oracle as it meets any model.
+package oraclebench
 
 import (
 	"context"
@@ -14,6 +20,7 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg"
@@ -72,24 +79,24 @@ type Pass struct {
 	// Results are the results rows, one per question and seed.
 	Results []eval.Result `json:"-"`
 	// PerQuestion is what the oracle saw, by question id.
-	PerQuestion map[string]QuestionStats `json:"-"`
+	PerQuestion map[string]oracle.QuestionStats `json:"-"`
 	// Oracle counts the requests and the errors injected.
-	Oracle Stats `json:"oracle"`
+	Oracle oracle.Stats `json:"oracle"`
 	// Expected is the number of rows the run should have written.
 	Expected int `json:"expected"`
 }
 
 // runOnce answers qs once per seed with the engine talking to an oracle of
 // the given policy and noise, served on a loopback port.
-func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Question, p Policy, n Noise, seeds []int) (*Pass, error) {
-	suf, err := ParseSufficiency(o.Sufficiency)
+func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Question, p oracle.Policy, n oracle.Noise, seeds []int) (*Pass, error) {
+	suf, err := oracle.ParseSufficiency(o.Sufficiency)
 	if err != nil {
 		return nil, err
 	}
-	m, _ := New(qs, WithTentative(p), WithNoise(n), WithSufficiency(suf))
+	m, _ := oracle.New(qs, oracle.WithTentative(p), oracle.WithNoise(n), oracle.WithSufficiency(suf))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("oracle: bench: %w", err)
+		return nil, fmt.Errorf("oraclebench: bench: %w", err)
 	}
 	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	var wg sync.WaitGroup
@@ -103,15 +110,15 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 		wg.Wait()
 	}()
 	cfg := o.Config
-	ep := config.Endpoint{BaseURL: "http://" + ln.Addr().String() + "/v1", Model: ModelID, Timeout: 30 * time.Second,
+	ep := config.Endpoint{BaseURL: "http://" + ln.Addr().String() + "/v1", Model: oracle.ModelID, Timeout: 30 * time.Second,
 		Concurrency: 16, Retries: 2, MaxTokens: 1024, JSONSchema: cfg.LLM.Reasoner.JSONSchema}
 	cfg.LLM.Planner, cfg.LLM.Reasoner = ep, ep
 	if o.Engine == nil {
-		return nil, errors.New("oracle: bench: no engine builder")
+		return nil, errors.New("oraclebench: bench: no engine builder")
 	}
 	eng, release, err := o.Engine(ctx, cfg.LLM)
 	if err != nil {
-		return nil, fmt.Errorf("oracle: bench: %w", err)
+		return nil, fmt.Errorf("oraclebench: bench: %w", err)
 	}
 	defer func() { _ = release() }()
 	ans := eval.NewAnswerer(eng, eval.WithGoldRewrite(func(q string) string { s, _ := sparql2plan.Normalize(q); return s }))
@@ -119,7 +126,7 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 	_ = os.Remove(path)
 	w, err := eval.CreateResultWriter(path, false)
 	if err != nil {
-		return nil, fmt.Errorf("oracle: bench: %w", err)
+		return nil, fmt.Errorf("oraclebench: bench: %w", err)
 	}
 	run := &Pass{Name: name, Expected: len(qs) * max(1, len(seeds))}
 	opts := eval.RunOptions{Concurrency: max(1, o.Concurrency), Seeds: seeds, Timeout: o.Timeout,
@@ -127,7 +134,7 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 	_, err = eval.Run(ctx, ans, qs, w, opts)
 	err = errors.Join(err, w.Close())
 	if err != nil {
-		return nil, fmt.Errorf("oracle: bench: %s: %w", name, err)
+		return nil, fmt.Errorf("oraclebench: bench: %s: %w", name, err)
 	}
 	slices.SortFunc(run.Results, func(a, b eval.Result) int {
 		if a.ID != b.ID {
@@ -136,7 +143,7 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 		return seedOf(a) - seedOf(b)
 	})
 	run.Oracle = m.Stats()
-	run.PerQuestion = map[string]QuestionStats{}
+	run.PerQuestion = map[string]oracle.QuestionStats{}
 	for _, q := range qs {
 		run.PerQuestion[q.ID] = m.Question(q.ID)
 	}
@@ -220,7 +227,7 @@ func MissingEvidence(ctx context.Context, g kg.Graph, all, answerable []dataset.
 			}
 			name, err := g.Name(ctx, e.ID)
 			if err != nil {
-				return nil, fmt.Errorf("oracle: missing evidence: %w", err)
+				return nil, fmt.Errorf("oraclebench: missing evidence: %w", err)
 			}
 			known = known && name != ""
 		}

@@ -1,4 +1,4 @@
-package oracle
+package oraclebench
 
 import (
 	"context"
@@ -22,6 +22,9 @@ import (
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/lqt"
 )
+
+// demoQuestions are the demo graph's questions, gold SPARQL included.
+const demoQuestions = "../../kgqa/kg/demokg/questions.json"
 
 // benchEngine opens the KG of cfg and returns it with an engine builder
 // over it, wired as the program wires one (budgets, neighbour limit,
@@ -134,5 +137,6 @@ func TestEngineKnowsNothingOfTheOracle(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "../../kgqa/...").Output()
 	require.NoError(t, err)
 	assert.NotContains(t, strings.Fields(string(out)), "github.com/parog/parog-go/dataset/oracle")
+	assert.NotContains(t, strings.Fields(string(out)), "github.com/parog/parog-go/dataset/oraclebench")
 	assert.Contains(t, strings.Fields(string(out)), "github.com/parog/parog-go/kgqa", "the list is the engine's")
 }

@@ -1,4 +1,4 @@
-package oracle
+package oraclebench
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
@@ -24,7 +25,7 @@ func TestDemoWithTheLQTPlanner(t *testing.T) {
 	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
 	require.NoError(t, err)
 	g, build := benchEngine(t, cfg)
-	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Graph: g, Engine: build, Concurrency: 4, Dir: t.TempDir()}, "lqt", l.Questions, Policy{Kind: "gold"}, Noise{}, nil)
+	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Graph: g, Engine: build, Concurrency: 4, Dir: t.TempDir()}, "lqt", l.Questions, oracle.Policy{Kind: "gold"}, oracle.Noise{}, nil)
 	require.NoError(t, err)
 	require.Len(t, run.Results, 22)
 	assert.GreaterOrEqual(t, hits(run.Results), 0.80)
@@ -52,7 +53,7 @@ func TestDemoWithLQTContextMerge(t *testing.T) {
 	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
 	require.NoError(t, err)
 	g, build := benchEngine(t, cfg)
-	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Graph: g, Engine: build, Concurrency: 4, Dir: t.TempDir()}, "lqt-merge", l.Questions, Policy{Kind: "gold"}, Noise{}, nil)
+	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Graph: g, Engine: build, Concurrency: 4, Dir: t.TempDir()}, "lqt-merge", l.Questions, oracle.Policy{Kind: "gold"}, oracle.Noise{}, nil)
 	require.NoError(t, err)
 	require.Len(t, run.Results, 22)
 	assert.GreaterOrEqual(t, hits(run.Results), 0.80)

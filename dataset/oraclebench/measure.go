@@ -1,4 +1,4 @@
-package oracle
+package oraclebench
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
@@ -18,8 +19,8 @@ type Report struct {
 	Name string `json:"name"`
 	// Questions is the number of questions measured; Skipped are those
 	// the oracle cannot answer (their gold query does not convert).
-	Questions int    `json:"questions"`
-	Skipped   []Skip `json:"skipped,omitempty"`
+	Questions int           `json:"questions"`
+	Skipped   []oracle.Skip `json:"skipped,omitempty"`
 	// Sufficiency is the oracle's sufficiency mode.
 	Sufficiency string `json:"sufficiency"`
 	// NoiseKinds are the noise kinds of the robustness runs.
@@ -122,24 +123,24 @@ type Refinement struct {
 // right) tentative answers.
 func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 	qs := Labelled(o.Questions)
-	_, skipped := New(qs)
-	suf, err := ParseSufficiency(o.Sufficiency)
+	_, skipped := oracle.New(qs)
+	suf, err := oracle.ParseSufficiency(o.Sufficiency)
 	if err != nil {
 		return nil, err
 	}
 	kinds := o.NoiseKinds
 	if len(kinds) == 0 {
-		kinds = FormatKinds
+		kinds = oracle.FormatKinds
 	}
 	rep := &Report{Name: o.Name, Questions: len(qs), Skipped: skipped, Sufficiency: suf, NoiseKinds: kinds}
-	ceil, err := runOnce(ctx, o, "ceiling", qs, Policy{Kind: "gold"}, Noise{}, []int{1})
+	ceil, err := runOnce(ctx, o, "ceiling", qs, oracle.Policy{Kind: "gold"}, oracle.Noise{}, []int{1})
 	if err != nil {
 		return nil, err
 	}
 	rep.Ceiling = ceiling(ceil, skipped)
 	rep.Cost = costs(ceil)
 	rep.KG = kgCost(ceil.Results, o.HubRelations)
-	evidence, err := runOnce(ctx, o, "evidence", qs, Policy{Kind: "none"}, Noise{}, []int{1})
+	evidence, err := runOnce(ctx, o, "evidence", qs, oracle.Policy{Kind: "none"}, oracle.Noise{}, []int{1})
 	if err != nil {
 		return nil, err
 	}
@@ -149,21 +150,21 @@ func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 			run := evidence // the oracle ignores the seed without noise
 			if rate > 0 {
 				name := fmt.Sprintf("noise-%g-seed-%d", rate, seed)
-				if run, err = runOnce(ctx, o, name, qs, Policy{Kind: "none"}, Noise{Rate: rate, Seed: int64(seed), Kinds: kinds}, []int{seed}); err != nil {
+				if run, err = runOnce(ctx, o, name, qs, oracle.Policy{Kind: "none"}, oracle.Noise{Rate: rate, Seed: int64(seed), Kinds: kinds}, []int{seed}); err != nil {
 					return nil, err
 				}
 			}
 			rep.Robustness = append(rep.Robustness, noisy(run, rate, seed))
 		}
 	}
-	wrong, err := runOnce(ctx, o, "tentative-wrong", qs, Policy{Kind: "wrong"}, Noise{}, []int{1})
+	wrong, err := runOnce(ctx, o, "tentative-wrong", qs, oracle.Policy{Kind: "wrong"}, oracle.Noise{}, []int{1})
 	if err != nil {
 		return nil, err
 	}
 	rep.Refinement.WrongJudged, rep.Refinement.Fixed = judged(wrong.Results, false)
 	rep.Refinement.FixRate = ratio(rep.Refinement.Fixed, rep.Refinement.WrongJudged)
 	if len(o.Missing) > 0 {
-		kept, err := runOnce(ctx, o, "tentative-gold-missing", Labelled(o.Missing), Policy{Kind: "gold"}, Noise{}, []int{1})
+		kept, err := runOnce(ctx, o, "tentative-gold-missing", Labelled(o.Missing), oracle.Policy{Kind: "gold"}, oracle.Noise{}, []int{1})
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +196,7 @@ func judged(rs []eval.Result, right bool) (n, hit int) {
 	return n, hit
 }
 
-func ceiling(run *Pass, skipped []Skip) Ceiling {
+func ceiling(run *Pass, skipped []oracle.Skip) Ceiling {
 	c := Ceiling{Total: len(run.Results)}
 	skip := map[string]string{}
 	for _, s := range skipped {
