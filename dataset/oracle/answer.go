@@ -76,19 +76,6 @@ func (t *turn) mentions() map[string]any {
 	return map[string]any{"mentions": found}
 }
 
-// goldNames are the gold answers' names (ids when unnamed).
-func (t *turn) goldNames() []string {
-	var out []string
-	for _, a := range t.q.q.Answers {
-		if a.Name != "" {
-			out = append(out, a.Name)
-		} else {
-			out = append(out, a.ID)
-		}
-	}
-	return out
-}
-
 // wrongName is a plausible wrong answer: a topic entity that is not a gold
 // answer (a real entity of the KG), else a place that does not exist.
 func (t *turn) wrongName() string {
@@ -113,7 +100,7 @@ func (t *turn) tentative() map[string]any {
 	case kind == "wrong":
 		names = []string{t.wrongName()}
 	case kind == "gold" && t.isAnswer:
-		names = t.goldNames()
+		names = t.q.q.GoldNames()
 	}
 	if len(names) == 0 {
 		return map[string]any{"answer": "I do not know.", "entities": []string{}}
@@ -238,7 +225,7 @@ func (t *turn) goldIn(facts []fact) *picked {
 func (t *turn) inHand() (refs, names []string) {
 	p := t.goldIn(parseFacts(factLine, t.user))
 	for _, n := range known(t.user) {
-		for _, g := range t.goldNames() {
+		for _, g := range t.q.q.GoldNames() {
 			if score.NamesMatch(n, g) {
 				p.add(term{name: n}, 0)
 			}
