@@ -58,7 +58,7 @@ func PlannerMessages(question string) ([]kgqa.Message, error) {
 	for i, o := range kgqa.Ops {
 		ops[i] = string(o)
 	}
-	msgs, err := prompts.Render(prompts.Plan, prompts.PlanData{Question: question, Ops: ops})
+	msgs, err := prompts.Builtin.Render(prompts.Plan, prompts.PlanData{Question: question, Ops: ops})
 	if err != nil {
 		return nil, fmt.Errorf("sparql2plan: planner prompt: %w", err)
 	}

@@ -71,7 +71,7 @@ func start(t *testing.T, args ...string) (string, *lockedBuffer) {
 
 func planRequest(t *testing.T, question string) openai.ChatCompletionRequest {
 	t.Helper()
-	req, err := prompts.Request(kgqa.Planner, prompts.Plan, prompts.PlanData{Question: question, Ops: []string{"find"}})
+	req, err := prompts.Builtin.Request(kgqa.Planner, prompts.Plan, prompts.PlanData{Question: question, Ops: []string{"find"}})
 	require.NoError(t, err)
 	out := openai.ChatCompletionRequest{Model: "oracle", ResponseFormat: &openai.ChatCompletionResponseFormat{
 		Type: openai.ChatCompletionResponseFormatTypeJSONSchema, JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: req.SchemaName, Schema: req.Schema}}}

@@ -45,7 +45,7 @@ func sampleData() map[string]any {
 // its schema as response_format when schema is true.
 func chatRequest(t *testing.T, stage string, data any, schema bool) openai.ChatCompletionRequest {
 	t.Helper()
-	req, err := prompts.Request(kgqa.Reasoner, stage, data)
+	req, err := prompts.Builtin.Request(kgqa.Reasoner, stage, data)
 	require.NoError(t, err)
 	out := openai.ChatCompletionRequest{Model: ModelID}
 	for _, m := range req.Messages {

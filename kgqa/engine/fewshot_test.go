@@ -15,7 +15,7 @@ import (
 // examples, so each must be a plan the engine accepts, and together they
 // show every kind of step the planner is asked to use.
 func TestFewShotPlanExamplesAreValidPlans(t *testing.T) {
-	msgs, err := prompts.Render(prompts.PlanFewShot, prompts.PlanData{Question: "Who?"})
+	msgs, err := prompts.Builtin.Render(prompts.PlanFewShot, prompts.PlanData{Question: "Who?"})
 	require.NoError(t, err)
 	ops := map[kgqa.Op]int{}
 	n := 0

@@ -51,12 +51,6 @@ var funcs = template.FuncMap{
 // Names lists every stage with a prompt.
 var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, Refine, Sufficiency, Final, Select, LQTAtoms, LQTRelation, LQTMerge, FollowUp}
 
-// Render executes the built-in template of stage with data and returns the
-// system and user messages.
-func Render(stage string, data any) ([]kgqa.Message, error) {
-	return Builtin.Render(stage, data)
-}
-
 // Render executes the template of stage with data and returns the system
 // and user messages. A block that is text alone (most system blocks) is
 // rendered once, when the set is made.
@@ -154,12 +148,6 @@ var schemas = func() map[string][]byte {
 	}
 	return m
 }()
-
-// Request builds the llm.Request of stage with the built-in templates:
-// rendered messages, the stage's schema and its name.
-func Request(role kgqa.Role, stage string, data any) (kgqa.ChatRequest, error) {
-	return Builtin.Request(role, stage, data)
-}
 
 // Request builds the llm.Request of stage: rendered messages, the stage's
 // schema and its name.

@@ -62,7 +62,7 @@ func TestEveryStageRendersWithItsSchema(t *testing.T) {
 		t.Run(stage, func(t *testing.T) {
 			d, ok := data[stage]
 			require.True(t, ok, "the test has sample data for every stage")
-			req, err := Request("reasoner", stage, d)
+			req, err := Builtin.Request("reasoner", stage, d)
 			require.NoError(t, err)
 			require.Len(t, req.Messages, 2)
 			assert.Equal(t, "system", req.Messages[0].Role)
@@ -84,7 +84,7 @@ func TestEveryStageRendersWithItsSchema(t *testing.T) {
 func TestStageSeesTheWholePlan(t *testing.T) {
 	// The relation filter must see every subgoal, not only the current
 	// one: that is what lets it keep relations later steps need.
-	msgs, err := Render(Relations, sampleData()[Relations])
+	msgs, err := Builtin.Render(Relations, sampleData()[Relations])
 	require.NoError(t, err)
 	all := msgs[0].Content + msgs[1].Content
 	for _, s := range samplePlan().Subgoals {
@@ -94,7 +94,7 @@ func TestStageSeesTheWholePlan(t *testing.T) {
 }
 
 func TestRenderUnknownStage(t *testing.T) {
-	_, err := Render("nope", nil)
+	_, err := Builtin.Render("nope", nil)
 	require.Error(t, err)
 }
 
@@ -196,7 +196,7 @@ func TestReasonComesFirst(t *testing.T) {
 		withReason++
 		t.Run(stage, func(t *testing.T) {
 			assert.Equal(t, "reason", keys[0], "the schema lists reason first: %v", keys)
-			msgs, err := Render(stage, data[stage])
+			msgs, err := Builtin.Render(stage, data[stage])
 			require.NoError(t, err)
 			assert.Contains(t, msgs[0].Content, `{"reason":"...",`, "the reply example starts with the reason")
 		})
@@ -212,7 +212,7 @@ func TestReasonComesFirst(t *testing.T) {
 func TestRefineWorkedExamples(t *testing.T) {
 	for _, fused := range []bool{false, true} {
 		t.Run(map[bool]string{false: "separate", true: "fused"}[fused], func(t *testing.T) {
-			msgs, err := Render(Refine, RefineData{Plan: samplePlan(), Subgoal: "Find the countries.", Tentative: "Netherlands", Fused: fused})
+			msgs, err := Builtin.Render(Refine, RefineData{Plan: samplePlan(), Subgoal: "Find the countries.", Tentative: "Netherlands", Fused: fused})
 			require.NoError(t, err)
 			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema(Refine)))
 			require.NoError(t, err)
@@ -273,7 +273,7 @@ func TestExpandRefs(t *testing.T) {
 func TestReadRelationGroupsRoundTrip(t *testing.T) {
 	data := sampleData()[Relations].(RelationsData)
 	data.Out = append(data.Out, RelationGroup{Type: "people.person", Names: []string{"place_of_birth"}})
-	req, err := Request("reasoner", Relations, data)
+	req, err := Builtin.Request("reasoner", Relations, data)
 	require.NoError(t, err)
 	user := req.Messages[len(req.Messages)-1].Content
 	out, in := ReadRelationGroups(user)
@@ -281,7 +281,7 @@ func TestReadRelationGroupsRoundTrip(t *testing.T) {
 	assert.Equal(t, data.In, in)
 
 	data.Out, data.In = nil, nil
-	req, err = Request("reasoner", Relations, data)
+	req, err = Builtin.Request("reasoner", Relations, data)
 	require.NoError(t, err)
 	out, in = ReadRelationGroups(req.Messages[len(req.Messages)-1].Content)
 	assert.Empty(t, out)
