@@ -156,7 +156,7 @@ func (a *app) engine(cfg config.Config, client *llm.Client) (*engine.Engine, err
 		eopts = append(eopts, engine.WithPrompts(set))
 	}
 	eopts = append(eopts, lqt.FromConfig(cfg.Planner, client, embedder, set))
-	return engine.New(a.Graph, client, cfg.Engine, eopts...), nil
+	return engine.New(a.Graph, client, cfg.Engine, eopts...)
 }
 
 // engineFor builds another engine over the app's KG and budgets, whose

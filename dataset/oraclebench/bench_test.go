@@ -39,8 +39,12 @@ func benchEngine(t testing.TB, cfg config.Config) (kg.Graph, func(context.Contex
 		if err != nil {
 			return nil, nil, err
 		}
-		eng := engine.New(g, client, cfg.Engine, engine.WithNeighborLimit(cfg.KG.NeighborLimit),
+		eng, err := engine.New(g, client, cfg.Engine, engine.WithNeighborLimit(cfg.KG.NeighborLimit),
 			lqt.FromConfig(cfg.Planner, client, nil, nil))
+		if err != nil {
+			_ = client.Close()
+			return nil, nil, err
+		}
 		return eng, client.Close, nil
 	}
 }

@@ -37,7 +37,7 @@ func TestRelationPriorKeepsTheBorderRelationThroughACut(t *testing.T) {
 	adjoins := []kgqa.Relation{{ID: "location.location.adjoin_s", Dir: kgqa.Out}, {ID: "location.adjoining_relationship.adjoins", Dir: kgqa.In}}
 	run := func(opts ...Option) (*kgqa.Answer, *kgqa.Round) {
 		h := newHarness(t, kgqatest.NewDemoModel(), budgets)
-		h.engine = New(h.g, h.client, budgets, opts...)
+		h.engine = mustNew(t, h.g, h.client, budgets, opts...)
 		ans := ask(t, h, Request{Question: q.Question, TopicEntities: []string{"m.0f8l9c"}, Plan: plan})
 		return ans, record(t, ans, "s1").Rounds[0]
 	}

@@ -80,7 +80,7 @@ func TestConjunctionPlanKeepsWhatLinearTopKLoses(t *testing.T) {
 	}}
 	pogCfg := config.Engine{Width: 3, RetrievalRules: []string{"conjunction.truncate_neighbors=true"}}
 	pog := newHarness(t, kgqatest.NewDemoModel(), pogCfg)
-	pog.engine = New(pog.g, pog.client, pogCfg, WithResultTruncation())
+	pog.engine = mustNew(t, pog.g, pog.client, pogCfg, WithResultTruncation())
 	lin := ask(t, pog, Request{Question: q.Question, TopicEntities: []string{"m.0f8l9c"}, Plan: linear})
 	tr := record(t, lin, "s1").Truncation
 	require.NotNil(t, tr, "the linear path truncated the bordering countries")
@@ -232,7 +232,7 @@ func TestFewShotPlanningAndLinking(t *testing.T) {
 	cfg := llmConfig(h.server.URL(), false)
 	c, err := llmNew(cfg)
 	require.NoError(t, err)
-	h.engine = New(h.g, c, config.Default().Engine)
+	h.engine = mustNew(t, h.g, c, config.Default().Engine)
 	ans := ask(t, h, Request{Question: q.Question})
 	assert.Equal(t, PlanSourceFewShot, ans.PlanInfo.Source)
 	assert.Contains(t, ans.PlanInfo.Note, "no planner")
@@ -370,7 +370,7 @@ func TestCountIsNotTruncatedByThePromptBudget(t *testing.T) {
 func TestKGLimitIsRecordedAsCapped(t *testing.T) {
 	q := demoQuestion(t, "demo-20")
 	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
-	h.engine = New(h.g, h.client, config.Default().Engine, WithNeighborLimit(10))
+	h.engine = mustNew(t, h.g, h.client, config.Default().Engine, WithNeighborLimit(10))
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	assert.Equal(t, []string{"10"}, termNames(ans.Entities), "a count over what the KG returned")
 	s1 := record(t, ans, "s1")

@@ -21,6 +21,7 @@ import (
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/relprior"
+	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/parog/parog-go/refine"
 )
 
@@ -46,6 +47,9 @@ type Engine struct {
 	afterRun        func(context.Context) // tests: runs after a run ends, before Ask decides its outcome
 	tmpl            *prompts.Set          // the prompt templates (prompts.dir, or the built-in set)
 	promptSet       string                // tmpl's name, recorded in every answer
+	// rules is the retrieval rule table: the defaults with
+	// cfg.RetrievalRules over them, parsed once by New.
+	rules *retrieval.Table
 }
 
 // WithPrompts makes the engine, and its refiner, render prompts with set
@@ -123,16 +127,23 @@ func WithResultTruncation() Option { return func(e *Engine) { e.truncate = true 
 func WithEmbedder(em llm.Embedder) Option { return func(e *Engine) { e.embedder = em } }
 
 // New returns an engine over g that asks chat, with cfg as its default
-// budgets (zero fields take config.Default's values).
-func New(g kg.Graph, chat kgqa.Chatter, cfg config.Engine, opts ...Option) *Engine {
+// budgets (zero fields take config.Default's values). Bad
+// cfg.RetrievalRules are an error (a *config.Error naming
+// engine.retrieval_rules): the rule table is parsed here, once.
+func New(g kg.Graph, chat kgqa.Chatter, cfg config.Engine, opts ...Option) (*Engine, error) {
 	e := &Engine{g: g, chat: chat, cfg: withDefaults(cfg, config.Default().Engine), maxFacts: refine.DefaultMaxFacts, searchLimit: 3, kgParallel: 8,
 		kgLimit: config.Default().KG.NeighborLimit, tmpl: prompts.Builtin, relationsBudget: DefaultRelationsPromptTokens}
+	rules, err := retrieval.Parse(e.cfg.RetrievalRules)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", &config.Error{Key: "engine.retrieval_rules", Reason: err.Error()})
+	}
+	e.rules = rules
 	for _, o := range opts {
 		o(e)
 	}
 	e.promptSet = e.tmpl.Name()
 	e.refiner = refine.New(chat, g.Dialect(), refine.WithMaxFacts(e.maxFacts), refine.WithPrompts(e.tmpl))
-	return e
+	return e, nil
 }
 
 // withDefaults fills the zero numeric fields, an empty OutsideKG or
@@ -425,9 +436,7 @@ func (r *run) do(ctx context.Context, req Request) error {
 	if err != nil {
 		return err
 	}
-	if err := r.planRetrieval(plan, topics); err != nil {
-		return err
-	}
+	r.planRetrieval(plan, topics)
 	if len(topics) == 0 {
 		if r.b.OutsideKG == "notice" {
 			r.answerOutsideKG()

@@ -68,7 +68,7 @@ func newHarnessOn(tb testing.TB, g kg.Graph, m *kgqatest.Model, cfg config.Engin
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = c.Close() })
 	h.client = c
-	h.engine = New(h.g, c, cfg)
+	h.engine = mustNew(tb, h.g, c, cfg)
 	return h
 }
 

@@ -131,7 +131,7 @@ func TestResultTruncationKeepsThePerRelationCap(t *testing.T) {
 	cfg := config.Default().Engine
 	cfg.RetrievalRules = []string{"count.truncate_neighbors=true"}
 	h := newHarness(t, kgqatest.NewDemoModel(), cfg)
-	h.engine = New(h.g, h.client, cfg, WithResultTruncation())
+	h.engine = mustNew(t, h.g, h.client, cfg, WithResultTruncation())
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	s1 := record(t, ans, "s1")
 	require.Len(t, s1.Rounds, 1)

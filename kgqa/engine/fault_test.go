@@ -139,7 +139,7 @@ func TestKGOutageMidQuestion(t *testing.T) {
 	c, err := llmNew(llmConfig(s.URL(), true))
 	require.NoError(t, err)
 	q := demoQuestion(t, "demo-01")
-	ans, err := New(g, c, config.Default().Engine).Ask(context.Background(), Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	ans, err := mustNew(t, g, c, config.Default().Engine).Ask(context.Background(), Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, kg.ErrUnavailable)
 	var se *StepError

@@ -89,7 +89,7 @@ func TestRelationCutIsRankedAndRecorded(t *testing.T) {
 			if c.embedder {
 				em, err := llm.NewEmbeddings(config.Embeddings{BaseURL: h.server.URL(), Model: "scripted-embed"})
 				require.NoError(t, err)
-				h.engine = New(h.g, h.client, budgets, WithEmbedder(em))
+				h.engine = mustNew(t, h.g, h.client, budgets, WithEmbedder(em))
 			}
 			ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 			rels, err := h.g.Relations(context.Background(), "m.01785m")

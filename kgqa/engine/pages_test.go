@@ -23,7 +23,7 @@ func TestRelationOfferPagesUnderBudget(t *testing.T) {
 	run := func(budget int) *kgqa.Round {
 		h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
 		if budget > 0 {
-			h.engine = New(h.g, h.client, config.Default().Engine, WithRelationsPromptBudget(budget))
+			h.engine = mustNew(t, h.g, h.client, config.Default().Engine, WithRelationsPromptBudget(budget))
 		}
 		ans := ask(t, h, Request{Question: q.Question, TopicEntities: []string{"m.0345h"}, Plan: plan})
 		rd := record(t, ans, "s1").Rounds[0]

@@ -32,7 +32,7 @@ func TestWithPlannerReplacesThePlanningCall(t *testing.T) {
 	calls := 0
 	tree := &kgqa.TreeInfo{Atoms: 2, Pairs: 1, PairCalls: 1, Method: "dp"}
 	var give *kgqa.Plan
-	h.engine = New(h.g, h.client, config.Default().Engine, WithPlanner(plannerFunc(func(context.Context, string) (*kgqa.Plan, kgqa.PlanInfo, error) {
+	h.engine = mustNew(t, h.g, h.client, config.Default().Engine, WithPlanner(plannerFunc(func(context.Context, string) (*kgqa.Plan, kgqa.PlanInfo, error) {
 		calls++
 		return give, kgqa.PlanInfo{Source: PlanSourceLQT, Tree: tree}, nil
 	})))

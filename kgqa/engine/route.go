@@ -40,45 +40,36 @@ func (r *run) answerDirect(question string) bool {
 // planRetrieval records the question's retrieval plan and each subgoal's
 // pack. It runs once the plan and the topic entities are known: a question
 // with no topic entity is outside the KG.
-func (r *run) planRetrieval(plan *kgqa.Plan, topics []kgqa.Topic) error {
-	table, err := retrieval.Parse(r.b.RetrievalRules)
-	if err != nil {
-		return stepErr("plan", "", &config.Error{Key: "engine.retrieval_rules", Reason: err.Error()})
-	}
+func (r *run) planRetrieval(plan *kgqa.Plan, topics []kgqa.Topic) {
 	rp := &retrieval.Plan{Route: retrieval.RouteKG, Reasons: map[string]string{"route": retrieval.ReasonTopicsLinked}}
 	if len(topics) == 0 {
 		rp.Route, rp.Reasons["route"] = retrieval.RouteBoundary, retrieval.ReasonNoTopicEntity
 	}
 	r.ans.RetrievalPlan = rp
 	if plan == nil {
-		return nil
+		return
 	}
 	rp.Categories = retrieval.QuestionCategories(r.ans.Question, kindNames(plan.Kinds()))
-	packs := r.e.packs(table, r.b, plan)
+	packs := r.e.packs(r.e.rules, r.b, plan)
 	for _, rec := range r.ans.Subgoals {
 		p := packs[rec.ID]
 		rec.Retrieval = &p
 	}
-	return nil
 }
 
 // RetrievalPlan returns the retrieval plan the engine would follow for
 // question with plan, before linking (so its route is kg or direct), and
-// each subgoal's pack by id. Bad engine.retrieval_rules are an error.
-func (e *Engine) RetrievalPlan(question string, plan *kgqa.Plan) (*retrieval.Plan, map[string]retrieval.Pack, error) {
-	table, err := retrieval.Parse(e.cfg.RetrievalRules)
-	if err != nil {
-		return nil, nil, &config.Error{Key: "engine.retrieval_rules", Reason: err.Error()}
-	}
+// each subgoal's pack by id.
+func (e *Engine) RetrievalPlan(question string, plan *kgqa.Plan) (*retrieval.Plan, map[string]retrieval.Pack) {
 	if d, ok := retrieval.DirectAnswer(question); ok && e.cfg.Direct {
-		return &retrieval.Plan{Route: retrieval.RouteDirect, Reasons: map[string]string{"route": d.Reason}}, nil, nil
+		return &retrieval.Plan{Route: retrieval.RouteDirect, Reasons: map[string]string{"route": d.Reason}}, nil
 	}
 	rp := &retrieval.Plan{Route: retrieval.RouteKG, Reasons: map[string]string{"route": "plan_only"}}
 	if plan == nil {
-		return rp, nil, nil
+		return rp, nil
 	}
 	rp.Categories = retrieval.QuestionCategories(question, kindNames(plan.Kinds()))
-	return rp, e.packs(table, e.cfg, plan), nil
+	return rp, e.packs(e.rules, e.cfg, plan)
 }
 
 // packs chooses every subgoal's pack from the table and the budgets b.

@@ -110,7 +110,7 @@ func TestPackInTrace(t *testing.T) {
 func TestCountedSetIsNotTruncated(t *testing.T) {
 	q := demoQuestion(t, "demo-17") // How many countries border France? 10
 	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
-	h.engine = New(h.g, h.client, config.Default().Engine, WithResultTruncation())
+	h.engine = mustNew(t, h.g, h.client, config.Default().Engine, WithResultTruncation())
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	assert.Equal(t, []string{"10"}, entityIDs(ans.Entities), brief(ans))
 	s1 := record(t, ans, "s1")
@@ -136,17 +136,6 @@ func TestPackWithoutTentative(t *testing.T) {
 	h = newHarness(t, m, config.Default().Engine)
 	ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	assert.Equal(t, 1, m.Calls("tentative"), "the default pack asks")
-}
-
-func TestBadRetrievalRules(t *testing.T) {
-	q := demoQuestion(t, "demo-17")
-	cfg := config.Default().Engine
-	cfg.RetrievalRules = []string{"count.depth=none"}
-	h := newHarness(t, kgqatest.NewDemoModel(), cfg)
-	_, err := h.engine.Ask(context.Background(), Request{Question: q.Question, TopicEntities: topicIDs(q)})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "engine.retrieval_rules")
-	assert.Contains(t, err.Error(), "positive integer")
 }
 
 // A superlative over an attribute no relation of its members carries

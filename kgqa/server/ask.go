@@ -197,11 +197,7 @@ func (s *Server) plan(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	rp, packs, err := s.engine.RetrievalPlan(strings.TrimSpace(req.Question), plan)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
+	rp, packs := s.engine.RetrievalPlan(strings.TrimSpace(req.Question), plan)
 	usage := kgqa.Usage{LLM: ledger.Summary(), WallMS: time.Since(start).Milliseconds()}
 	c.JSON(http.StatusOK, api.PlanResponse{
 		RequestID: requestIDOf(c), Question: req.Question, Plan: plan, PlanInfo: &info,

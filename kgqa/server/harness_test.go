@@ -103,7 +103,9 @@ func newHarness(tb testing.TB, s setup) *harness {
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = client.Close() })
 	h.model = client
-	opts = append(opts, server.WithEngine(engine.New(g, client, h.cfg.Engine)), server.WithLLMConfig(h.cfg.LLM),
+	eng, err := engine.New(g, client, h.cfg.Engine)
+	require.NoError(tb, err)
+	opts = append(opts, server.WithEngine(eng), server.WithLLMConfig(h.cfg.LLM),
 		server.WithCapabilities(client.Capabilities), server.WithMetrics(m), server.WithLogger(discardLogger()))
 	h.srv, err = server.New(h.cfg.Server, g, append(opts, s.opts...)...)
 	require.NoError(tb, err)

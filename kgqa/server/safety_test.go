@@ -45,8 +45,8 @@ func (f funcEngine) Budgets(o engine.Overrides) (config.Engine, error) {
 	return engine.MergeOverrides(config.Default().Engine, o)
 }
 
-func (f funcEngine) RetrievalPlan(string, *kgqa.Plan) (*retrieval.Plan, map[string]retrieval.Pack, error) {
-	return &retrieval.Plan{Route: retrieval.RouteKG}, nil, nil
+func (f funcEngine) RetrievalPlan(string, *kgqa.Plan) (*retrieval.Plan, map[string]retrieval.Pack) {
+	return &retrieval.Plan{Route: retrieval.RouteKG}, nil
 }
 
 func TestAuth(t *testing.T) {

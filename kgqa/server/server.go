@@ -44,7 +44,7 @@ type Engine interface {
 	Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.PlanInfo, error)
 	// RetrievalPlan returns the route, category tags and subgoal packs
 	// the engine would follow for a question with plan.
-	RetrievalPlan(question string, plan *kgqa.Plan) (*retrieval.Plan, map[string]retrieval.Pack, error)
+	RetrievalPlan(question string, plan *kgqa.Plan) (*retrieval.Plan, map[string]retrieval.Pack)
 	// Budgets returns the budgets a question with overrides o would run
 	// under, or an error naming the override out of its bounds.
 	Budgets(o engine.Overrides) (config.Engine, error)

@@ -55,7 +55,9 @@ func newServer(t *testing.T, dir string) string {
 	client, err := llm.New(cfg.LLM)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
-	srv, err := server.New(cfg.Server, g, server.WithEngine(engine.New(g, client, cfg.Engine)),
+	eng, err := engine.New(g, client, cfg.Engine)
+	require.NoError(t, err)
+	srv, err := server.New(cfg.Server, g, server.WithEngine(eng),
 		server.WithLLMConfig(cfg.LLM), server.WithFiles(dir),
 		server.WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)

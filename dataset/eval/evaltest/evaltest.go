@@ -65,7 +65,9 @@ func NewAnswerer(tb testing.TB, cfg config.Config) *eval.EngineAnswerer {
 	client, err := llm.New(cfg.LLM, llm.WithBackoff(time.Millisecond, 5*time.Millisecond))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = client.Close() })
-	return eval.NewAnswerer(engine.New(g, client, cfg.Engine, engine.WithNeighborLimit(cfg.KG.NeighborLimit)))
+	eng, err := engine.New(g, client, cfg.Engine, engine.WithNeighborLimit(cfg.KG.NeighborLimit))
+	require.NoError(tb, err)
+	return eval.NewAnswerer(eng)
 }
 
 // SyntheticQuestions makes n questions with one gold answer each, for
