@@ -114,9 +114,15 @@ func (s *Server) checkQuestion(q string) error {
 	if n := utf8.RuneCountInString(q); n > max {
 		return errorf(http.StatusBadRequest, "question is %d characters long, at most %d allowed", n, max)
 	}
+	return nil
+}
+
+// checkPlanText refuses, before the planner reads it, a question whose
+// text no query may hold (kg.CheckText). /v1/ask leaves this to the
+// engine, which checks before its first model call; /v1/plan calls the
+// planner directly.
+func checkPlanText(q string) error {
 	if err := kg.CheckText(q); err != nil {
-		// Refused before any model call (the engine would refuse it too,
-		// but /v1/plan calls the planner first).
 		return &httpError{status: http.StatusBadRequest, msg: "question: " + err.Error(), cause: err}
 	}
 	return nil
@@ -175,6 +181,10 @@ func (s *Server) plan(c *gin.Context) {
 		return
 	}
 	if err := s.checkQuestion(req.Question); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := checkPlanText(req.Question); err != nil {
 		s.fail(c, err)
 		return
 	}

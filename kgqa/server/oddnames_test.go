@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -108,22 +109,25 @@ func TestAskOddQuestions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.question, func(t *testing.T) {
 			m.set(tt.mention)
-			for _, path := range []string{"/v1/ask", "/v1/chat/completions"} {
+			for _, route := range []string{"/v1/ask", "/v1/ask stream", "/v1/chat/completions"} {
+				path := strings.Fields(route)[0]
 				var body []byte
-				if path == "/v1/ask" {
-					body, _ = json.Marshal(api.AskRequest{Question: tt.question})
-				} else {
+				switch route {
+				case "/v1/ask", "/v1/ask stream":
+					body, _ = json.Marshal(api.AskRequest{Question: tt.question, Stream: route != "/v1/ask"})
+				default:
 					body, _ = json.Marshal(map[string]any{"model": "parog", "messages": []map[string]string{{"role": "user", "content": tt.question}}})
 				}
 				before := m.calls.Load()
 				r := h.call(t, "POST", path, "application/json", body)
-				assert.Less(t, r.status, 500, "%s: %s", path, r.body)
+				assert.Less(t, r.status, 500, "%s: %s", route, r.body)
 				if tt.refused {
-					assert.Equal(t, http.StatusBadRequest, r.status, "%s: %s", path, r.body)
-					assert.Zero(t, m.calls.Load()-before, "%s: model calls spent on a refused question", path)
+					assert.Equal(t, http.StatusBadRequest, r.status, "%s: %s", route, r.body)
+					assert.Contains(t, string(r.body), "question", "%s: the refusal names the question", route)
+					assert.Zero(t, m.calls.Load()-before, "%s: model calls spent on a refused question", route)
 				} else {
-					assert.NotEqual(t, http.StatusBadRequest, r.status, "%s: %s", path, r.body)
-					assert.Positive(t, m.calls.Load()-before, "%s", path)
+					assert.NotEqual(t, http.StatusBadRequest, r.status, "%s: %s", route, r.body)
+					assert.Positive(t, m.calls.Load()-before, "%s", route)
 				}
 			}
 		})
