@@ -82,6 +82,7 @@ func TestSelectValuesProductCancelled(t *testing.T) {
 	g := openDemo(t, func(c *config.KG) { c.RowBudget = 1 << 40 })
 	q := valuesProduct(3, 150)
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
@@ -91,12 +92,32 @@ func TestSelectValuesProductCancelled(t *testing.T) {
 			_, errs[i] = g.Select(ctx, q)
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Every caller's evaluation runs before they leave (a caller cancelled
+	// before its query starts gets the bare context error, not the
+	// store's).
+	for start := time.Now(); g.(Evaluating).Evaluating() < len(errs); time.Sleep(5 * time.Millisecond) {
+		require.Less(t, time.Since(start), 30*time.Second, "the %d evaluations never ran together", len(errs))
+	}
 	cancel()
 	wg.Wait()
 	// Select returned to every caller: none of their evaluations may go on.
 	assert.Equal(t, 0, g.(Evaluating).Evaluating())
 	for _, err := range errs {
 		assert.ErrorIs(t, err, ErrUnavailable)
+	}
+}
+
+// Select returns only once its evaluation has stopped, and the count of
+// evaluations running says so at once: a refused query is not counted
+// after its error (the server's /sparql answered 400 and then read the
+// gauge at 1 when the count fell only after the evaluation had handed
+// over its outcome). Repeated, since the window was a goroutine switch.
+func TestSelectRefusedCountsNoEvaluation(t *testing.T) {
+	g := openDemo(t, func(c *config.KG) { c.RowBudget = 1000 })
+	q := valuesProduct(2, 40)
+	for i := range 50 {
+		_, err := g.Select(context.Background(), q)
+		require.ErrorIs(t, err, ErrQuery)
+		require.Equal(t, 0, g.(Evaluating).Evaluating(), "run %d: the evaluation is counted after Select returned", i)
 	}
 }

@@ -189,8 +189,13 @@ func (e *Store) Query(ctx context.Context, q string) (*backend.Table, error) {
 	done := make(chan outcome, 1)
 	e.running.Add(1)
 	go func() {
-		defer e.running.Add(-1)
-		done <- e.evaluate(bs, instrument(pq), scans, rows)
+		o := e.evaluate(bs, instrument(pq), scans, rows)
+		// Uncounted before the outcome is handed over: once Query has
+		// it, Evaluating no longer counts this evaluation (a deferred
+		// decrement ran after the send, so a caller that answered and
+		// then read the count could still see it).
+		e.running.Add(-1)
+		done <- o
 	}()
 	select {
 	case o := <-done:
