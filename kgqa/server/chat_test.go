@@ -255,7 +255,7 @@ func TestChatStreamFailures(t *testing.T) {
 // A chat client that disconnects mid-stream cancels the engine: the model
 // stops being called and no goroutine is left behind.
 func TestChatStreamCanceledClientLeavesNoGoroutine(t *testing.T) {
-	h := newHarness(t, setup{delay: 200 * time.Millisecond})
+	h := newHarness(t, setup{handler: holdAfterPlan()})
 	tr := &http.Transport{}
 	cfg := openai.DefaultConfig("unused")
 	cfg.BaseURL = h.http.URL + "/v1"
