@@ -73,9 +73,9 @@ func TestTentativeGroundedByExpectedType(t *testing.T) {
 		{"band from the city", chicagoCity, kgqa.Relation{ID: "music.artist.origin", Dir: kgqa.In}, chicagoBand, []string{"music.artist"}},
 	}
 	for _, withSchema := range []bool{true, false} {
-		e := New(g, h.client, config.Default().Engine)
+		e := mustNew(t, g, h.client, config.Default().Engine)
 		if withSchema {
-			e = New(g, h.client, config.Default().Engine, WithSchema(schema))
+			e = mustNew(t, g, h.client, config.Default().Engine, WithSchema(schema))
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -110,7 +110,7 @@ func TestTentativeGroundedByExpectedType(t *testing.T) {
 
 	// With no expected type, popularity alone: the city (28 relations),
 	// the film (20), the band (8).
-	e := New(g, h.client, config.Default().Engine, WithSchema(schema))
+	e := mustNew(t, g, h.client, config.Default().Engine, WithSchema(schema))
 	got, scores, err := e.ground(t.Context(), "Chicago", answerType{})
 	require.NoError(t, err)
 	require.Len(t, got, 3)
@@ -128,7 +128,7 @@ func TestExpectedTypeFromQuestionWord(t *testing.T) {
 	require.NoError(t, err)
 	g := chicagoGraph(t)
 	h := newHarnessOn(t, g, kgqatest.NewDemoModel(), config.Default().Engine)
-	e := New(g, h.client, config.Default().Engine, WithSchema(schema))
+	e := mustNew(t, g, h.client, config.Default().Engine, WithSchema(schema))
 	sg := &subgoalRun{run: &run{e: e}, s: kgqa.Subgoal{ID: "s1", Text: "Where did the band play first?", Op: kgqa.OpFind}, rec: &kgqa.SubgoalRecord{}}
 	w := sg.expectedType()
 	assert.Equal(t, &kgqa.ExpectedType{Types: []string{"location.location"}, From: "question_word"}, w.record())
@@ -168,7 +168,7 @@ func TestAskGroundsAStandingTentativeAnswerByType(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := kgqatest.NewDemoModel(kgqatest.Believe("story is by", "Chicago"), kgqatest.Distrust("story is by"))
 			h := newHarnessOn(t, chicagoGraph(t), m, config.Default().Engine)
-			e := New(h.g, h.client, config.Default().Engine, c.opts...)
+			e := mustNew(t, h.g, h.client, config.Default().Engine, c.opts...)
 			ans, err := e.Ask(t.Context(), Request{Question: "Which film's story is by Fred Ebb?", Plan: plan, TopicEntities: []string{"m.01c7qd"}})
 			require.NoError(t, err)
 			rec := record(t, ans, "s1")
