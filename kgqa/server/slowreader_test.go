@@ -92,10 +92,12 @@ func TestSPARQLAnswerBounds(t *testing.T) {
 		// closed) once the write deadline has passed, though the client
 		// never reads: within the evaluation's own bound
 		// (server.sparql_timeout) and the write deadline. Without the
-		// write deadline it never ends.
+		// write deadline it never ends. The bound is loose: what is
+		// checked is that it ends, not how soon on a loaded machine
+		// (12.001 s against a bound of 12 s under -race and load).
 		start := time.Now()
 		for inFlight(t, h) > 0 {
-			require.Less(t, time.Since(start), h.cfg.Server.SPARQLTimeout+2*time.Second, "the answer to a stalled reader is still being written")
+			require.Less(t, time.Since(start), 3*h.cfg.Server.SPARQLTimeout, "the answer to a stalled reader is still being written")
 			time.Sleep(20 * time.Millisecond)
 		}
 	})

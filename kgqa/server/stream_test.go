@@ -268,12 +268,13 @@ func TestCanceledClientLeavesNoGoroutine(t *testing.T) {
 // holdAfterPlan is the demo model, except that every call after the
 // plan (tentative answer, relation choice, and so on) is held until its
 // caller gives up: the engine can get past them, to a refinement, only by
-// going on without its client.
+// going on without its client. The calls that come before the plan (a
+// chat's screening, planning, linking) are answered.
 func holdAfterPlan() llmtest.Handler {
 	demo := kgqatest.DemoModel()
 	return func(req openaiRequest) llmtest.Reply {
 		switch llmtest.StageOf(req) {
-		case prompts.Plan, prompts.PlanFewShot, prompts.Mentions:
+		case prompts.FollowUp, prompts.Plan, prompts.PlanFewShot, prompts.Mentions:
 			return demo(req)
 		}
 		return llmtest.Reply{Hang: true}
