@@ -36,7 +36,7 @@ var layers = map[string][]string{
 	"dataset/generate":           {"dataset", "kgqa", "kgqa/kg", "sparql2plan"},
 	"dataset/harvest":            {"dataset", "dataset/eval", "kgqa", "kgqa/sft", "sparql2plan"},
 	"dataset/oracle":             {"dataset", "dataset/score", "kgqa", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
-	"dataset/oraclebench":        {"dataset", "dataset/eval", "dataset/oracle", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
+	"dataset/oraclebench":        {"dataset", "dataset/eval", "dataset/oracle", "dataset/score", "kgqa", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
 	"dataset/pogrule":            {"dataset", "dataset/score", "internal/clip"},
 	"dataset/report":             {"dataset", "dataset/eval", "dataset/pogrule", "dataset/score", "internal/clip", "internal/naming", "kgqa/ui"},
 	"dataset/score":              {"dataset", "internal/clip", "internal/naming"},
