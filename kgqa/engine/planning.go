@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/parog/parog-go/kgqa"
@@ -49,6 +50,8 @@ func (e *Engine) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.Pl
 		return nil, info, stepErr("plan", "", err)
 	}
 	var p kgqa.Plan
+	var valid *kgqa.Plan // the first reply that was a valid plan
+	var questioned error // why the plan check sent that plan back
 	check := func() error {
 		if p.Version == 0 {
 			p.Version = kgqa.PlanVersion
@@ -56,10 +59,28 @@ func (e *Engine) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.Pl
 		if p.Version != kgqa.PlanVersion {
 			return fmt.Errorf("version %d, want %d", p.Version, kgqa.PlanVersion)
 		}
-		return p.Validate()
+		if err := p.Validate(); err != nil {
+			return err
+		}
+		lint := lintPlan(question, &p)
+		if valid == nil {
+			c := p
+			valid, questioned = &c, lint
+		}
+		return lint
 	}
-	if _, err := e.chat.JSON(ctx, req, &p, check); err != nil {
+	_, err = e.chat.JSON(ctx, req, &p, check)
+	switch {
+	case err != nil && valid != nil && errors.Is(err, kgqa.ErrSchema):
+		// The repair did not give a plan that fits the question's words
+		// better: the check reads words, the planner the meaning, so
+		// the first valid plan runs as the planner wrote it.
+		p = *valid
+		info.Note = joinNotes(info.Note, "kept the plan the plan check questioned: "+questioned.Error())
+	case err != nil:
 		return nil, info, stepErr("plan", "", err)
+	case questioned != nil:
+		info.Note = joinNotes(info.Note, "the plan check sent the first plan back: "+questioned.Error())
 	}
 	info.Kinds = p.Kinds()
 	return &p, info, nil
