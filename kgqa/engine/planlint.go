@@ -3,8 +3,10 @@ package engine
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
 )
 
@@ -43,7 +45,7 @@ func lintPlan(question string, p *kgqa.Plan) error {
 }
 
 var (
-	thenStep = regexp.MustCompile(`(?i)(,|\band)\s+then\b`)
+	thenStep = regexp.MustCompile(`(?i)(,|\band)\s+then\b|\b(and|then) find\b`)
 	// The question's words for a comparison's direction, and a
 	// superlative's order. Words that read both ways ("over", "first")
 	// are left out: the check speaks only when the question is plain.
@@ -99,4 +101,25 @@ func valuesLint(question string, p *kgqa.Plan) string {
 		return ""
 	}
 	return fmt.Sprintf("no subgoal carries the question's %s: a constraint of the question is missing", strings.Join(lost, ", "))
+}
+
+// unplannedTopics are the names of the topic entities that the question
+// names and no subgoal of p does (names compared folded).
+func unplannedTopics(question string, p *kgqa.Plan, topics []kgqa.Topic) []string {
+	q := naming.Fold(question)
+	var texts []string
+	for _, s := range p.Subgoals {
+		texts = append(texts, naming.Fold(s.Text))
+	}
+	var out []string
+	for _, t := range topics {
+		n := naming.Fold(t.Name)
+		if n == "" || !strings.Contains(q, n) || slices.Contains(out, t.Name) {
+			continue
+		}
+		if !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, n) }) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
 }

@@ -83,6 +83,11 @@ func TestLintPassesTheDemoPlans(t *testing.T) {
 		var p kgqa.Plan
 		require.NoError(t, json.Unmarshal(q.Plan, &p), q.ID)
 		assert.NoError(t, lintPlan(q.Question, &p), q.ID)
+		var topics []kgqa.Topic
+		for _, e := range q.TopicEntities {
+			topics = append(topics, kgqa.Topic{ID: e.ID, Name: e.Name})
+		}
+		assert.Empty(t, unplannedTopics(q.Question, &p, topics), q.ID)
 	}
 }
 
@@ -148,4 +153,32 @@ func answerIDs(q demokg.Question) []string {
 		out = append(out, a.ID)
 	}
 	return out
+}
+
+// "Which country borders both Germany and Spain?" planned as the
+// countries bordering Germany alone: Spain, a topic entity the question
+// names, is in no subgoal, so the plan goes back to the planner once
+// with that reason, and the conjunction it returns runs.
+func TestPlanDroppingATopicEntityIsSentBack(t *testing.T) {
+	q := demoQuestion(t, "demo-03")
+	m := kgqatest.NewDemoModel()
+	h := newHarness(t, m, config.Default().Engine)
+	dropped := kgqa.Plan{Version: kgqa.PlanVersion, Subgoals: []kgqa.Subgoal{{ID: "s1", Text: "Find the countries that border Germany.", Op: kgqa.OpFind}}}
+	h.server.SetHandler(once(m, "plan", "", func(openai.ChatCompletionRequest) llmtest.Reply { return llmtest.JSON(dropped) }))
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	require.NotNil(t, ans.Plan)
+	assert.Len(t, ans.Plan.Subgoals, 3, "the conjunction's plan")
+	assert.Contains(t, ans.PlanInfo.Note, "the topic check sent the plan back")
+	assert.Equal(t, 1, m.Calls("plan"), "the repair turn (the dropped plan came first)")
+	assert.ElementsMatch(t, answerIDs(q), entityIDs(ans.Entities))
+	last := h.server.Requests()
+	require.NotEmpty(t, last)
+	var repair *llmtest.Request
+	for i := range last {
+		if strings.HasPrefix(last[i].Stage, "plan") && len(last[i].Chat.Messages) > 2 {
+			repair = &last[i]
+		}
+	}
+	require.NotNil(t, repair, "the plan went back with the reason")
+	assert.Contains(t, llmtest.LastUser(repair.Chat), "Spain")
 }
