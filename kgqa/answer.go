@@ -579,6 +579,9 @@ type Sufficiency struct {
 	Fused bool `json:"fused"`
 	// Reason from the model.
 	Reason string `json:"reason,omitempty"`
+	// Overruled says why the engine did not stop on a "sufficient"
+	// judgement (its answer is the input of a step still to run).
+	Overruled string `json:"overruled,omitempty"`
 }
 
 // FinalRecord is how the final answer was composed when it did not come

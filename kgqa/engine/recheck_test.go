@@ -182,3 +182,27 @@ func TestPlanDroppingATopicEntityIsSentBack(t *testing.T) {
 	require.NotNil(t, repair, "the plan went back with the reason")
 	assert.Contains(t, llmtest.LastUser(repair.Chat), "Spain")
 }
+
+// "What is the capital of the country that contains Weeze Airport?": a
+// refine of s1 that also judges the question answered, with s1's own
+// answer (the country), would stop the run one hop short. The engine
+// does not stop on it: s2 runs and finds the capital.
+func TestEarlyAnswerThatIsTheNextHopsInputDoesNotStop(t *testing.T) {
+	q := demoQuestion(t, "demo-06")
+	m := kgqatest.NewDemoModel()
+	h := newHarness(t, m, config.Default().Engine)
+	h.server.SetHandler(once(m, "refine", "Weeze Airport", func(req openai.ChatCompletionRequest) llmtest.Reply {
+		var rep map[string]any
+		require.NoError(t, json.Unmarshal([]byte(m.Handle(req).Content), &rep))
+		require.Equal(t, true, rep["aligned"], "the scripted model answers s1")
+		rep["sufficient"], rep["final_answer"], rep["final_entities"] = true, rep["answer"], rep["entities"]
+		return llmtest.JSON(rep)
+	}))
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	s1 := record(t, ans, "s1")
+	require.NotNil(t, s1.Sufficiency)
+	assert.True(t, s1.Sufficiency.Sufficient)
+	assert.Contains(t, s1.Sufficiency.Overruled, "s2 still takes as input")
+	assert.Equal(t, statusDone, record(t, ans, "s2").Status)
+	assert.Equal(t, answerIDs(q), entityIDs(ans.Entities))
+}
