@@ -54,7 +54,7 @@ var (
 	maxWords  = regexp.MustCompile(`(?i)\b(largest|highest|greatest|biggest|latest|longest|tallest|heaviest|maximum|most recent)\b`)
 	minWords  = regexp.MustCompile(`(?i)\b(smallest|lowest|fewest|earliest|shortest|lightest|minimum)\b`)
 	// A number or date written in the question: a constraint's value.
-	questionValue = regexp.MustCompile(`\b\d{4}(-\d{2}){0,2}\b|\b\d+\.\d+\b`)
+	questionValue = regexp.MustCompile(`\b\d+\.\d+\b|\b\d{4}(-\d{2}){0,2}\b`)
 )
 
 // directionLint is the reason a compare or superlative subgoal s goes the
