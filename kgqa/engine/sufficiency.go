@@ -152,10 +152,11 @@ func (r *run) answerWithoutKG(ctx context.Context, plan *kgqa.Plan) error {
 }
 
 // earlyInput is why a "sufficient" judgement after this subgoal must not
-// stop the run, or "": its answer is this subgoal's own result while the
-// answer subgoal, still to run, takes that result as input (the next hop
-// of a composition). Answering with it would answer the question one hop
-// short.
+// stop the run, or "": its answer is this subgoal's whole result while
+// the answer subgoal, still to run, takes that result as input (the next
+// hop of a composition). Answering with it would answer the question one
+// hop short. An answer that picks some of the result (the latest of the
+// championships found) may be what the later step would pick, and stops.
 func (sg *subgoalRun) earlyInput(suf *kgqa.Sufficiency) string {
 	ans := sg.plan.AnswerID()
 	if ans == sg.s.ID || len(suf.Entities) == 0 || !sg.plan.Ancestors(ans)[sg.s.ID] {
@@ -171,10 +172,15 @@ func (sg *subgoalRun) earlyInput(suf *kgqa.Sufficiency) string {
 	for _, t := range res.Entities {
 		own[t.Key()] = true
 	}
+	same := map[string]bool{}
 	for _, t := range suf.Entities {
 		if !own[t.Key()] {
 			return ""
 		}
+		same[t.Key()] = true
 	}
-	return "the answer is this subgoal's own result, which " + ans + " still takes as input"
+	if len(same) != len(own) {
+		return "" // a choice among the result: the later step may be that choice
+	}
+	return "the answer is this subgoal's whole result, which " + ans + " still takes as input"
 }
