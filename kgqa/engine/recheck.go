@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/refine"
@@ -57,7 +58,24 @@ func (sg *subgoalRun) overrule(v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.T
 // the subgoal's result. It costs a relations call and a refine call, and
 // only on subgoals that would otherwise rest on the tentative answer.
 func (sg *subgoalRun) retry(ctx context.Context, x *explorer, text string, anchors []kgqa.Term, tent *kgqa.Tentative, all []kgqa.Fact, end int) (kgqa.Result, int, bool, error) {
-	if len(all) == 0 || len(anchors) == 0 || !x.untried(anchors) {
+	if len(all) == 0 || len(anchors) == 0 {
+		return kgqa.Result{}, end, false, nil
+	}
+	// Untried from these anchors: a relation chosen one hop further on
+	// (from other entities) is still to try here.
+	x.mu.Lock()
+	saved := x.tried
+	x.tried = sg.triedFrom(anchors)
+	x.mu.Unlock()
+	defer func() {
+		x.mu.Lock()
+		for r := range x.tried {
+			saved[r] = true
+		}
+		x.tried = saved
+		x.mu.Unlock()
+	}()
+	if !x.untried(anchors) {
 		return kgqa.Result{}, end, false, nil
 	}
 	round := len(sg.rec.Rounds) + 1
@@ -91,4 +109,23 @@ func (sg *subgoalRun) retry(ctx context.Context, x *explorer, text string, ancho
 	}
 	res, end, err := sg.accept(ctx, x, tent, v, all, facts, end)
 	return res, end, err == nil, err
+}
+
+// triedFrom is the set of relations the subgoal's rounds chose from any of
+// anchors.
+func (sg *subgoalRun) triedFrom(anchors []kgqa.Term) map[kgqa.Relation]bool {
+	at := map[string]bool{}
+	for _, a := range anchors {
+		at[a.Key()] = true
+	}
+	out := map[kgqa.Relation]bool{}
+	for _, rd := range sg.rec.Rounds {
+		if rd == nil || !slices.ContainsFunc(rd.Anchors, func(a kgqa.Term) bool { return at[a.Key()] }) {
+			continue
+		}
+		for _, r := range rd.Chosen {
+			out[r] = true
+		}
+	}
+	return out
 }

@@ -206,3 +206,22 @@ func TestEarlyAnswerThatIsTheNextHopsInputDoesNotStop(t *testing.T) {
 	assert.Equal(t, statusDone, record(t, ans, "s2").Status)
 	assert.Equal(t, answerIDs(q), entityIDs(ans.Entities))
 }
+
+// gen-conjunction-29 on the dense world: "the children of Jack
+// Giarraputo" chose people.person.children the wrong way round (in), and
+// the hop beyond chose it the right way (out) from the children found. The
+// retry from Jack Giarraputo must still offer children (out): only the
+// relations chosen from the retry's own anchors count as tried there.
+func TestRetryCountsRelationsTriedFromItsAnchors(t *testing.T) {
+	jack := kgqa.Term{ID: "m.02r251z", Name: "Jack Giarraputo"}
+	child := kgqa.Term{ID: "m.dzp7u_1", Name: "Trixgryndbry Loujygrios"}
+	in := kgqa.Relation{ID: "people.person.children", Dir: kgqa.In}
+	out := kgqa.Relation{ID: "people.person.children", Dir: kgqa.Out}
+	sg := &subgoalRun{rec: &kgqa.SubgoalRecord{Rounds: []*kgqa.Round{
+		{Depth: 0, Anchors: []kgqa.Term{jack}, Chosen: []kgqa.Relation{in}},
+		{Depth: 1, Anchors: []kgqa.Term{child}, Chosen: []kgqa.Relation{out}},
+	}}}
+	assert.Equal(t, map[kgqa.Relation]bool{in: true}, sg.triedFrom([]kgqa.Term{jack}))
+	assert.Equal(t, map[kgqa.Relation]bool{out: true}, sg.triedFrom([]kgqa.Term{child}))
+	assert.Empty(t, sg.triedFrom([]kgqa.Term{{ID: "m.0other", Name: "Someone"}}))
+}
