@@ -53,8 +53,10 @@ func (sg *subgoalRun) overrule(v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.T
 // reading of the facts) led nowhere, and the descent from there found
 // nothing better. Before the tentative answer is kept, the subgoal's own
 // anchors are explored once more along the relations not yet tried (the
-// relations prompt offers only those), and the facts are refined again
-// with the new ones among them, as every round's are. ok reports whether that gave an aligned answer, which is then
+// relations prompt offers only those), and the facts found from the
+// anchors are refined again with the new ones among them (a verdict may
+// have misjudged the first round's; the facts found one hop beyond, from
+// the wrong relation's entities, are left out). ok reports whether that gave an aligned answer, which is then
 // the subgoal's result. It costs a relations call and a refine call, and
 // only on subgoals that would otherwise rest on the tentative answer.
 func (sg *subgoalRun) retry(ctx context.Context, x *explorer, text string, anchors []kgqa.Term, tent *kgqa.Tentative, all []kgqa.Fact, end int) (kgqa.Result, int, bool, error) {
@@ -94,7 +96,7 @@ func (sg *subgoalRun) retry(ctx context.Context, x *explorer, text string, ancho
 	}
 	all = append(all, rd.Facts...)
 	sg.addFacts(rd.Facts)
-	facts := promptFacts(sg.e.g.Dialect(), text, all, sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
+	facts := promptFacts(sg.e.g.Dialect(), text, fromAnchors(all, anchors), sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
 	v, err := sg.e.refiner.Refine(sg.inRound(ctx, round), refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts})
 	if err != nil {
 		return kgqa.Result{}, end, false, stepErr("refine", sg.s.ID, err)
@@ -125,6 +127,21 @@ func (sg *subgoalRun) triedFrom(anchors []kgqa.Term) map[kgqa.Relation]bool {
 		}
 		for _, r := range rd.Chosen {
 			out[r] = true
+		}
+	}
+	return out
+}
+
+// fromAnchors keeps the facts whose head is one of anchors.
+func fromAnchors(facts []kgqa.Fact, anchors []kgqa.Term) []kgqa.Fact {
+	at := map[string]bool{}
+	for _, a := range anchors {
+		at[a.Key()] = true
+	}
+	var out []kgqa.Fact
+	for _, f := range facts {
+		if at[f.Head.Key()] {
+			out = append(out, f)
 		}
 	}
 	return out

@@ -225,3 +225,17 @@ func TestRetryCountsRelationsTriedFromItsAnchors(t *testing.T) {
 	assert.Equal(t, map[kgqa.Relation]bool{out: true}, sg.triedFrom([]kgqa.Term{child}))
 	assert.Empty(t, sg.triedFrom([]kgqa.Term{{ID: "m.0other", Name: "Someone"}}))
 }
+
+// gen-comparative-2 on the dense world: the retry from the United States
+// refines the facts found from it, not those found one hop beyond from
+// the temperature units a wrong relation reached (they answer another
+// subgoal).
+func TestRetryRefinesTheFactsOfItsAnchors(t *testing.T) {
+	us := kgqa.Term{ID: "m.09c7w0", Name: "United States of America"}
+	unit := kgqa.Term{ID: "m.dzp7ky_5", Name: "Cuprin Hywack"}
+	rel := []string{"measurement_unit.measurement_system.temperature_units"}
+	wrongWay := kgqa.Fact{Head: us, Path: rel, Dir: kgqa.In, Tail: unit}
+	beyond := kgqa.Fact{Head: unit, Path: rel, Dir: kgqa.Out, Tail: kgqa.Term{ID: "m.0dvd", Name: "DVD"}}
+	right := kgqa.Fact{Head: us, Path: rel, Dir: kgqa.Out, Tail: kgqa.Term{ID: "m.dzp7ky_h", Name: "Dreaprox"}}
+	assert.Equal(t, []kgqa.Fact{wrongWay, right}, fromAnchors([]kgqa.Fact{wrongWay, beyond, right}, []kgqa.Term{us}))
+}
