@@ -49,7 +49,8 @@ func (sg *subgoalRun) overrule(v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.T
 }
 
 // retry is one more round of a find whose rounds all ended without aligned
-// evidence although facts were shown: the model's relation choice (or its
+// evidence although facts were shown, and whose tentative answer names
+// nothing (the subgoal would end with no answer): the model's relation choice (or its
 // reading of the facts) led nowhere, and the descent from there found
 // nothing better. Before the tentative answer is kept, the subgoal's own
 // anchors are explored once more along the relations not yet tried (the
@@ -60,7 +61,9 @@ func (sg *subgoalRun) overrule(v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.T
 // the subgoal's result. It costs a relations call and a refine call, and
 // only on subgoals that would otherwise rest on the tentative answer.
 func (sg *subgoalRun) retry(ctx context.Context, x *explorer, text string, anchors []kgqa.Term, tent *kgqa.Tentative, all []kgqa.Fact, end int) (kgqa.Result, int, bool, error) {
-	if len(all) == 0 || len(anchors) == 0 {
+	if len(all) == 0 || len(anchors) == 0 || (tent != nil && len(tent.Names) > 0) {
+		// A tentative answer that names something stands on misaligned
+		// evidence, as PARoG's asymmetric trust has it.
 		return kgqa.Result{}, end, false, nil
 	}
 	// Untried from these anchors: a relation chosen one hop further on
