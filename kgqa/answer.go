@@ -396,6 +396,10 @@ type Round struct {
 	// relations, is offered its own relations and chooses its own.
 	// Offered, OfferedRelations, Pages and Chosen then sum them up.
 	AnchorOffers []AnchorOffer `json:"anchor_offers,omitempty"`
+	// Retry says why a round went back to anchors already explored to
+	// choose among their relations not yet tried (retry_untried: every
+	// round before it ended without aligned evidence).
+	Retry string `json:"retry,omitempty"`
 }
 
 // AnchorOffer is the relation offer made to one anchor of a round (or to
@@ -575,6 +579,9 @@ type Sufficiency struct {
 	Fused bool `json:"fused"`
 	// Reason from the model.
 	Reason string `json:"reason,omitempty"`
+	// Overruled says why the engine did not stop on a "sufficient"
+	// judgement (its answer is the input of a step still to run).
+	Overruled string `json:"overruled,omitempty"`
 }
 
 // FinalRecord is how the final answer was composed when it did not come
@@ -756,4 +763,9 @@ type Verdict struct {
 	FinalRefs []string `json:"final_refs,omitempty"`
 	// FactsShown is the number of facts the model saw.
 	FactsShown int `json:"facts_shown"`
+	// Overruled says why the engine did not take the model's "aligned"
+	// verdict: the answer it gave contradicts the evidence or the
+	// subgoal (see the engine's consistency checks); the verdict then
+	// counts as misaligned.
+	Overruled string `json:"overruled,omitempty"`
 }

@@ -110,6 +110,7 @@ func (r *Refiner) Refine(ctx context.Context, in Input) (kgqa.Verdict, error) {
 		return kgqa.Verdict{}, fmt.Errorf("refine: %w", err)
 	}
 	var rep reply
+	checked := 0
 	check := func() error {
 		for _, n := range rep.UsedFacts {
 			if n < 1 || n > len(facts) {
@@ -118,6 +119,13 @@ func (r *Refiner) Refine(ctx context.Context, in Input) (kgqa.Verdict, error) {
 		}
 		if in.Fuse && rep.Sufficient == nil {
 			return fmt.Errorf("sufficient: missing")
+		}
+		checked++
+		if checked == 1 {
+			// Asked once: a reply whose answer does not rest on the
+			// facts it cites contradicts itself; the repair turn lets
+			// the model reconcile the two, and its reply stands.
+			return unsupported(facts, rep)
 		}
 		return nil
 	}
@@ -153,4 +161,28 @@ func (r *Refiner) verdict(in Input, facts []kgqa.Fact, rep reply) kgqa.Verdict {
 	v.Entities, rej = Resolve(facts, rep.Entities)
 	v.Rejected = append(v.Rejected, rej...)
 	return v
+}
+
+// unsupported reports an aligned reply naming an entity of the evidence
+// that none of the facts it says it relied on holds: the answer and its
+// grounds disagree (the model took a neighbour of the right fact, or
+// cited the wrong line). Replies that cite no fact, and references that
+// match no fact at all (dropped and recorded later), are not judged here.
+func unsupported(facts []kgqa.Fact, rep reply) error {
+	if !rep.Aligned || len(rep.UsedFacts) == 0 || len(rep.Entities) == 0 {
+		return nil
+	}
+	used := make([]kgqa.Fact, 0, len(rep.UsedFacts))
+	for _, n := range rep.UsedFacts {
+		used = append(used, facts[n-1])
+	}
+	for _, ref := range rep.Entities {
+		if _, rej := Resolve(facts, []string{ref}); len(rej) > 0 {
+			continue
+		}
+		if _, rej := Resolve(used, []string{ref}); len(rej) > 0 {
+			return fmt.Errorf("entities: %s is in none of the facts listed in used_facts %v; answer with the entities of the facts that answer the subgoal, and cite those facts", ref, rep.UsedFacts)
+		}
+	}
+	return nil
 }

@@ -47,6 +47,7 @@ type benchFlags struct {
 	hubRelations int
 	out          string
 	demo         bool
+	noiseOnly    bool
 }
 
 func runBench(ctx context.Context, env *Env, args []string) error {
@@ -74,6 +75,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	f.hubRelations = oraclebench.DefaultHubRelations
 	countVar(fs, &f.hubRelations, "hub-relations", "in the KG cost, an entity listing at least `N` relations is a hub")
 	fs.BoolVar(&f.demo, "demo", true, "also run the demo graph's questions")
+	fs.BoolVar(&f.noiseOnly, "noise-only", false, "run only the noise runs (no ceiling, evidence-only or tentative runs): a cheaper sweep over noise kinds")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -112,7 +114,8 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 	qs, _ = eval.Select(qs, f.limit, eval.Shard{})
 	logf := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "parog bench: "+format+"\n", a...) }
 	o := oraclebench.BenchOptions{Name: strings.TrimSuffix(filepath.Base(f.input), filepath.Ext(f.input)), Config: cfg, Questions: qs,
-		Noise: rates, Seeds: seeds, NoiseKinds: kinds, Sufficiency: suf, Concurrency: f.concurrency, Timeout: f.timeout, HubRelations: f.hubRelations, Logf: logf}
+		Noise: rates, Seeds: seeds, NoiseKinds: kinds, Sufficiency: suf, Concurrency: f.concurrency, Timeout: f.timeout, HubRelations: f.hubRelations, Logf: logf,
+		NoiseOnly: f.noiseOnly}
 	if o.Name == "" || o.Name == "." {
 		o.Name = string(format)
 	}

@@ -60,6 +60,11 @@ func (m *Model) Answer(req openai.ChatCompletionRequest, header string) Reply {
 	if kind != "" {
 		m.mu.Lock()
 		m.stats.Noisy[kind]++
+		qs := m.entry(q)
+		if qs.Noisy == nil {
+			qs.Noisy = map[string]int{}
+		}
+		qs.Noisy[kind]++
 		m.mu.Unlock()
 	}
 	return Reply{Content: content, FinishReason: finish, Status: http.StatusOK, Stage: stage, Noise: kind}

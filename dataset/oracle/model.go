@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -93,6 +94,9 @@ type QuestionStats struct {
 	// answer needs: a gold relation not offered, a gold answer not in the
 	// evidence of the answer subgoal.
 	Notes []string `json:"notes,omitempty"`
+	// Noisy counts the replies about the question corrupted, by noise
+	// kind: which errors a lost question met.
+	Noisy map[string]int `json:"noisy,omitempty"`
 }
 
 // Stats counts what the oracle was asked and what it did.
@@ -197,6 +201,7 @@ func (m *Model) Question(id string) QuestionStats {
 	if s := m.perQ[id]; s != nil {
 		c := *s
 		c.Notes = append([]string(nil), s.Notes...)
+		c.Noisy = maps.Clone(s.Noisy)
 		return c
 	}
 	return QuestionStats{}

@@ -8,6 +8,7 @@ package oraclebench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -58,6 +59,9 @@ type BenchOptions struct {
 	// Sufficiency is the oracle's sufficiency mode (SufficiencyStrict
 	// when empty).
 	Sufficiency string
+	// NoiseOnly runs the robustness runs alone, without the ceiling,
+	// evidence-only and tentative runs: a cheaper sweep over noise kinds.
+	NoiseOnly bool
 	// Concurrency is the number of questions in flight.
 	Concurrency int
 	// HubRelations is the number of relations from which an entity counts
@@ -147,10 +151,35 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 	for _, q := range qs {
 		run.PerQuestion[q.ID] = m.Question(q.ID)
 	}
+	if n.Rate > 0 {
+		if err := writeNoisy(filepath.Join(o.Dir, name+".noise.json"), run.PerQuestion); err != nil {
+			return nil, err
+		}
+	}
 	if o.Logf != nil {
 		o.Logf("%s: %d rows, Hits@1 %.1f%%", name, len(run.Results), 100*hits(run.Results))
 	}
 	return run, nil
+}
+
+// writeNoisy writes, by question id, the noise kinds the oracle applied to
+// the replies about it (questions it corrupted nothing of are left out):
+// what a question lost under noise met.
+func writeNoisy(path string, per map[string]oracle.QuestionStats) error {
+	out := map[string]map[string]int{}
+	for id, st := range per {
+		if len(st.Noisy) > 0 {
+			out[id] = st.Noisy
+		}
+	}
+	b, err := json.MarshalIndent(out, "", " ")
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("oracle: bench: %w", err)
+	}
+	return nil
 }
 
 func compareStrings(a, b string) int {

@@ -116,6 +116,39 @@ func TestDemoBench(t *testing.T) {
 	assert.True(t, strings.HasPrefix(svg, "<svg") && strings.Contains(svg, "<polyline"), svg)
 }
 
+// TestNoiseOnlyBench runs the noise runs alone and writes, beside each
+// run's results, the noise kinds each question met: the sum over
+// questions is the run's count of errors injected.
+func TestNoiseOnlyBench(t *testing.T) {
+	cfg, err := config.Load("../../configs/demo.yaml", func(string) (string, bool) { return "", false }, nil)
+	require.NoError(t, err)
+	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
+	require.NoError(t, err)
+	g, build := benchEngine(t, cfg)
+	dir := t.TempDir()
+	rep, err := Bench(context.Background(), BenchOptions{Name: "demo", Config: cfg, Graph: g, Engine: build, Questions: l.Questions,
+		Noise: []float64{0.3}, Seeds: []int{1}, NoiseKinds: oracle.SemanticKinds, NoiseOnly: true, Concurrency: 4, Dir: dir})
+	require.NoError(t, err)
+	assert.Zero(t, rep.Ceiling.Total, "no ceiling run")
+	for _, f := range []string{"ceiling.jsonl", "evidence.jsonl", "tentative-wrong.jsonl"} {
+		assert.NoFileExists(t, filepath.Join(dir, f))
+	}
+	require.Len(t, rep.Robustness, 1)
+	data, err := os.ReadFile(filepath.Join(dir, "noise-0.3-seed-1.noise.json"))
+	require.NoError(t, err)
+	var per map[string]map[string]int
+	require.NoError(t, json.Unmarshal(data, &per))
+	sum := map[string]int{}
+	for id, kinds := range per {
+		assert.True(t, strings.HasPrefix(id, "demo-"), id)
+		for k, n := range kinds {
+			sum[k] += n
+		}
+	}
+	require.NotEmpty(t, sum, "noise 0.3 corrupted some replies")
+	assert.Equal(t, rep.Robustness[0].Injected, sum)
+}
+
 // readRows reads a results file's traces by question id.
 func readRows(t *testing.T, path string) map[string]*kgqa.Answer {
 	t.Helper()

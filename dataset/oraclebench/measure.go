@@ -133,18 +133,20 @@ func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 		kinds = oracle.FormatKinds
 	}
 	rep := &Report{Name: o.Name, Questions: len(qs), Skipped: skipped, Sufficiency: suf, NoiseKinds: kinds}
-	ceil, err := runOnce(ctx, o, "ceiling", qs, oracle.Policy{Kind: "gold"}, oracle.Noise{}, []int{1})
-	if err != nil {
-		return nil, err
+	evidence := &Pass{}
+	if !o.NoiseOnly {
+		ceil, err := runOnce(ctx, o, "ceiling", qs, oracle.Policy{Kind: "gold"}, oracle.Noise{}, []int{1})
+		if err != nil {
+			return nil, err
+		}
+		rep.Ceiling = ceiling(ceil, skipped)
+		rep.Cost = costs(ceil)
+		rep.KG = kgCost(ceil.Results, o.HubRelations)
+		if evidence, err = runOnce(ctx, o, "evidence", qs, oracle.Policy{Kind: "none"}, oracle.Noise{}, []int{1}); err != nil {
+			return nil, err
+		}
+		rep.Evidence = ceiling(evidence, skipped)
 	}
-	rep.Ceiling = ceiling(ceil, skipped)
-	rep.Cost = costs(ceil)
-	rep.KG = kgCost(ceil.Results, o.HubRelations)
-	evidence, err := runOnce(ctx, o, "evidence", qs, oracle.Policy{Kind: "none"}, oracle.Noise{}, []int{1})
-	if err != nil {
-		return nil, err
-	}
-	rep.Evidence = ceiling(evidence, skipped)
 	for _, rate := range o.Noise {
 		for _, seed := range o.Seeds {
 			run := evidence // the oracle ignores the seed without noise
@@ -156,6 +158,9 @@ func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 			}
 			rep.Robustness = append(rep.Robustness, noisy(run, rate, seed))
 		}
+	}
+	if o.NoiseOnly {
+		return rep, nil
 	}
 	wrong, err := runOnce(ctx, o, "tentative-wrong", qs, oracle.Policy{Kind: "wrong"}, oracle.Noise{}, []int{1})
 	if err != nil {

@@ -423,6 +423,12 @@ func (r *run) do(ctx context.Context, req Request) error {
 		}
 		return err
 	})
+	if err == nil && req.Plan == nil && r.e.planner == nil {
+		var called bool
+		if plan, info, called = r.e.replanForTopics(ctx, req.Question, plan, info, topics); called {
+			r.base++
+		}
+	}
 	r.ans.PlanInfo, r.ans.Mentions = info, mentions
 	if topics != nil {
 		r.ans.Topics = topics

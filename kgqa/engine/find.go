@@ -58,7 +58,7 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 
 	var all []kgqa.Fact
 	var first *firstHop
-	depth := 0
+	depth, answered := 0, false
 	for round := 1; ; round++ {
 		sg.rec.Rounds = append(sg.rec.Rounds, rd)
 		rc := *rd
@@ -74,6 +74,7 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 		if len(facts) > 0 {
 			end++
 		}
+		v = sg.overrule(v, anchors, tent)
 		sg.rec.Verdict = &v
 		vc := v
 		sg.emit.send(kgqa.Event{Type: kgqa.EventRefinement, Subgoal: sg.s.ID, Verdict: &vc})
@@ -104,6 +105,7 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 		if suf := sg.rec.Sufficiency; suf != nil && suf.Sufficient && (suf.Answer != "" || len(suf.Entities) > 0) {
 			// The question is answered at this round: the run stops
 			// after this subgoal, so a further round would be wasted.
+			answered = true
 			break
 		}
 		if round >= sg.b.MaxRounds {
@@ -122,6 +124,13 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 			sg.rec.Rounds = append(sg.rec.Rounds, rd)
 			return kgqa.Result{}, end, err
 		}
+	}
+	if first == nil && !answered {
+		res, e, ok, err := sg.retry(ctx, x, text, anchors, tent, all, end)
+		if err != nil || ok {
+			return res, e, err
+		}
+		end = e
 	}
 	if first != nil {
 		// The second hop found nothing aligned: the first hop's answer

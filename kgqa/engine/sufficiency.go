@@ -77,9 +77,12 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 		sg.mu.Unlock()
 		sg.reach(d)
 	}
+	if suf.Sufficient && suf.Overruled == "" {
+		suf.Overruled = sg.earlyInput(suf)
+	}
 	sc := *suf
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSufficiency, Subgoal: sg.s.ID, Sufficiency: &sc})
-	if !suf.Sufficient || (suf.Answer == "" && len(suf.Entities) == 0) {
+	if !suf.Sufficient || (suf.Answer == "" && len(suf.Entities) == 0) || suf.Overruled != "" {
 		return false, nil
 	}
 	sg.mu.Lock()
@@ -146,4 +149,38 @@ func (r *run) answerWithoutKG(ctx context.Context, plan *kgqa.Plan) error {
 	r.ans.AnsweredWithoutKG = true
 	r.ans.Stop = kgqa.StopPlanComplete
 	return nil
+}
+
+// earlyInput is why a "sufficient" judgement after this subgoal must not
+// stop the run, or "": its answer is this subgoal's whole result while
+// the answer subgoal, still to run, takes that result as input (the next
+// hop of a composition). Answering with it would answer the question one
+// hop short. An answer that picks some of the result (the latest of the
+// championships found) may be what the later step would pick, and stops.
+func (sg *subgoalRun) earlyInput(suf *kgqa.Sufficiency) string {
+	ans := sg.plan.AnswerID()
+	if ans == sg.s.ID || len(suf.Entities) == 0 || !sg.plan.Ancestors(ans)[sg.s.ID] {
+		return ""
+	}
+	sg.mu.Lock()
+	res := sg.results[sg.s.ID]
+	sg.mu.Unlock()
+	if res == nil {
+		return ""
+	}
+	own := map[string]bool{}
+	for _, t := range res.Entities {
+		own[t.Key()] = true
+	}
+	same := map[string]bool{}
+	for _, t := range suf.Entities {
+		if !own[t.Key()] {
+			return ""
+		}
+		same[t.Key()] = true
+	}
+	if len(same) != len(own) {
+		return "" // a choice among the result: the later step may be that choice
+	}
+	return "the answer is this subgoal's whole result, which " + ans + " still takes as input"
 }

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The questions and plans are those of the generated dense-world
+// questions (gen-comparative-7, -24, gen-composition-2, -9, -28,
+// gen-superlative-15): each gold plan, and the plan a planner wrote wrong
+// while keeping it valid.
+func TestLintPlan(t *testing.T) {
+	cases := []struct {
+		name, question, plan string
+		want                 string // "" when the plan fits
+	}{
+		{"comparison as asked", "Among the ski lifts Male is served by, which has a top elevation more than 385.505?",
+			`{"subgoals":[{"id":"s1","text":"Find the ski lifts that Male is served by.","op":"find"},{"id":"s2","text":"Keep those of #1 whose top elevation is greater than 385.505.","needs":["s1"],"op":"compare","args":{"attribute":"top elevation","cmp":">","value":"385.505"}}]}`, ""},
+		{"comparison reversed", "Among the ski lifts Male is served by, which has a top elevation more than 385.505?",
+			`{"subgoals":[{"id":"s1","text":"Find the ski lifts that Male is served by.","op":"find"},{"id":"s2","text":"Keep those of #1 whose top elevation is smaller than 385.505.","needs":["s1"],"op":"compare","args":{"attribute":"top elevation","cmp":"<","value":"385.505"}}]}`,
+			"compares with \"<\""},
+		{"constraint dropped", "Among the temperature units of United States of America, which has a kelvins offset less than 0.509?",
+			`{"subgoals":[{"id":"s1","text":"Find the temperature units of United States of America.","op":"find"}]}`,
+			"no subgoal carries the question's 0.509"},
+		{"a decimal is one value", "Which of the parents of Pete Seeger has a weight kg less than 1692.4?",
+			`{"subgoals":[{"id":"s1","text":"Find the parents of Pete Seeger.","op":"find"},{"id":"s2","text":"Keep those of #1 whose weight kg is less than 1692.5.","needs":["s1"],"op":"compare","args":{"attribute":"weight kg","cmp":"<","value":"1692.5"}}]}`,
+			"no subgoal carries the question's 1692.4"},
+		{"date written more fully in the plan", "Among the quotations of Sylvia Sidney, which has a date after 1959-05?",
+			`{"subgoals":[{"id":"s1","text":"Find the quotations of Sylvia Sidney.","op":"find"},{"id":"s2","text":"Keep those of #1 whose date is greater than 1959-05-01.","needs":["s1"],"op":"compare","args":{"attribute":"date","cmp":">","value":"1959-05-01"}}]}`, ""},
+		{"dependency left out", "What is the currency in the personal income at current prices per capita of the gender of Tomoyuki Tanaka?",
+			`{"subgoals":[{"id":"s1","text":"Find the gender of Tomoyuki Tanaka.","op":"find"},{"id":"s2","text":"Find the currency in the personal income at current prices per capita of #1.","op":"find"}]}`,
+			"s2 uses #1 but does not need s1"},
+		{"hops the wrong way round", "What is the religion in the historically used by religions of the nationality of Tim Armstrong?",
+			`{"subgoals":[{"id":"s2","text":"Find the historically used by religions of #1.","op":"find"},{"id":"s1","text":"Find the nationality of Tim Armstrong.","needs":["s2"],"op":"find"}]}`,
+			"s2 uses #1 but does not need s1"},
+		{"hops as asked", "What is the religion in the historically used by religions of the nationality of Tim Armstrong?",
+			`{"subgoals":[{"id":"s1","text":"Find the nationality of Tim Armstrong.","op":"find"},{"id":"s2","text":"Find the historically used by religions of #1.","needs":["s1"],"op":"find"}]}`, ""},
+		{"two steps in one find", "What is the location in the places lived of the music of I Love You, Man?",
+			`{"subgoals":[{"id":"s1","text":"Find the music of I Love You, Man, then find the location in the places lived of them.","op":"find"}]}`,
+			"s1 bundles two steps"},
+		{"superlative reversed", "Which of the serial installments of English Language has the largest installment number?",
+			`{"subgoals":[{"id":"s1","text":"Find the serial installments of English Language.","op":"find"},{"id":"s2","text":"Which of #1 has the smallest installment number?","needs":["s1"],"op":"superlative","args":{"attribute":"installment number","order":"min"}}]}`,
+			"takes the min"},
+		{"superlative as asked", "Which of the serial installments of English Language has the largest installment number?",
+			`{"subgoals":[{"id":"s1","text":"Find the serial installments of English Language.","op":"find"},{"id":"s2","text":"Which of #1 has the largest installment number?","needs":["s1"],"op":"superlative","args":{"attribute":"installment number","order":"max"}}]}`, ""},
+		{"time in the find's text", "What was the place of worship in the places of worship historical of Male in 1838?",
+			`{"subgoals":[{"id":"s1","text":"Find the places of worship historical of Male in 1838.","op":"find"}]}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var p kgqa.Plan
+			require.NoError(t, json.Unmarshal([]byte(c.plan), &p))
+			p.Version = kgqa.PlanVersion
+			require.NoError(t, p.Validate(), "the plan is valid: only the question can tell it is wrong")
+			err := lintPlan(c.question, &p)
+			if c.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+}

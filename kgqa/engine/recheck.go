@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/refine"
+)
+
+// The engine's own checks of what the model says during a find: the
+// self-refinement loop trusts an "aligned" verdict only when it is
+// consistent with the subgoal, and does not give up on a subgoal after a
+// relation choice whose facts answered nothing while its anchors still
+// have relations never offered to the model.
+
+// Why a verdict was overruled, and why a round retried, in the trace.
+const (
+	overruledOwnAnchor = "the answer is the subgoal's own starting entity: a find answers what its relation reaches from it, so the facts were read the wrong way round"
+	retryUntried       = "retry_untried"
+)
+
+// overrule turns an aligned verdict into a misaligned one when its answer
+// contradicts the subgoal: a find that starts from the question's topic
+// entities (it needs no other subgoal) answers with those very entities.
+// Such a verdict comes from facts read against their direction (a
+// relation chosen the wrong way round); taking it would feed the topic
+// entity itself to the next steps. The tentative answer stands, as for
+// any misaligned evidence, and exploration goes on.
+func (sg *subgoalRun) overrule(v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.Tentative) kgqa.Verdict {
+	if !v.Aligned || len(sg.s.Needs) > 0 || len(v.Entities) == 0 || len(anchors) == 0 {
+		return v
+	}
+	own := map[string]bool{}
+	for _, a := range anchors {
+		own[a.Key()] = true
+	}
+	for _, e := range v.Entities {
+		if !own[e.Key()] {
+			return v
+		}
+	}
+	v.Aligned, v.KeptTentative, v.Entities, v.Overruled = false, true, nil, overruledOwnAnchor
+	v.Answer = ""
+	if tent != nil {
+		v.Answer = tent.Answer
+	}
+	return v
+}
+
+// retry is one more round of a find whose rounds all ended without aligned
+// evidence although facts were shown, and whose tentative answer names
+// nothing (the subgoal would end with no answer): the model's relation choice (or its
+// reading of the facts) led nowhere, and the descent from there found
+// nothing better. Before the tentative answer is kept, the subgoal's own
+// anchors are explored once more along the relations not yet tried (the
+// relations prompt offers only those), and the facts found from the
+// anchors are refined again with the new ones among them (a verdict may
+// have misjudged the first round's; the facts found one hop beyond, from
+// the wrong relation's entities, are left out). ok reports whether that gave an aligned answer, which is then
+// the subgoal's result. It costs a relations call and a refine call, and
+// only on subgoals that would otherwise rest on the tentative answer.
+func (sg *subgoalRun) retry(ctx context.Context, x *explorer, text string, anchors []kgqa.Term, tent *kgqa.Tentative, all []kgqa.Fact, end int) (kgqa.Result, int, bool, error) {
+	if len(all) == 0 || len(anchors) == 0 || (tent != nil && len(tent.Names) > 0) {
+		// A tentative answer that names something stands on misaligned
+		// evidence, as PARoG's asymmetric trust has it.
+		return kgqa.Result{}, end, false, nil
+	}
+	// Untried from these anchors: a relation chosen one hop further on
+	// (from other entities) is still to try here.
+	x.mu.Lock()
+	saved := x.tried
+	x.tried = sg.triedFrom(anchors)
+	x.mu.Unlock()
+	defer func() {
+		x.mu.Lock()
+		for r := range x.tried {
+			saved[r] = true
+		}
+		x.tried = saved
+		x.mu.Unlock()
+	}()
+	if !x.untried(anchors) {
+		return kgqa.Result{}, end, false, nil
+	}
+	round := len(sg.rec.Rounds) + 1
+	rd, end, err := x.round(sg.inRound(ctx, round), anchors, 0, end)
+	if rd != nil {
+		rd.Retry = retryUntried
+		sg.rec.Rounds = append(sg.rec.Rounds, rd)
+	}
+	if err != nil {
+		return kgqa.Result{}, end, false, err
+	}
+	rc := *rd
+	sg.emit.send(kgqa.Event{Type: kgqa.EventExploration, Subgoal: sg.s.ID, Round: &rc})
+	if len(rd.Facts) == 0 {
+		return kgqa.Result{}, end, false, nil
+	}
+	all = append(all, rd.Facts...)
+	sg.addFacts(rd.Facts)
+	facts := promptFacts(sg.e.g.Dialect(), text, fromAnchors(all, anchors), sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
+	v, err := sg.e.refiner.Refine(sg.inRound(ctx, round), refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts})
+	if err != nil {
+		return kgqa.Result{}, end, false, stepErr("refine", sg.s.ID, err)
+	}
+	end++
+	v = sg.overrule(v, anchors, tent)
+	sg.rec.Verdict = &v
+	vc := v
+	sg.emit.send(kgqa.Event{Type: kgqa.EventRefinement, Subgoal: sg.s.ID, Verdict: &vc})
+	if !v.Aligned || (len(v.Entities) == 0 && v.Answer == "") {
+		return kgqa.Result{}, end, false, nil
+	}
+	res, end, err := sg.accept(ctx, x, tent, v, all, facts, end)
+	return res, end, err == nil, err
+}
+
+// triedFrom is the set of relations the subgoal's rounds chose from any of
+// anchors.
+func (sg *subgoalRun) triedFrom(anchors []kgqa.Term) map[kgqa.Relation]bool {
+	at := map[string]bool{}
+	for _, a := range anchors {
+		at[a.Key()] = true
+	}
+	out := map[kgqa.Relation]bool{}
+	for _, rd := range sg.rec.Rounds {
+		if rd == nil || !slices.ContainsFunc(rd.Anchors, func(a kgqa.Term) bool { return at[a.Key()] }) {
+			continue
+		}
+		for _, r := range rd.Chosen {
+			out[r] = true
+		}
+	}
+	return out
+}
+
+// fromAnchors keeps the facts whose head is one of anchors.
+func fromAnchors(facts []kgqa.Fact, anchors []kgqa.Term) []kgqa.Fact {
+	at := map[string]bool{}
+	for _, a := range anchors {
+		at[a.Key()] = true
+	}
+	var out []kgqa.Fact
+	for _, f := range facts {
+		if at[f.Head.Key()] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
