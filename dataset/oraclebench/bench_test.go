@@ -14,6 +14,7 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
