@@ -143,3 +143,18 @@ var stopwords = map[string]bool{
 // Stopword reports whether w, a lower-case word, says nothing about a
 // relation.
 func Stopword(w string) bool { return stopwords[w] }
+
+// Stem strips one common English inflection (-ing, -ed, -es, -s) from a
+// lower-case word that keeps more than three letters without it, so that
+// word matching pairs "films" with "film" and "directed" with "direct". It
+// is deliberately crude ("genres" gives "genr", "genre" stays): a matching
+// key for words that both sides of a comparison pass through, not a
+// linguistic stem.
+func Stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}

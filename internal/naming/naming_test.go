@@ -154,3 +154,18 @@ func sharedKeys(keys map[string][]string) int {
 	}
 	return n
 }
+
+func TestStem(t *testing.T) {
+	for in, want := range map[string]string{
+		"films":    "film",
+		"directed": "direct",
+		"starring": "starr",
+		"genres":   "genr",
+		"has":      "has", // too short to strip
+		"city":     "city",
+	} {
+		if got := Stem(in); got != want {
+			t.Errorf("Stem(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

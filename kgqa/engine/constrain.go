@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/retrieval"
@@ -178,12 +179,12 @@ func (sg *subgoalRun) args() kgqa.Args {
 func inferOrder(text string) string {
 	words := tokens(text)
 	for _, w := range []string{"last", "latest", "recent", "newest", "largest", "biggest", "highest", "longest", "tallest", "maximum", "greatest", "most"} {
-		if words[stem(w)] {
+		if words[naming.Stem(w)] {
 			return "max"
 		}
 	}
 	for _, w := range []string{"first", "earliest", "smallest", "lowest", "shortest", "least", "minimum", "fewest"} {
-		if words[stem(w)] {
+		if words[naming.Stem(w)] {
 			return "min"
 		}
 	}

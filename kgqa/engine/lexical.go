@@ -21,18 +21,9 @@ func tokens(s string) map[string]bool {
 		if naming.Stopword(w) || strings.HasPrefix(w, "#") {
 			continue
 		}
-		out[stem(w)] = true
+		out[naming.Stem(w)] = true
 	}
 	return out
-}
-
-func stem(w string) string {
-	for _, suf := range []string{"ing", "ed", "es", "s"} {
-		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
-			return w[:len(w)-len(suf)]
-		}
-	}
-	return w
 }
 
 // overlap scores how many of b's words are in a, normalised by b's size

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
 )
 
@@ -138,7 +139,7 @@ func datesCompared(a kgqa.Args) bool {
 	}
 	words := tokens(a.Attribute)
 	for _, w := range []string{"date", "year", "time", "when"} {
-		if words[stem(w)] {
+		if words[naming.Stem(w)] {
 			return true
 		}
 	}

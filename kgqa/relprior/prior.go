@@ -68,22 +68,13 @@ func Words(s string) []string {
 		if naming.Stopword(w) || strings.HasPrefix(w, "#") {
 			continue
 		}
-		w = stem(w)
+		w = naming.Stem(w)
 		if !seen[w] {
 			seen[w] = true
 			out = append(out, w)
 		}
 	}
 	return out
-}
-
-func stem(w string) string {
-	for _, suf := range []string{"ing", "ed", "es", "s"} {
-		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
-			return w[:len(w)-len(suf)]
-		}
-	}
-	return w
 }
 
 // nameWords are the words of a relation's name that the prior counts:
