@@ -136,15 +136,8 @@ func (p *parser) query() (*Query, error) {
 	if err := p.fromClauses(); err != nil {
 		return nil, err
 	}
-	if err := p.body(q); err != nil {
+	if err := p.bodyAndValues(q); err != nil {
 		return nil, err
-	}
-	if p.acceptWord("VALUES") {
-		v, err := p.values()
-		if err != nil {
-			return nil, err
-		}
-		q.Values = v
 	}
 	if p.peek().kind != tEOF {
 		return nil, p.unexpected("end of query")
@@ -222,6 +215,44 @@ func (p *parser) body(q *Query) error {
 	return p.modifiers(q)
 }
 
+// bodyAndValues reads the WHERE clause, the solution modifiers and a
+// trailing VALUES block, of a query or a subquery.
+func (p *parser) bodyAndValues(q *Query) error {
+	if err := p.body(q); err != nil {
+		return err
+	}
+	if p.acceptWord("VALUES") {
+		v, err := p.values()
+		if err != nil {
+			return err
+		}
+		q.Values = v
+	}
+	return nil
+}
+
+// exprAs reads ( expr AS ?var ), in a projection or after BIND.
+func (p *parser) exprAs() (Expr, string, error) {
+	if err := p.expectPunct("("); err != nil {
+		return nil, "", err
+	}
+	e, err := p.expression()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := p.expectWord("AS"); err != nil {
+		return nil, "", err
+	}
+	v := p.advance()
+	if v.kind != tVar {
+		return nil, "", p.errAt(v, "expected a variable after AS, found %s", v.describe())
+	}
+	if err := p.expectPunct(")"); err != nil {
+		return nil, "", err
+	}
+	return e, v.text, nil
+}
+
 // selectClause reads what follows SELECT up to WHERE.
 func (p *parser) selectClause(q *Query) error {
 	if p.acceptWord("DISTINCT") {
@@ -239,22 +270,11 @@ func (p *parser) selectClause(q *Query) error {
 			p.i++
 			q.Projection = append(q.Projection, Projection{Var: t.text})
 		case p.isPunct("("):
-			p.i++
-			e, err := p.expression()
+			e, v, err := p.exprAs()
 			if err != nil {
 				return err
 			}
-			if err := p.expectWord("AS"); err != nil {
-				return err
-			}
-			v := p.advance()
-			if v.kind != tVar {
-				return p.errAt(v, "expected a variable after AS, found %s", v.describe())
-			}
-			if err := p.expectPunct(")"); err != nil {
-				return err
-			}
-			q.Projection = append(q.Projection, Projection{Var: v.text, Expr: e})
+			q.Projection = append(q.Projection, Projection{Var: v, Expr: e})
 		default:
 			if len(q.Projection) == 0 {
 				return p.unexpected("a variable, (expression AS ?var) or * after SELECT")
@@ -390,15 +410,8 @@ func (p *parser) subSelect() (*Query, error) {
 	if err := p.selectClause(q); err != nil {
 		return nil, err
 	}
-	if err := p.body(q); err != nil {
+	if err := p.bodyAndValues(q); err != nil {
 		return nil, err
-	}
-	if p.acceptWord("VALUES") {
-		v, err := p.values()
-		if err != nil {
-			return nil, err
-		}
-		q.Values = v
 	}
 	q.Base, q.Prefixes = p.base, p.prefixes
 	return q, nil

@@ -147,24 +147,11 @@ func (p *parser) union() (Pattern, error) {
 
 // bind reads ( expr AS ?var ) after BIND.
 func (p *parser) bind(g *group) error {
-	if err := p.expectPunct("("); err != nil {
-		return err
-	}
-	e, err := p.expression()
+	e, v, err := p.exprAs()
 	if err != nil {
 		return err
 	}
-	if err := p.expectWord("AS"); err != nil {
-		return err
-	}
-	v := p.advance()
-	if v.kind != tVar {
-		return p.errAt(v, "expected a variable after AS, found %s", v.describe())
-	}
-	if err := p.expectPunct(")"); err != nil {
-		return err
-	}
-	g.result = &Extend{Pattern: g.sofar(), Expr: e, Var: v.text}
+	g.result = &Extend{Pattern: g.sofar(), Expr: e, Var: v}
 	return nil
 }
 
