@@ -50,16 +50,25 @@ func benchEngine(t testing.TB, cfg config.Config) (kg.Graph, func(context.Contex
 	}
 }
 
-// TestDemoBench runs the measures on the demo graph: the engine with the
-// perfect oracle, then under noise, then with wrong tentative answers.
-func TestDemoBench(t *testing.T) {
-	cfg, err := config.Load("../../configs/demo.yaml", func(string) (string, bool) { return "", false }, nil)
+// demoSetup loads the demo configuration with the overrides, the demo
+// questions and an engine builder over the demo graph: what every
+// demo-graph benchmark test starts from.
+func demoSetup(t *testing.T, overrides ...string) (config.Config, []dataset.Question, kg.Graph, func(context.Context, config.LLM) (*engine.Engine, func() error, error)) {
+	t.Helper()
+	cfg, err := config.Load("../../configs/demo.yaml", func(string) (string, bool) { return "", false }, overrides)
 	require.NoError(t, err)
 	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
 	require.NoError(t, err)
 	g, build := benchEngine(t, cfg)
+	return cfg, l.Questions, g, build
+}
+
+// TestDemoBench runs the measures on the demo graph: the engine with the
+// perfect oracle, then under noise, then with wrong tentative answers.
+func TestDemoBench(t *testing.T) {
+	cfg, questions, g, build := demoSetup(t)
 	dir := t.TempDir()
-	rep, err := Bench(context.Background(), BenchOptions{Name: "demo", Config: cfg, Graph: g, Engine: build, Questions: l.Questions,
+	rep, err := Bench(context.Background(), BenchOptions{Name: "demo", Config: cfg, Graph: g, Engine: build, Questions: questions,
 		Noise: []float64{0, 0.1}, Seeds: []int{1}, Concurrency: 4, Dir: dir})
 	require.NoError(t, err)
 
@@ -121,13 +130,9 @@ func TestDemoBench(t *testing.T) {
 // run's results, the noise kinds each question met: the sum over
 // questions is the run's count of errors injected.
 func TestNoiseOnlyBench(t *testing.T) {
-	cfg, err := config.Load("../../configs/demo.yaml", func(string) (string, bool) { return "", false }, nil)
-	require.NoError(t, err)
-	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
-	require.NoError(t, err)
-	g, build := benchEngine(t, cfg)
+	cfg, questions, g, build := demoSetup(t)
 	dir := t.TempDir()
-	rep, err := Bench(context.Background(), BenchOptions{Name: "demo", Config: cfg, Graph: g, Engine: build, Questions: l.Questions,
+	rep, err := Bench(context.Background(), BenchOptions{Name: "demo", Config: cfg, Graph: g, Engine: build, Questions: questions,
 		Noise: []float64{0.3}, Seeds: []int{1}, NoiseKinds: oracle.SemanticKinds, NoiseOnly: true, Concurrency: 4, Dir: dir})
 	require.NoError(t, err)
 	assert.Zero(t, rep.Ceiling.Total, "no ceiling run")

@@ -8,10 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
 )
 
@@ -20,12 +18,8 @@ import (
 // answers as many as with the one-call planner (the ceiling of
 // TestDemoBench); the trace says which planner ran and how.
 func TestDemoWithTheLQTPlanner(t *testing.T) {
-	cfg, err := config.Load("../../configs/demo.yaml", func(string) (string, bool) { return "", false }, []string{"planner.mode=lqt"})
-	require.NoError(t, err)
-	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
-	require.NoError(t, err)
-	g, build := benchEngine(t, cfg)
-	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Graph: g, Engine: build, Concurrency: 4, Dir: t.TempDir()}, "lqt", l.Questions, oracle.Policy{Kind: "gold"}, oracle.Noise{}, nil)
+	cfg, questions, g, build := demoSetup(t, "planner.mode=lqt")
+	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Graph: g, Engine: build, Concurrency: 4, Dir: t.TempDir()}, "lqt", questions, oracle.Policy{Kind: "gold"}, oracle.Noise{}, nil)
 	require.NoError(t, err)
 	require.Len(t, run.Results, 22)
 	assert.GreaterOrEqual(t, hits(run.Results), 0.80)
@@ -48,12 +42,8 @@ func TestDemoWithTheLQTPlanner(t *testing.T) {
 // the oracle with its partial tree; the oracle's labels follow the gold
 // plan, so it confirms each one and the answers stay as without it.
 func TestDemoWithLQTContextMerge(t *testing.T) {
-	cfg, err := config.Load("../../configs/demo.yaml", func(string) (string, bool) { return "", false }, []string{"planner.mode=lqt", "planner.lqt.context_merge=true"})
-	require.NoError(t, err)
-	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
-	require.NoError(t, err)
-	g, build := benchEngine(t, cfg)
-	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Graph: g, Engine: build, Concurrency: 4, Dir: t.TempDir()}, "lqt-merge", l.Questions, oracle.Policy{Kind: "gold"}, oracle.Noise{}, nil)
+	cfg, questions, g, build := demoSetup(t, "planner.mode=lqt", "planner.lqt.context_merge=true")
+	run, err := runOnce(context.Background(), BenchOptions{Config: cfg, Graph: g, Engine: build, Concurrency: 4, Dir: t.TempDir()}, "lqt-merge", questions, oracle.Policy{Kind: "gold"}, oracle.Noise{}, nil)
 	require.NoError(t, err)
 	require.Len(t, run.Results, 22)
 	assert.GreaterOrEqual(t, hits(run.Results), 0.80)
