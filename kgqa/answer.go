@@ -354,8 +354,10 @@ type Round struct {
 	// Chosen are the relations kept, in the model's order.
 	Chosen []Relation `json:"chosen"`
 	// ChosenBy is "llm", "lexical" (an attribute's relation matched by
-	// name), "only_offered" or "lexical_fallback" (the model named no
-	// offered relation; see Fallback).
+	// name), "only_offered", "lexical_fallback" (the model named no
+	// offered relation; see Fallback) or "plan_attribute" (the attribute
+	// a constraint's plan names, matched by name, over the model's
+	// choice; see Fallback).
 	ChosenBy string `json:"chosen_by,omitempty"`
 	// Fallback says why the relations were not the model's choice.
 	Fallback string `json:"fallback,omitempty"`

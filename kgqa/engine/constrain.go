@@ -231,6 +231,10 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members [
 			// carries the attribute.
 			sg.rec.Boundary = retrieval.ReasonPropertyNotInKG
 		}
+		if best, why, ok := sg.planAttribute(x, members, offered, rd.Chosen); ok {
+			rd.Chosen, rd.ChosenBy, rd.Fallback = []kgqa.Relation{best}, chosenByPlan, why
+			sg.rec.SetOp.Note = joinNotes(sg.rec.SetOp.Note, why)
+		}
 	}
 	rd.Facts, err = x.neighbors(ctx, rd, rd.Chosen, has)
 	if err != nil {

@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/parog/parog-go/kgqa"
+)
+
+// chosenByPlan marks, in a round, an attribute relation taken from the
+// plan's own words over the model's choice (see planAttribute).
+const chosenByPlan = "plan_attribute"
+
+// planAttribute checks the relations the model chose to compare or order
+// by against the attribute the plan names (the subgoal's attribute, else
+// its text without the members' names). When the model's choice
+// contradicts the plan (see namedAttribute), the relation the plan names
+// is compared instead: "total time" names a total time, not a cooking
+// time. It costs no call; why explains the override for the trace.
+func (sg *subgoalRun) planAttribute(x *explorer, members []kgqa.Term, offered, chosen []kgqa.Relation) (best kgqa.Relation, why string, ok bool) {
+	named := x.attrHint
+	if named == "" {
+		named = x.relationQuery(members)
+	}
+	d := sg.e.g.Dialect()
+	return namedAttribute(named, d.Readable, offered, chosen)
+}
+
+// namedAttribute returns the offered relation whose readable name shares
+// more words with named than every other offered relation does and than
+// every chosen one, when the model did not choose it. ok is false, and
+// the model's choice stands, when nothing was chosen, when named matches
+// no offered relation, when two offered relations match it equally well
+// (ambiguous), or when a chosen relation matches as well as the best.
+// Words are counted, not scored as overlap does: the override needs a
+// whole word more, not a shorter name.
+func namedAttribute(named string, readable func(string) string, offered, chosen []kgqa.Relation) (best kgqa.Relation, why string, ok bool) {
+	if len(chosen) == 0 || len(offered) < 2 {
+		return kgqa.Relation{}, "", false
+	}
+	q := tokens(named)
+	matched := func(r kgqa.Relation) int {
+		n := 0
+		for w := range tokens(readable(r.ID)) {
+			if q[w] {
+				n++
+			}
+		}
+		return n
+	}
+	top, second := 0, 0
+	for _, r := range offered {
+		switch n := matched(r); {
+		case n > top:
+			top, second, best = n, top, r
+		case n > second:
+			second = n
+		}
+	}
+	if top == 0 || top == second || slices.Contains(chosen, best) {
+		return kgqa.Relation{}, "", false
+	}
+	var was []string
+	for _, r := range chosen {
+		n := matched(r)
+		if n >= top {
+			return kgqa.Relation{}, "", false
+		}
+		was = append(was, fmt.Sprintf("%s (%d)", r.ID, n))
+	}
+	why = fmt.Sprintf("the plan names %q, which %s matches in %d words, more than any other offered relation and than the chosen %s: compared by %s",
+		strings.TrimSpace(named), best.ID, top, strings.Join(was, ", "), best.ID)
+	return best, why, true
+}
