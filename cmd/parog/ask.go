@@ -189,6 +189,9 @@ func printSubgoal(w io.Writer, d kg.Dialect, s *kgqa.SubgoalRecord) {
 		if r.ChosenBy == "lexical_fallback" {
 			fmt.Fprint(w, " (by word overlap: the model named none of the offered)")
 		}
+		if r.ChosenBy == "plan_attribute" {
+			fmt.Fprintf(w, " (over the model's choice: %s)", r.Fallback)
+		}
 		for _, x := range r.Rejected {
 			fmt.Fprintf(w, "; rejected %s (%s): %s", x.ID, x.Dir, x.Reason)
 		}
