@@ -38,15 +38,7 @@ func RelationsOf(ctx context.Context, g Graph, ids []string) (map[string][]kgqa.
 	if b, ok := g.(Batcher); ok {
 		return b.RelationsOf(ctx, ids)
 	}
-	out := make(map[string][]kgqa.Relation, len(ids))
-	for _, id := range ids {
-		rs, err := g.Relations(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out[id] = rs
-	}
-	return out, nil
+	return eachEntity(ctx, ids, make(map[string][]kgqa.Relation, len(ids)), g.Relations)
 }
 
 // NeighborsOf returns g.Neighbors(ctx, id, rel, limit) for every id of
@@ -55,13 +47,20 @@ func NeighborsOf(ctx context.Context, g Graph, ids []string, rel kgqa.Relation, 
 	if b, ok := g.(Batcher); ok {
 		return b.NeighborsOf(ctx, ids, rel, limit)
 	}
-	out := make(map[string][]kgqa.Fact, len(ids))
+	return eachEntity(ctx, ids, make(map[string][]kgqa.Fact, len(ids)), func(ctx context.Context, id string) ([]kgqa.Fact, error) {
+		return g.Neighbors(ctx, id, rel, limit)
+	})
+}
+
+// eachEntity adds one(ctx, id) to out for every id of ids, one call at a
+// time: the one-entity path of the batched reads.
+func eachEntity[T any](ctx context.Context, ids []string, out map[string][]T, one func(context.Context, string) ([]T, error)) (map[string][]T, error) {
 	for _, id := range ids {
-		fs, err := g.Neighbors(ctx, id, rel, limit)
+		v, err := one(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		out[id] = fs
+		out[id] = v
 	}
 	return out, nil
 }
@@ -117,14 +116,7 @@ func (s *store) RelationsOf(ctx context.Context, ids []string) (map[string][]kgq
 			out[id] = s.relationList(rows[id])
 		}
 	}
-	for _, id := range single {
-		rs, err := s.Relations(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out[id] = rs
-	}
-	return out, nil
+	return eachEntity(ctx, single, out, s.Relations)
 }
 
 // batchLimit is the row limit of a batched relations listing of n

@@ -45,14 +45,9 @@ func (s *store) NeighborsOf(ctx context.Context, ids []string, rel kgqa.Relation
 		}
 		single = append(single, rest...)
 	}
-	for _, id := range single {
-		fs, err := s.Neighbors(ctx, id, rel, limit)
-		if err != nil {
-			return nil, err
-		}
-		out[id] = fs
-	}
-	return out, nil
+	return eachEntity(ctx, single, out, func(ctx context.Context, id string) ([]kgqa.Fact, error) {
+		return s.Neighbors(ctx, id, rel, limit)
+	})
 }
 
 // neighborsChunk reads the facts along rel of the heads of chunk into out
