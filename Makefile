@@ -39,13 +39,17 @@ test-go:
 	echo "data tests skipped: $$(wc -l <$$log) (set PAROG_DATA to run them)"; rm -f $$log; exit $$rc
 
 # Not part of test, and slow: runs the tests of STRESS_PKGS (default all)
-# with the race detector, five times each, while a busy loop per CPU loads
-# the machine, so that a test which hangs on timing fails here, e.g.
-# make stress STRESS_PKGS="./kgqa/engine ./kgqa/server".
+# with the race detector, five times each, while a busy loop loads the
+# machine, so that a test which hangs on timing fails here, e.g.
+# make stress STRESS_PKGS="./kgqa/engine ./kgqa/server". One busy loop
+# beside go test's parallel packages keeps a 2-core machine over-full (load
+# 3 and more) for the hour a run takes there; BURNERS=$(nproc) loads it
+# harder and takes twice as long.
 STRESS_PKGS ?= ./...
+BURNERS ?= 1
 stress:
 	./scripts/ensure-packages.sh
-	GO=$(GO) TAGS='$(TAGS)' COUNT=5 ./scripts/stress.sh $(STRESS_PKGS)
+	GO=$(GO) TAGS='$(TAGS)' COUNT=5 BURNERS=$(BURNERS) ./scripts/stress.sh $(STRESS_PKGS)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -149,7 +149,7 @@ func New(cfg config.LLM, opts ...Option) (*Client, error) {
 	c := &Client{
 		roles:    map[kgqa.Role]*endpoint{},
 		getenv:   os.LookupEnv,
-		http:     &http.Client{Transport: tr},
+		http:     &http.Client{Transport: newDirectTransport(tr, idleConns(cfg))},
 		ownHTTP:  true,
 		policy:   backoff.Policy{First: 500 * time.Millisecond, Max: 20 * time.Second},
 		maxReply: DefaultMaxReplyBytes,

@@ -1,0 +1,268 @@
+package llm
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// directTransport sends plain-HTTP requests on kept-alive connections
+// from the calling goroutine: it writes the request and reads the reply
+// itself, where http.Transport hands each exchange between three
+// goroutines (the caller, a connection's writer and its reader). A model
+// call spends most of its life waiting for the model; on a lightly loaded
+// server every handoff woke a second thread to look for work, and those
+// wake-ups were most of the server's CPU per question (kgqa/server
+// BenchmarkLoad, one client).
+//
+// Anything it does not handle the same way as http.Transport goes to
+// fallback: https, a proxy from the environment, a request with a
+// transfer encoding or an upgrade.
+type directTransport struct {
+	fallback *http.Transport
+	dialer   net.Dialer
+	maxIdle  int // idle connections kept per host
+	readBuf  int
+	writeBuf int
+
+	mu     sync.Mutex
+	idle   map[string][]*directConn // by host:port
+	closed bool
+}
+
+// directConn is one kept-alive connection with its buffers.
+type directConn struct {
+	net.Conn
+	br *bufio.Reader
+	bw *bufio.Writer
+}
+
+func newDirectTransport(fallback *http.Transport, maxIdle int) *directTransport {
+	return &directTransport{
+		fallback: fallback,
+		maxIdle:  maxIdle,
+		readBuf:  fallback.ReadBufferSize,
+		writeBuf: fallback.WriteBufferSize,
+		idle:     map[string][]*directConn{},
+	}
+}
+
+// handles reports whether t sends req itself.
+func (t *directTransport) handles(req *http.Request) bool {
+	if req.URL.Scheme != "http" || req.URL.Host == "" || len(req.TransferEncoding) > 0 ||
+		req.Header.Get("Upgrade") != "" || req.Close {
+		return false
+	}
+	if req.Body != nil && req.Body != http.NoBody && req.ContentLength <= 0 {
+		return false // a body of unknown length would be sent chunked
+	}
+	if t.fallback.Proxy != nil {
+		if u, err := t.fallback.Proxy(req); err != nil || u != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !t.handles(req) {
+		return t.fallback.RoundTrip(req)
+	}
+	addr := canonicalAddr(req)
+	for tries := 0; ; tries++ {
+		c, reused, err := t.conn(req.Context(), addr)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := t.exchange(req, c)
+		if err == nil {
+			return resp, nil
+		}
+		// A kept-alive connection the server closed while it sat idle:
+		// nothing reached the server, so the request goes again on a
+		// new connection, as http.Transport does.
+		var stale staleError
+		if reused && errors.As(err, &stale) && tries == 0 && req.Context().Err() == nil {
+			if req.Body == nil || req.Body == http.NoBody {
+				continue
+			}
+			if req.GetBody != nil {
+				body, gerr := req.GetBody()
+				if gerr == nil {
+					r := req.Clone(req.Context())
+					r.Body = body
+					req = r
+					continue
+				}
+			}
+		}
+		if stale.err != nil {
+			err = stale.err
+		}
+		return nil, err
+	}
+}
+
+// staleError is a failure on a kept-alive connection before any byte of
+// the reply came back.
+type staleError struct{ err error }
+
+func (e staleError) Error() string { return e.err.Error() }
+func (e staleError) Unwrap() error { return e.err }
+
+// exchange writes req on c and reads the reply's header; the reply's body
+// gives c back to t when read to its end and closed.
+func (t *directTransport) exchange(req *http.Request, c *directConn) (*http.Response, error) {
+	ctx := req.Context()
+	// A cancelled context ends a write or read in progress; until then
+	// it costs no goroutine. stop reports false once the deadline is set.
+	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
+	fail := func(err error) (*http.Response, error) {
+		stop()
+		_ = c.Close()
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, err
+	}
+	// Request.Write tells the context's httptrace.ClientTrace that the
+	// request was written, as http.Transport's writer does (before the
+	// flush, there too).
+	werr := req.Write(c.bw)
+	if werr == nil {
+		werr = c.bw.Flush()
+	}
+	if werr != nil {
+		return fail(staleError{werr})
+	}
+	if _, err := c.br.Peek(1); err != nil {
+		return fail(staleError{err})
+	}
+	var resp *http.Response
+	for {
+		var err error
+		resp, err = http.ReadResponse(c.br, req)
+		if err != nil {
+			return fail(err)
+		}
+		// Informational replies (100 Continue, 103 Early Hints) come
+		// before the real one.
+		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			break
+		}
+		_ = resp.Body.Close()
+	}
+	resp.Body = &directBody{
+		ctx: ctx, rc: resp.Body, c: c, t: t, addr: canonicalAddr(req),
+		keep: !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols,
+		done: stop,
+	}
+	return resp, nil
+}
+
+// directBody is a reply's body; read to its end and closed, it puts its
+// connection back among the idle ones.
+type directBody struct {
+	ctx    context.Context
+	rc     io.ReadCloser
+	c      *directConn
+	t      *directTransport
+	addr   string
+	keep   bool
+	eof    bool
+	closed bool
+	done   func() bool // stops the cancel watch; false if it fired (the connection is spent)
+}
+
+func (b *directBody) Read(p []byte) (int, error) {
+	if b.closed {
+		return 0, errors.New("llm: read on a closed response body")
+	}
+	n, err := b.rc.Read(p)
+	if err == io.EOF {
+		b.eof = true
+	}
+	if err != nil && err != io.EOF {
+		if cerr := b.ctxErr(); cerr != nil {
+			err = cerr
+		}
+	}
+	return n, err
+}
+
+// ctxErr is the context's error, for a read the cancel watch ended.
+func (b *directBody) ctxErr() error { return b.ctx.Err() }
+
+func (b *directBody) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	live := b.done()
+	if b.eof && b.keep && live {
+		b.t.put(b.addr, b.c)
+		return nil
+	}
+	return b.c.Close()
+}
+
+// conn is an idle connection to addr, else a new one.
+func (t *directTransport) conn(ctx context.Context, addr string) (*directConn, bool, error) {
+	t.mu.Lock()
+	if l := t.idle[addr]; len(l) > 0 {
+		c := l[len(l)-1]
+		t.idle[addr] = l[:len(l)-1]
+		t.mu.Unlock()
+		return c, true, nil
+	}
+	t.mu.Unlock()
+	nc, err := t.dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, false, err
+	}
+	return &directConn{Conn: nc, br: bufio.NewReaderSize(nc, t.readBuf), bw: bufio.NewWriterSize(nc, t.writeBuf)}, false, nil
+}
+
+// put keeps c for the next request to addr, or closes it when the host
+// has enough idle connections or t is closed.
+func (t *directTransport) put(addr string, c *directConn) {
+	_ = c.SetDeadline(time.Time{})
+	t.mu.Lock()
+	if t.closed || len(t.idle[addr]) >= t.maxIdle {
+		t.mu.Unlock()
+		_ = c.Close()
+		return
+	}
+	t.idle[addr] = append(t.idle[addr], c)
+	t.mu.Unlock()
+}
+
+// CloseIdleConnections closes the idle connections of t and of its
+// fallback (http.Client.CloseIdleConnections calls it).
+func (t *directTransport) CloseIdleConnections() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = map[string][]*directConn{}
+	t.mu.Unlock()
+	for _, l := range idle {
+		for _, c := range l {
+			_ = c.Close()
+		}
+	}
+	t.fallback.CloseIdleConnections()
+}
+
+// canonicalAddr is req's host with its port (80 when the URL names none).
+func canonicalAddr(req *http.Request) string {
+	host, port := req.URL.Hostname(), req.URL.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(host, port)
+}
