@@ -40,6 +40,8 @@ type directConn struct {
 	net.Conn
 	br *bufio.Reader
 	bw *bufio.Writer
+	// since is when the connection last went idle.
+	since time.Time
 }
 
 func newDirectTransport(fallback *http.Transport, maxIdle int) *directTransport {
@@ -76,7 +78,9 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	addr := canonicalAddr(req)
 	for tries := 0; ; tries++ {
-		c, reused, err := t.conn(req.Context(), addr)
+		// A second try dials: the idle connections left may all be
+		// stale, as after the server restarted.
+		c, reused, err := t.conn(req.Context(), addr, tries == 0)
 		if err != nil {
 			return nil, err
 		}
@@ -212,16 +216,34 @@ func (b *directBody) Close() error {
 	return b.c.Close()
 }
 
-// conn is an idle connection to addr, else a new one.
-func (t *directTransport) conn(ctx context.Context, addr string) (*directConn, bool, error) {
-	t.mu.Lock()
-	if l := t.idle[addr]; len(l) > 0 {
-		c := l[len(l)-1]
-		t.idle[addr] = l[:len(l)-1]
-		t.mu.Unlock()
-		return c, true, nil
+// conn is the most recently used idle connection to addr when idle is
+// set and one is left that has not idled longer than the fallback's
+// IdleConnTimeout (older ones are closed), else a new one.
+func (t *directTransport) conn(ctx context.Context, addr string, idle bool) (*directConn, bool, error) {
+	if idle {
+		var expired []*directConn
+		t.mu.Lock()
+		l := t.idle[addr]
+		if n := len(l); n > 0 {
+			c := l[n-1]
+			t.idle[addr] = l[:n-1]
+			if limit := t.fallback.IdleConnTimeout; limit > 0 && time.Since(c.since) > limit {
+				// The rest idled longer still.
+				expired = l
+				t.idle[addr] = nil
+				c = nil
+			}
+			t.mu.Unlock()
+			if c != nil {
+				return c, true, nil
+			}
+			for _, e := range expired {
+				_ = e.Close()
+			}
+		} else {
+			t.mu.Unlock()
+		}
 	}
-	t.mu.Unlock()
 	nc, err := t.dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, false, err
@@ -239,6 +261,7 @@ func (t *directTransport) put(addr string, c *directConn) {
 		_ = c.Close()
 		return
 	}
+	c.since = time.Now()
 	t.idle[addr] = append(t.idle[addr], c)
 	t.mu.Unlock()
 }

@@ -324,3 +324,46 @@ func TestDirectTransportConcurrentCalls(t *testing.T) {
 	}
 	assert.Equal(t, before, conns.Load(), "calls in a row after the burst dial nothing new")
 }
+
+func TestDirectTransportAfterTheServerDroppedEveryConnection(t *testing.T) {
+	srv, conns := countingServer(t, echo)
+	hc, dt := directClient(t, nil)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := post(t, hc, context.Background(), srv.URL, fmt.Sprint(i))
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	addr := canonicalAddr(must(http.NewRequest(http.MethodGet, srv.URL, nil)))
+	dt.mu.Lock()
+	idle := len(dt.idle[addr])
+	dt.mu.Unlock()
+	require.Greater(t, idle, 1, "several idle connections to go stale")
+	srv.CloseClientConnections()
+	time.Sleep(20 * time.Millisecond)
+	before := conns.Load()
+	for i := range idle + 1 {
+		got, err := post(t, hc, context.Background(), srv.URL, fmt.Sprint("again ", i))
+		require.NoError(t, err, "call %d after the drop", i)
+		assert.Equal(t, fmt.Sprint("POST h again ", i), got)
+	}
+	assert.Greater(t, conns.Load(), before)
+}
+
+func TestDirectTransportDropsConnectionsIdleTooLong(t *testing.T) {
+	srv, conns := countingServer(t, echo)
+	hc, _ := directClient(t, func(tr *http.Transport) { tr.IdleConnTimeout = 30 * time.Millisecond })
+	_, err := post(t, hc, context.Background(), srv.URL, "one")
+	require.NoError(t, err)
+	_, err = post(t, hc, context.Background(), srv.URL, "two")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, conns.Load(), "reused within the idle timeout")
+	time.Sleep(60 * time.Millisecond)
+	_, err = post(t, hc, context.Background(), srv.URL, "three")
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, conns.Load(), "dialled again after the idle timeout")
+}
