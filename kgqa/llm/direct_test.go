@@ -119,7 +119,7 @@ func TestDirectTransportClosesAConnectionLeftUnread(t *testing.T) {
 	_, err = io.ReadFull(resp.Body, buf)
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close())
-	assert.Empty(t, dt.idle[canonicalAddr(resp.Request)], "a reply not read to its end does not go back")
+	assert.Zero(t, idleTo(dt, srv.URL), "a reply not read to its end does not go back")
 	got, err := post(t, hc, context.Background(), srv.URL, "x")
 	require.NoError(t, err)
 	assert.Len(t, got, len(big))
@@ -199,8 +199,7 @@ func TestDirectTransportCancelWhileWaiting(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 5*time.Second)
-	assert.Empty(t, dt.idle[net.JoinHostPort("127.0.0.1", srv.URL[strings.LastIndex(srv.URL, ":")+1:])],
-		"the cancelled call's connection is not kept")
+	assert.Zero(t, idleTo(dt, srv.URL), "the cancelled call's connection is not kept")
 
 	got, err := post(t, hc, context.Background(), srv.URL, "after")
 	require.NoError(t, err)
@@ -297,17 +296,17 @@ func TestDirectTransportMalformedReply(t *testing.T) {
 	assert.Contains(t, err.Error(), "malformed HTTP")
 }
 
-func TestDirectTransportConcurrentCalls(t *testing.T) {
-	srv, conns := countingServer(t, echo)
-	hc, dt := directClient(t, nil)
+// burst makes calls echo calls from each of n goroutines at once.
+func burst(t *testing.T, hc *http.Client, u string, n, calls int) {
+	t.Helper()
 	var wg sync.WaitGroup
-	for i := range 16 {
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range 10 {
+			for j := range calls {
 				body := fmt.Sprint(i, "-", j)
-				got, err := post(t, hc, context.Background(), srv.URL, body)
+				got, err := post(t, hc, context.Background(), u, body)
 				if assert.NoError(t, err) {
 					assert.Equal(t, "POST h "+body, got)
 				}
@@ -315,7 +314,20 @@ func TestDirectTransportConcurrentCalls(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	assert.LessOrEqual(t, len(dt.idle[canonicalAddr(must(http.NewRequest(http.MethodGet, srv.URL, nil)))]), 4, "at most maxIdle kept")
+}
+
+// idleTo is how many idle connections dt keeps to the host of u.
+func idleTo(dt *directTransport, u string) int {
+	dt.mu.Lock()
+	defer dt.mu.Unlock()
+	return len(dt.idle[canonicalAddr(must(http.NewRequest(http.MethodGet, u, nil)))])
+}
+
+func TestDirectTransportConcurrentCalls(t *testing.T) {
+	srv, conns := countingServer(t, echo)
+	hc, dt := directClient(t, nil)
+	burst(t, hc, srv.URL, 16, 10)
+	assert.LessOrEqual(t, idleTo(dt, srv.URL), 4, "at most maxIdle kept")
 	before := conns.Load()
 	for i := range 10 {
 		got, err := post(t, hc, context.Background(), srv.URL, fmt.Sprint("after ", i))
@@ -328,20 +340,8 @@ func TestDirectTransportConcurrentCalls(t *testing.T) {
 func TestDirectTransportAfterTheServerDroppedEveryConnection(t *testing.T) {
 	srv, conns := countingServer(t, echo)
 	hc, dt := directClient(t, nil)
-	var wg sync.WaitGroup
-	for i := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := post(t, hc, context.Background(), srv.URL, fmt.Sprint(i))
-			assert.NoError(t, err)
-		}()
-	}
-	wg.Wait()
-	addr := canonicalAddr(must(http.NewRequest(http.MethodGet, srv.URL, nil)))
-	dt.mu.Lock()
-	idle := len(dt.idle[addr])
-	dt.mu.Unlock()
+	burst(t, hc, srv.URL, 4, 1)
+	idle := idleTo(dt, srv.URL)
 	require.Greater(t, idle, 1, "several idle connections to go stale")
 	srv.CloseClientConnections()
 	time.Sleep(20 * time.Millisecond)
