@@ -88,28 +88,34 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err == nil {
 			return resp, nil
 		}
-		// A kept-alive connection the server closed while it sat idle:
-		// nothing reached the server, so the request goes again on a
-		// new connection, as http.Transport does.
+		// A kept-alive connection that failed before any byte of the
+		// reply came back is most often one the server closed while it
+		// sat idle, so the request goes again once on a new connection.
+		// Unlike http.Transport, which watches idle connections with a
+		// goroutine each, this learns of the close only on reuse, and
+		// cannot tell it from a server that read the request and died:
+		// a model call has no side effect, so a resend costs at most
+		// one call's tokens.
 		var stale staleError
-		if reused && errors.As(err, &stale) && tries == 0 && req.Context().Err() == nil {
-			if req.Body == nil || req.Body == http.NoBody {
-				continue
-			}
-			if req.GetBody != nil {
-				body, gerr := req.GetBody()
-				if gerr == nil {
-					r := req.Clone(req.Context())
-					r.Body = body
-					req = r
-					continue
-				}
-			}
-		}
-		if stale.err != nil {
+		isStale := errors.As(err, &stale)
+		if isStale {
 			err = stale.err
 		}
-		return nil, err
+		if !isStale || !reused || tries > 0 || req.Context().Err() != nil {
+			return nil, err
+		}
+		switch {
+		case req.Body == nil || req.Body == http.NoBody:
+		case req.GetBody != nil:
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				return nil, err
+			}
+			req = req.Clone(req.Context())
+			req.Body = body
+		default:
+			return nil, err
+		}
 	}
 }
 
