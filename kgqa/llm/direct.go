@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // directTransport sends plain-HTTP requests on kept-alive connections
@@ -22,7 +24,9 @@ import (
 //
 // Anything it does not handle the same way as http.Transport goes to
 // fallback: https, a proxy from the environment, a request with a
-// transfer encoding or an upgrade.
+// transfer encoding or an upgrade, and a header http.Transport refuses
+// (a name that is not a token, a value with a line break), so that the
+// refusal is http.Transport's own.
 type directTransport struct {
 	fallback *http.Transport
 	dialer   net.Dialer
@@ -62,6 +66,16 @@ func (t *directTransport) handles(req *http.Request) bool {
 	}
 	if req.Body != nil && req.Body != http.NoBody && req.ContentLength <= 0 {
 		return false // a body of unknown length would be sent chunked
+	}
+	for name, values := range req.Header {
+		if !httpguts.ValidHeaderFieldName(name) {
+			return false
+		}
+		for _, v := range values {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return false
+			}
+		}
 	}
 	if t.fallback.Proxy != nil {
 		if u, err := t.fallback.Proxy(req); err != nil || u != nil {

@@ -356,14 +356,35 @@ func TestDirectTransportAfterTheServerDroppedEveryConnection(t *testing.T) {
 
 func TestDirectTransportDropsConnectionsIdleTooLong(t *testing.T) {
 	srv, conns := countingServer(t, echo)
-	hc, _ := directClient(t, func(tr *http.Transport) { tr.IdleConnTimeout = 30 * time.Millisecond })
+	// Wide enough that two calls in a row fall inside it on a loaded machine.
+	hc, _ := directClient(t, func(tr *http.Transport) { tr.IdleConnTimeout = 500 * time.Millisecond })
 	_, err := post(t, hc, context.Background(), srv.URL, "one")
 	require.NoError(t, err)
 	_, err = post(t, hc, context.Background(), srv.URL, "two")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, conns.Load(), "reused within the idle timeout")
-	time.Sleep(60 * time.Millisecond)
+	time.Sleep(time.Second)
 	_, err = post(t, hc, context.Background(), srv.URL, "three")
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, conns.Load(), "dialled again after the idle timeout")
+}
+
+func TestDirectTransportRefusesHeadersAsHTTPTransportDoes(t *testing.T) {
+	var injected atomic.Int32
+	srv, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Injected") != "" {
+			injected.Add(1)
+		}
+		echo(w, r)
+	})
+	hc, _ := directClient(t, nil)
+	for _, h := range [][2]string{{"X-Test", "a\r\nInjected: 1"}, {"Bad Name", "x"}} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("x"))
+		require.NoError(t, err)
+		req.Header[h[0]] = []string{h[1]}
+		_, err = hc.Do(req)
+		require.Error(t, err, "%q: %q", h[0], h[1])
+		assert.Contains(t, err.Error(), "invalid header field")
+	}
+	assert.Zero(t, injected.Load())
 }
