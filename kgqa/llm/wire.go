@@ -230,6 +230,15 @@ type wireReply struct {
 	} `json:"usage"`
 }
 
+// reply is what w gives the caller.
+func (w *wireReply) reply() reply {
+	r := reply{choices: len(w.Choices), promptTokens: w.Usage.PromptTokens, completionTokens: w.Usage.CompletionTokens}
+	if r.choices > 0 {
+		r.content = w.Choices[0].Message.Content
+	}
+	return r
+}
+
 // reply is what one successful chat completion gives the caller.
 type reply struct {
 	content                        string
@@ -269,15 +278,14 @@ func (e *endpoint) chatCompletion(ctx context.Context, o *openai.ChatCompletionR
 	if _, err := rb.ReadFrom(resp.Body); err != nil {
 		return reply{}, err
 	}
+	if r, ok := readEnvelope(rb.Bytes()); ok {
+		return r, nil
+	}
 	var w wireReply
 	if err := json.Unmarshal(rb.Bytes(), &w); err != nil {
 		return reply{}, err
 	}
-	r := reply{choices: len(w.Choices), promptTokens: w.Usage.PromptTokens, completionTokens: w.Usage.CompletionTokens}
-	if r.choices > 0 {
-		r.content = w.Choices[0].Message.Content
-	}
-	return r, nil
+	return w.reply(), nil
 }
 
 // errorResponse is the error of a failed status, made as go-openai's
