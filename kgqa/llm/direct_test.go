@@ -338,11 +338,24 @@ func TestDirectTransportConcurrentCalls(t *testing.T) {
 }
 
 func TestDirectTransportAfterTheServerDroppedEveryConnection(t *testing.T) {
-	srv, conns := countingServer(t, echo)
+	// The first four calls wait for each other at the server, so they hold
+	// four connections at once, all idle afterwards.
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if arrived.Add(1) == 4 {
+			close(all)
+		}
+		select {
+		case <-all:
+		case <-time.After(10 * time.Second):
+		}
+		echo(w, r)
+	})
 	hc, dt := directClient(t, nil)
 	burst(t, hc, srv.URL, 4, 1)
 	idle := idleTo(dt, srv.URL)
-	require.Greater(t, idle, 1, "several idle connections to go stale")
+	require.Equal(t, 4, idle, "four idle connections to go stale")
 	srv.CloseClientConnections()
 	time.Sleep(20 * time.Millisecond)
 	before := conns.Load()
