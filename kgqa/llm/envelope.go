@@ -18,19 +18,16 @@ import (
 func readEnvelope(b []byte) (reply, bool) {
 	s := scanner{b: b}
 	var r reply
-	var seenChoices, seenUsage bool
-	ok := s.object(func(key []byte) bool {
-		switch {
-		case string(key) == "choices" && !seenChoices:
-			seenChoices = true
-			return s.choices(&r)
-		case string(key) == "usage" && !seenUsage:
-			seenUsage = true
-			return s.usage(&r)
-		case bytes.EqualFold(key, []byte("choices")) || bytes.EqualFold(key, []byte("usage")):
-			return false
+	ok := s.fields([]string{"choices", "usage"}, func(k int) bool {
+		if k == 0 {
+			return s.null() || s.choices(&r)
 		}
-		return s.skip()
+		return s.null() || s.fields([]string{"prompt_tokens", "completion_tokens"}, func(k int) bool {
+			if k == 0 {
+				return s.count(&r.promptTokens)
+			}
+			return s.count(&r.completionTokens)
+		})
 	})
 	if !ok {
 		return reply{}, false
@@ -43,67 +40,39 @@ func readEnvelope(b []byte) (reply, bool) {
 // json.Unmarshal would decode it into wireReply's element; the first one's
 // content is kept.
 func (s *scanner) choices(r *reply) bool {
-	if s.null() {
-		return true
-	}
 	return s.array(func(i int) bool {
 		r.choices = i + 1
-		if s.null() {
-			return true
-		}
-		var seenMessage bool
-		return s.object(func(key []byte) bool {
-			switch {
-			case string(key) == "message" && !seenMessage:
-				seenMessage = true
-				return s.message(r, i == 0)
-			case bytes.EqualFold(key, []byte("message")):
-				return false
-			}
-			return s.skip()
+		return s.null() || s.fields([]string{"message"}, func(int) bool {
+			return s.null() || s.fields([]string{"content"}, func(int) bool {
+				if s.null() {
+					return true
+				}
+				text, ok := s.str()
+				if ok && i == 0 {
+					r.content = text
+				}
+				return ok
+			})
 		})
 	})
 }
 
-func (s *scanner) message(r *reply, keep bool) bool {
-	if s.null() {
-		return true
-	}
-	var seenContent bool
+// fields reads an object whose fields named in names (at most 8) are read
+// by read, given the name's index, and every other field skipped. A key
+// that equals a name only with case folded, or a name met twice, is
+// declined: encoding/json would match the first to the field too, and
+// decode the second over the first.
+func (s *scanner) fields(names []string, read func(k int) bool) bool {
+	var seen uint8
 	return s.object(func(key []byte) bool {
-		switch {
-		case string(key) == "content" && !seenContent:
-			seenContent = true
-			if s.null() {
-				return true
+		for k, name := range names {
+			switch {
+			case string(key) == name && seen&(1<<k) == 0:
+				seen |= 1 << k
+				return read(k)
+			case bytes.EqualFold(key, []byte(name)):
+				return false
 			}
-			text, ok := s.str()
-			if ok && keep {
-				r.content = text
-			}
-			return ok
-		case bytes.EqualFold(key, []byte("content")):
-			return false
-		}
-		return s.skip()
-	})
-}
-
-func (s *scanner) usage(r *reply) bool {
-	if s.null() {
-		return true
-	}
-	var seenPrompt, seenCompletion bool
-	return s.object(func(key []byte) bool {
-		switch {
-		case string(key) == "prompt_tokens" && !seenPrompt:
-			seenPrompt = true
-			return s.count(&r.promptTokens)
-		case string(key) == "completion_tokens" && !seenCompletion:
-			seenCompletion = true
-			return s.count(&r.completionTokens)
-		case bytes.EqualFold(key, []byte("prompt_tokens")) || bytes.EqualFold(key, []byte("completion_tokens")):
-			return false
 		}
 		return s.skip()
 	})
@@ -142,69 +111,46 @@ func (s *scanner) peek() byte {
 }
 
 // null consumes a null literal if one comes next.
-func (s *scanner) null() bool {
-	if s.peek() == 'n' && bytes.HasPrefix(s.b[s.i:], []byte("null")) {
-		s.i += 4
-		return true
-	}
-	return false
-}
+func (s *scanner) null() bool { return s.peek() == 'n' && s.literal("null") }
 
 // object reads an object, calling field with each key positioned at its
 // value; field must consume the value.
 func (s *scanner) object(field func(key []byte) bool) bool {
-	if s.peek() != '{' || s.depth >= maxDepth {
-		return false
-	}
-	s.i++
-	s.depth++
-	defer func() { s.depth-- }()
-	if s.peek() == '}' {
-		s.i++
-		return true
-	}
-	for {
+	return s.seq('{', '}', func(int) bool {
 		key, ok := s.key()
 		if !ok || s.peek() != ':' {
 			return false
 		}
 		s.i++
-		if !field(key) {
-			return false
-		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
-		}
-	}
+		return field(key)
+	})
 }
 
 // array reads an array, calling elem with each index positioned at its
 // element; elem must consume it.
-func (s *scanner) array(elem func(i int) bool) bool {
-	if s.peek() != '[' || s.depth >= maxDepth {
+func (s *scanner) array(elem func(i int) bool) bool { return s.seq('[', ']', elem) }
+
+// seq reads the comma-separated items between open and close, calling
+// item with each item's index; item must consume it.
+func (s *scanner) seq(open, close byte, item func(i int) bool) bool {
+	if s.peek() != open || s.depth >= maxDepth {
 		return false
 	}
 	s.i++
 	s.depth++
 	defer func() { s.depth-- }()
-	if s.peek() == ']' {
+	if s.peek() == close {
 		s.i++
 		return true
 	}
 	for i := 0; ; i++ {
-		if !elem(i) {
+		if !item(i) {
 			return false
 		}
 		switch s.peek() {
 		case ',':
 			s.i++
-		case ']':
+		case close:
 			s.i++
 			return true
 		default:
