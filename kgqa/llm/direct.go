@@ -28,15 +28,12 @@ import (
 // (a name that is not a token, a value with a line break), so that the
 // refusal is http.Transport's own.
 type directTransport struct {
-	fallback *http.Transport
+	fallback *http.Transport // also gives the buffer sizes and the idle timeout
 	dialer   net.Dialer
 	maxIdle  int // idle connections kept per host
-	readBuf  int
-	writeBuf int
 
-	mu     sync.Mutex
-	idle   map[string][]*directConn // by host:port
-	closed bool
+	mu   sync.Mutex
+	idle map[string][]*directConn // by host:port
 }
 
 // directConn is one kept-alive connection with its buffers.
@@ -52,8 +49,6 @@ func newDirectTransport(fallback *http.Transport, maxIdle int) *directTransport 
 	return &directTransport{
 		fallback: fallback,
 		maxIdle:  maxIdle,
-		readBuf:  fallback.ReadBufferSize,
-		writeBuf: fallback.WriteBufferSize,
 		idle:     map[string][]*directConn{},
 	}
 }
@@ -98,7 +93,7 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		resp, err := t.exchange(req, c)
+		resp, err := t.exchange(req, c, addr)
 		if err == nil {
 			return resp, nil
 		}
@@ -140,9 +135,10 @@ type staleError struct{ err error }
 func (e staleError) Error() string { return e.err.Error() }
 func (e staleError) Unwrap() error { return e.err }
 
-// exchange writes req on c and reads the reply's header; the reply's body
-// gives c back to t when read to its end and closed.
-func (t *directTransport) exchange(req *http.Request, c *directConn) (*http.Response, error) {
+// exchange writes req on c, a connection to addr, and reads the reply's
+// header; the reply's body gives c back to t when read to its end and
+// closed.
+func (t *directTransport) exchange(req *http.Request, c *directConn, addr string) (*http.Response, error) {
 	ctx := req.Context()
 	// A cancelled context ends a write or read in progress; until then
 	// it costs no goroutine. stop reports false once the deadline is set.
@@ -183,7 +179,7 @@ func (t *directTransport) exchange(req *http.Request, c *directConn) (*http.Resp
 		_ = resp.Body.Close()
 	}
 	resp.Body = &directBody{
-		ctx: ctx, rc: resp.Body, c: c, t: t, addr: canonicalAddr(req),
+		ctx: ctx, rc: resp.Body, c: c, t: t, addr: addr,
 		keep: !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols,
 		done: stop,
 	}
@@ -213,15 +209,12 @@ func (b *directBody) Read(p []byte) (int, error) {
 		b.eof = true
 	}
 	if err != nil && err != io.EOF {
-		if cerr := b.ctxErr(); cerr != nil {
-			err = cerr
+		if cerr := b.ctx.Err(); cerr != nil {
+			err = cerr // the cancel watch ended the read
 		}
 	}
 	return n, err
 }
-
-// ctxErr is the context's error, for a read the cancel watch ended.
-func (b *directBody) ctxErr() error { return b.ctx.Err() }
 
 func (b *directBody) Close() error {
 	if b.closed {
@@ -236,47 +229,52 @@ func (b *directBody) Close() error {
 	return b.c.Close()
 }
 
-// conn is the most recently used idle connection to addr when idle is
-// set and one is left that has not idled longer than the fallback's
-// IdleConnTimeout (older ones are closed), else a new one.
+// conn is an idle connection to addr when idle is set and takeIdle has
+// one, else a new one; it reports whether the connection was idle.
 func (t *directTransport) conn(ctx context.Context, addr string, idle bool) (*directConn, bool, error) {
 	if idle {
-		var expired []*directConn
-		t.mu.Lock()
-		l := t.idle[addr]
-		if n := len(l); n > 0 {
-			c := l[n-1]
-			t.idle[addr] = l[:n-1]
-			if limit := t.fallback.IdleConnTimeout; limit > 0 && time.Since(c.since) > limit {
-				// The rest idled longer still.
-				expired = l
-				t.idle[addr] = nil
-				c = nil
-			}
-			t.mu.Unlock()
-			if c != nil {
-				return c, true, nil
-			}
-			for _, e := range expired {
-				_ = e.Close()
-			}
-		} else {
-			t.mu.Unlock()
+		if c := t.takeIdle(addr); c != nil {
+			return c, true, nil
 		}
 	}
 	nc, err := t.dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, false, err
 	}
-	return &directConn{Conn: nc, br: bufio.NewReaderSize(nc, t.readBuf), bw: bufio.NewWriterSize(nc, t.writeBuf)}, false, nil
+	return &directConn{Conn: nc, br: bufio.NewReaderSize(nc, t.fallback.ReadBufferSize), bw: bufio.NewWriterSize(nc, t.fallback.WriteBufferSize)}, false, nil
+}
+
+// takeIdle is the most recently used idle connection to addr, or nil when
+// there is none or it idled longer than the fallback's IdleConnTimeout
+// (then every idle connection to addr is closed: the rest idled longer
+// still).
+func (t *directTransport) takeIdle(addr string) *directConn {
+	t.mu.Lock()
+	l := t.idle[addr]
+	if len(l) == 0 {
+		t.mu.Unlock()
+		return nil
+	}
+	c := l[len(l)-1]
+	if limit := t.fallback.IdleConnTimeout; limit <= 0 || time.Since(c.since) <= limit {
+		t.idle[addr] = l[:len(l)-1]
+		t.mu.Unlock()
+		return c
+	}
+	delete(t.idle, addr)
+	t.mu.Unlock()
+	for _, e := range l {
+		_ = e.Close()
+	}
+	return nil
 }
 
 // put keeps c for the next request to addr, or closes it when the host
-// has enough idle connections or t is closed.
+// has enough idle connections.
 func (t *directTransport) put(addr string, c *directConn) {
 	_ = c.SetDeadline(time.Time{})
 	t.mu.Lock()
-	if t.closed || len(t.idle[addr]) >= t.maxIdle {
+	if len(t.idle[addr]) >= t.maxIdle {
 		t.mu.Unlock()
 		_ = c.Close()
 		return
