@@ -21,6 +21,7 @@ import (
 // the planner once with the reason (see Engine.Plan).
 func lintPlan(question string, p *kgqa.Plan) error {
 	var errs []string
+	dir := readDirection(question)
 	for _, s := range p.Subgoals {
 		anc := p.Ancestors(s.ID)
 		for _, m := range refPattern.FindAllStringSubmatch(s.Text, -1) {
@@ -31,7 +32,7 @@ func lintPlan(question string, p *kgqa.Plan) error {
 		if s.Op == kgqa.OpFind && thenStep.MatchString(s.Text) {
 			errs = append(errs, fmt.Sprintf("subgoal %s bundles two steps (%q): give each step a subgoal of its own", s.ID, s.Text))
 		}
-		if e := directionLint(question, s); e != "" {
+		if e := dir.lint(s); e != "" {
 			errs = append(errs, e)
 		}
 	}
@@ -57,20 +58,29 @@ var (
 	questionValue = regexp.MustCompile(`\b\d+\.\d+\b|\b\d{4}(-\d{2}){0,2}\b`)
 )
 
-// directionLint is the reason a compare or superlative subgoal s goes the
-// other way than the question says, or "".
-func directionLint(question string, s kgqa.Subgoal) string {
-	more, less := moreWords.MatchString(question), lessWords.MatchString(question)
+// direction is which of the direction words a question has, read once
+// per plan.
+type direction struct{ more, less, hi, lo bool }
+
+func readDirection(question string) direction {
+	return direction{
+		more: moreWords.MatchString(question), less: lessWords.MatchString(question),
+		hi: maxWords.MatchString(question), lo: minWords.MatchString(question),
+	}
+}
+
+// lint is the reason a compare or superlative subgoal s goes the other
+// way than the question says, or "".
+func (d direction) lint(s kgqa.Subgoal) string {
 	switch {
 	case s.Op == kgqa.OpCompare && s.Args != nil:
 		up := strings.HasPrefix(s.Args.Cmp, ">")
 		down := strings.HasPrefix(s.Args.Cmp, "<")
-		if (more && !less && down) || (less && !more && up) {
+		if (d.more && !d.less && down) || (d.less && !d.more && up) {
 			return fmt.Sprintf("subgoal %s compares with %q but the question asks for the other direction", s.ID, s.Args.Cmp)
 		}
 	case s.Op == kgqa.OpSuperlative && s.Args != nil:
-		hi, lo := maxWords.MatchString(question), minWords.MatchString(question)
-		if (hi && !lo && s.Args.Order == "min") || (lo && !hi && s.Args.Order == "max") {
+		if (d.hi && !d.lo && s.Args.Order == "min") || (d.lo && !d.hi && s.Args.Order == "max") {
 			return fmt.Sprintf("subgoal %s takes the %s but the question asks for the other end", s.ID, s.Args.Order)
 		}
 	}
