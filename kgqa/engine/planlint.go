@@ -50,10 +50,11 @@ var (
 	// The question's words for a comparison's direction, and a
 	// superlative's order. Words that read both ways ("over", "first")
 	// are left out: the check speaks only when the question is plain.
-	moreWords = regexp.MustCompile(`(?i)\b(more|greater|larger|higher|bigger|later|longer|taller|heavier) than\b|\b(after|above|exceeding|exceeds)\b`)
-	lessWords = regexp.MustCompile(`(?i)\b(less|fewer|smaller|lower|earlier|shorter|lighter) than\b|\b(before|below)\b`)
-	maxWords  = regexp.MustCompile(`(?i)\b(largest|highest|greatest|biggest|latest|longest|tallest|heaviest|maximum|most recent)\b`)
-	minWords  = regexp.MustCompile(`(?i)\b(smallest|lowest|fewest|earliest|shortest|lightest|minimum)\b`)
+	moreWords = newWordSet([]string{"more", "greater", "larger", "higher", "bigger", "later", "longer", "taller", "heavier"},
+		"after", "above", "exceeding", "exceeds")
+	lessWords = newWordSet([]string{"less", "fewer", "smaller", "lower", "earlier", "shorter", "lighter"}, "before", "below")
+	maxWords  = newWordSet(nil, "largest", "highest", "greatest", "biggest", "latest", "longest", "tallest", "heaviest", "maximum", "most recent")
+	minWords  = newWordSet(nil, "smallest", "lowest", "fewest", "earliest", "shortest", "lightest", "minimum")
 	// A number or date written in the question: a constraint's value.
 	questionValue = regexp.MustCompile(`\b\d+\.\d+\b|\b\d{4}(-\d{2}){0,2}\b`)
 )
@@ -63,10 +64,47 @@ var (
 type direction struct{ more, less, hi, lo bool }
 
 func readDirection(question string) direction {
+	lower := strings.ToLower(question)
 	return direction{
-		more: moreWords.MatchString(question), less: lessWords.MatchString(question),
-		hi: maxWords.MatchString(question), lo: minWords.MatchString(question),
+		more: moreWords.in(question, lower), less: lessWords.in(question, lower),
+		hi: maxWords.in(question, lower), lo: minWords.in(question, lower),
 	}
+}
+
+// wordSet matches, in any case, one of its words as a whole word, or one
+// of its comparatives followed by " than".
+type wordSet struct {
+	re    *regexp.Regexp
+	words []string // every word a match holds, lower case
+}
+
+func newWordSet(than []string, alone ...string) wordSet {
+	alts := []string{`\b(` + strings.Join(alone, "|") + `)\b`}
+	if len(than) > 0 {
+		alts = append([]string{`\b(` + strings.Join(than, "|") + `) than\b`}, alts...)
+	}
+	return wordSet{re: regexp.MustCompile(`(?i)` + strings.Join(alts, "|")), words: append(slices.Clip(than), alone...)}
+}
+
+// in reports whether the question (and lower, its lower case) holds a
+// match. An ASCII question without any of the words as a substring has
+// none, which a substring scan tells for a fraction of the regexp's cost;
+// a question with other letters goes to the regexp, whose case folding
+// reaches beyond ASCII.
+func (w wordSet) in(question, lower string) bool {
+	if isASCII(question) && !slices.ContainsFunc(w.words, func(s string) bool { return strings.Contains(lower, s) }) {
+		return false
+	}
+	return w.re.MatchString(question)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // lint is the reason a compare or superlative subgoal s goes the other

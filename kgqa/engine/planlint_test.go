@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"regexp"
 	"testing"
 
 	"github.com/parog/parog-go/kgqa"
@@ -65,4 +66,26 @@ func TestLintPlan(t *testing.T) {
 			assert.Contains(t, err.Error(), c.want)
 		})
 	}
+}
+
+// FuzzReadDirection holds the word sets' substring screen to the
+// direction regexps written out whole: a screen that dropped a match
+// would let a plan going the wrong way through.
+func FuzzReadDirection(f *testing.F) {
+	for _, q := range []string{"Which is TALLER than the Eiffel Tower?", "born after 1900", "the most recent film",
+		"most  recent", "the smallest", "bigger  than", "lower than", "afterwards", "ſhorter than", "the \u212aelvin"} {
+		f.Add(q)
+	}
+	res := [4]*regexp.Regexp{
+		regexp.MustCompile(`(?i)\b(more|greater|larger|higher|bigger|later|longer|taller|heavier) than\b|\b(after|above|exceeding|exceeds)\b`),
+		regexp.MustCompile(`(?i)\b(less|fewer|smaller|lower|earlier|shorter|lighter) than\b|\b(before|below)\b`),
+		regexp.MustCompile(`(?i)\b(largest|highest|greatest|biggest|latest|longest|tallest|heaviest|maximum|most recent)\b`),
+		regexp.MustCompile(`(?i)\b(smallest|lowest|fewest|earliest|shortest|lightest|minimum)\b`),
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		want := direction{res[0].MatchString(q), res[1].MatchString(q), res[2].MatchString(q), res[3].MatchString(q)}
+		if got := readDirection(q); got != want {
+			t.Fatalf("readDirection(%q) = %+v, the regexps say %+v", q, got, want)
+		}
+	})
 }

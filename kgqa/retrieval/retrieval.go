@@ -445,10 +445,8 @@ func inOrder(has map[Category]bool) []Category {
 	return out
 }
 
-var (
-	yearRE  = regexp.MustCompile(`\b(1[0-9]{3}|20[0-9]{2})s?\b`)
-	wordsRE = regexp.MustCompile(`[a-z]+`)
-)
+// yearRE is a year written in a text ("1990", "1990s").
+var yearRE = regexp.MustCompile(`\b(1[0-9]{3}|20[0-9]{2})s?\b`)
 
 // temporalWords mark a question or subgoal that asks for, or is qualified
 // by, a time.
@@ -462,12 +460,41 @@ var temporalWords = map[string]bool{
 // IsTemporal reports whether text asks for or is qualified by a time: it
 // names a year or uses a word of time.
 func IsTemporal(text string) bool {
-	if yearRE.MatchString(text) {
+	// A year is four digits in a row: most texts have none, and the scan
+	// for them costs a fraction of the regexp's.
+	if hasDigits(text, 4) && yearRE.MatchString(text) {
 		return true
 	}
-	for _, w := range wordsRE.FindAllString(strings.ToLower(text), -1) {
-		if temporalWords[w] {
+	lower := strings.ToLower(text)
+	for i := 0; i < len(lower); {
+		if !isLowerASCII(lower[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(lower) && isLowerASCII(lower[j]) {
+			j++
+		}
+		if temporalWords[lower[i:j]] {
 			return true
+		}
+		i = j
+	}
+	return false
+}
+
+func isLowerASCII(c byte) bool { return 'a' <= c && c <= 'z' }
+
+// hasDigits reports whether s has n ASCII digits in a row.
+func hasDigits(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if '0' <= s[i] && s[i] <= '9' {
+			if run++; run == n {
+				return true
+			}
+		} else {
+			run = 0
 		}
 	}
 	return false

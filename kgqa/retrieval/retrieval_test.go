@@ -1,6 +1,8 @@
 package retrieval
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -159,6 +161,25 @@ func TestIsTemporal(t *testing.T) {
 	} {
 		assert.Equal(t, want, IsTemporal(q), q)
 	}
+}
+
+// FuzzIsTemporal holds IsTemporal's scans to the two regexps they stand
+// for: a year as yearRE reads it anywhere, or a word of time among the
+// runs of a-z of the lowered text.
+func FuzzIsTemporal(f *testing.F) {
+	for _, q := range []string{"When did the Berlin Wall fall?", "the 1990s", "x1998", "19988", "Ünited NOW", "kelvin \u212a", "2000s!", "a1b2c3d4"} {
+		f.Add(q)
+	}
+	words := regexp.MustCompile(`[a-z]+`)
+	f.Fuzz(func(t *testing.T, text string) {
+		want := yearRE.MatchString(text)
+		for _, w := range words.FindAllString(strings.ToLower(text), -1) {
+			want = want || temporalWords[w]
+		}
+		if got := IsTemporal(text); got != want {
+			t.Fatalf("IsTemporal(%q) = %v, the regexps say %v", text, got, want)
+		}
+	})
 }
 
 // TestHubCut checks the hub rule against the rules that need the full
