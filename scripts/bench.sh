@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the benchmark set and records it (make bench):
-#   - BenchmarkLoad (kgqa/server): parog serve under 1, 50 and 200 clients;
+#   - BenchmarkLoad (kgqa/server): parog serve under 1, 50 and 200 clients,
+#     and BenchmarkLoadFloor, the same levels against a server that only
+#     makes the question's model calls (the floor under parog serve's CPU);
 #   - the oracle benchmark on the FB15k-237 slice (parog bench oracle, the
 #     perfect oracle only): Hits@1, LLM calls, tokens, critical path;
 #   - the KG primitive benchmarks (kgqa/kg: relations, neighbours through a
@@ -47,8 +49,8 @@ prev=$(ls "$out"/*.txt 2>/dev/null | sort | tail -1 || true)
 
 step() { echo "bench: $*" >&2; }
 
-step "load benchmark ($load_dur per level)"
-PAROG_LOAD_DURATION=$load_dur $GO test -tags "${TAGS:-nomsgpack}" -run '^$' -bench 'Load$' -benchtime 1x -timeout 10m ./kgqa/server | tee -a "$file" >&2
+step "load benchmarks ($load_dur per level)"
+PAROG_LOAD_DURATION=$load_dur $GO test -tags "${TAGS:-nomsgpack}" -run '^$' -bench 'Load(Floor)?$' -benchtime 1x -timeout 10m ./kgqa/server | tee -a "$file" >&2
 
 step "KG primitives ($kg_time)"
 $GO test -tags "${TAGS:-nomsgpack}" -run '^$' -bench "$kg_bench" -benchtime "$kg_time" -timeout 15m ./kgqa/kg | tee -a "$file" >&2
@@ -100,6 +102,7 @@ row+=" | $(fmt "$(metric '^BenchmarkOracleSlice' hits@1_%)" 1) | $(fmt "$(metric
 row+=" | $(fmt "$(metric '^BenchmarkOracleSlice' tokens/q)" 0) | $(fmt "$(metric '^BenchmarkOracleSlice' critical_path_calls/q)" 2)"
 row+=" | $(fmt "$(metric '^BenchmarkRelations/embedded/cached/callers=1-' ns/op)" 0)"
 row+=" | $(fmt "$(metric '^BenchmarkRelations/virtuoso/cold/callers=1-' ns/op)" 0)"
-row+=" | $(fmt "$(metric '^BenchmarkParseResults' MB/s)" 0) |"
+row+=" | $(fmt "$(metric '^BenchmarkParseResults' MB/s)" 0)"
+row+=" | $(fmt "$(metric '^BenchmarkLoadFloor/clients=1-' server_cpu_ms/req)" 2) / $(fmt "$(metric '^BenchmarkLoadFloor/clients=50-' server_cpu_ms/req)" 2) / $(fmt "$(metric '^BenchmarkLoadFloor/clients=200-' server_cpu_ms/req)" 2) |"
 echo "$row" >>"$doc"
 step "appended to $doc: $row"
