@@ -8,6 +8,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,6 +37,31 @@ type Metrics struct {
 	cacheMiss  prometheus.Counter
 	questions  *prometheus.CounterVec
 	handler    http.Handler
+	// The series a model call adds to, each looked up once (six label
+	// lookups a call made a question's calls cost 1.5% of the server's
+	// CPU); a series still appears at its first use, as with
+	// WithLabelValues.
+	callsBy sync.Map // llmKey{role, stage, outcome} -> prometheus.Counter
+	waitBy  sync.Map // role -> prometheus.Observer
+	sentBy  sync.Map // llmKey{role, stage} -> *sentSeries
+}
+
+type llmKey struct{ role, stage, outcome string }
+
+// sentSeries are the series of the calls of one role and stage that
+// reached the endpoint.
+type sentSeries struct {
+	reqs, prompt, completion prometheus.Counter
+	latency                  prometheus.Observer
+}
+
+// cached is m's value for k, made by mk the first time.
+func cached[K comparable, V any](m *sync.Map, k K, mk func() V) V {
+	if v, ok := m.Load(k); ok {
+		return v.(V)
+	}
+	v, _ := m.LoadOrStore(k, mk())
+	return v.(V)
 }
 
 // New registers the metrics, with the Go runtime and process collectors,
@@ -113,15 +139,25 @@ func (m *Metrics) ObserveLLM(c kgqa.Call) {
 	case c.Err != "":
 		outcome = "error"
 	}
-	m.llmCalls.WithLabelValues(role, stage, outcome).Inc()
-	m.llmWait.WithLabelValues(role).Observe(c.Wait.Seconds())
+	cached(&m.callsBy, llmKey{role, stage, outcome}, func() prometheus.Counter {
+		return m.llmCalls.WithLabelValues(role, stage, outcome)
+	}).Inc()
+	cached(&m.waitBy, role, func() prometheus.Observer { return m.llmWait.WithLabelValues(role) }).Observe(c.Wait.Seconds())
 	if c.Requests == 0 {
 		return
 	}
-	m.llmReqs.WithLabelValues(role, stage).Add(float64(c.Requests))
-	m.llmTokens.WithLabelValues(role, stage, "prompt").Add(float64(c.PromptTokens))
-	m.llmTokens.WithLabelValues(role, stage, "completion").Add(float64(c.CompletionTokens))
-	m.llmLatency.WithLabelValues(role, stage).Observe(c.Latency.Seconds())
+	s := cached(&m.sentBy, llmKey{role: role, stage: stage}, func() *sentSeries {
+		return &sentSeries{
+			reqs:       m.llmReqs.WithLabelValues(role, stage),
+			prompt:     m.llmTokens.WithLabelValues(role, stage, "prompt"),
+			completion: m.llmTokens.WithLabelValues(role, stage, "completion"),
+			latency:    m.llmLatency.WithLabelValues(role, stage),
+		}
+	})
+	s.reqs.Add(float64(c.Requests))
+	s.prompt.Add(float64(c.PromptTokens))
+	s.completion.Add(float64(c.CompletionTokens))
+	s.latency.Observe(c.Latency.Seconds())
 }
 
 // ObserveKG adds KG work: queries sent, and cache hits and misses.

@@ -64,3 +64,15 @@ func TestObserveKGQueries(t *testing.T) {
 	}
 	assert.Equal(t, map[string][2]float64{"relations": {2, 2}, "names": {1, 0.02}}, got)
 }
+
+// BenchmarkObserveLLM is one model call's recording, as the engine's
+// calls make it.
+func BenchmarkObserveLLM(b *testing.B) {
+	m := New()
+	c := kgqa.Call{Role: kgqa.Reasoner, Stage: "refine", Requests: 1, PromptTokens: 900, CompletionTokens: 60,
+		Latency: 50 * time.Millisecond, Wait: time.Millisecond}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.ObserveLLM(c)
+	}
+}
