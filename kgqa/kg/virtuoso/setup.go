@@ -52,6 +52,9 @@ type SetupReport struct {
 	// Load is the final load progress; LoadTime the time the load took.
 	Load     Progress
 	LoadTime time.Duration
+	// Relations is what the relation index step did (IndexRelations into
+	// RelationIndexGraph).
+	Relations RelationIndex
 	// Verified is the verification query's outcome.
 	Verified Verification
 }
@@ -91,8 +94,10 @@ func (o *SetupOptions) defaults() error {
 
 // Setup brings a server in o.Dir up with o.Data loaded: it starts one
 // (or reuses the one an earlier setup left running), registers the data,
-// loads what is not loaded yet, indexes names, makes /sparql read-only
-// and verifies. Running it again loads nothing twice.
+// loads what is not loaded yet, indexes names, writes the relation index
+// (IndexRelations), makes /sparql read-only and verifies. Running it again
+// loads nothing twice, and writes the relation index again only when the
+// data changed.
 func Setup(ctx context.Context, o SetupOptions) (*SetupReport, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
@@ -146,6 +151,9 @@ func Setup(ctx context.Context, o SetupOptions) (*SetupReport, error) {
 	}
 	rep.Load, rep.LoadTime = p, time.Since(start)
 	if err := s.IndexNames(ctx); err != nil {
+		return fail(err)
+	}
+	if rep.Relations, err = s.IndexRelations(ctx, o.Graph, RelationIndexGraph); err != nil {
 		return fail(err)
 	}
 	if err := s.ReadOnly(ctx, o.ReaderPassword); err != nil {

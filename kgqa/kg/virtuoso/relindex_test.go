@@ -1,0 +1,94 @@
+package virtuoso_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/parog/parog-go/kgqa/kg/demokg"
+	"github.com/parog/parog-go/kgqa/kg/virtuoso"
+	"github.com/parog/parog-go/kgqa/kg/virtuosotest"
+)
+
+// indexPairs reads N-Triples and returns the distinct (subject,
+// predicate) pairs whose subject is an IRI and the distinct (object,
+// predicate) pairs whose object is an IRI: what the relation index of
+// the data holds, read off the text.
+func indexPairs(t *testing.T, nt []byte) (out, in int) {
+	t.Helper()
+	outs, ins := map[[2]string]bool{}, map[[2]string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(nt))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		s, rest, ok1 := strings.Cut(line, " ")
+		p, o, ok2 := strings.Cut(rest, " ")
+		require.True(t, ok1 && ok2, line)
+		if strings.HasPrefix(s, "<") {
+			outs[[2]string{s, p}] = true
+		}
+		if strings.HasPrefix(o, "<") {
+			ins[[2]string{strings.TrimSuffix(strings.TrimSpace(o), " ."), p}] = true
+		}
+	}
+	require.NoError(t, sc.Err())
+	return len(outs), len(ins)
+}
+
+// TestSetupWritesTheRelationIndexOnce sets Virtuoso up with the demo graph
+// and checks the relation index against the pairs read off the N-Triples;
+// a second setup finds it complete and writes nothing.
+func TestSetupWritesTheRelationIndexOnce(t *testing.T) {
+	virtuosotest.Require(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "data")
+	require.NoError(t, os.MkdirAll(data, 0o755))
+	nt := demokg.Freebase()
+	require.NoError(t, os.WriteFile(filepath.Join(data, "demo.nt"), nt, 0o644))
+	wantOut, wantIn := indexPairs(t, nt)
+	require.Greater(t, wantOut, 100)
+	require.Greater(t, wantIn, 100)
+	ports, err := virtuoso.FreePorts(2)
+	require.NoError(t, err)
+	o := virtuoso.SetupOptions{Dir: filepath.Join(tmp, "db"), Data: []string{data}, Memory: virtuoso.GiB / 2,
+		Parallel: 1, SQLPort: ports[0], HTTPPort: ports[1], Interval: time.Second}
+	rep, err := virtuoso.Setup(ctx, o)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rep.Server.Stop() })
+	ri := rep.Relations
+	t.Logf("relation index: %+v", ri)
+	assert.True(t, ri.Built)
+	assert.Equal(t, int64(wantOut), ri.Out)
+	assert.Equal(t, int64(wantIn), ri.In)
+	assert.Equal(t, int64(wantOut+wantIn+1), ri.Triples, "index triples and the marker")
+	assert.Positive(t, ri.Data)
+
+	again, err := virtuoso.Setup(ctx, o)
+	require.NoError(t, err)
+	assert.False(t, again.Started)
+	assert.False(t, again.Relations.Built, "the second setup wrote the index again")
+	assert.Equal(t, ri.Triples, again.Relations.Triples)
+	assert.Equal(t, ri.Data, again.Relations.Data)
+
+	// An index without its marker (a killed run) is written again, whole.
+	_, err = rep.Server.ISQL(ctx, "SPARQL DELETE WHERE { GRAPH <"+virtuoso.RelationIndexGraph+"> { <"+
+		virtuoso.RelationIndexMarker+"> ?p ?o } };\n")
+	require.NoError(t, err)
+	third, err := rep.Server.IndexRelations(ctx, virtuoso.DefaultGraph, virtuoso.RelationIndexGraph)
+	require.NoError(t, err)
+	assert.True(t, third.Built)
+	assert.Equal(t, ri.Triples, third.Triples)
+}
