@@ -15,8 +15,11 @@ const kgVirtuosoHelp = `Usage: parog kg virtuoso <setup|status|stop> --dir DIR [
 
   setup   write virtuoso.ini sized to --memory, start virtuoso-t, bulk-load --data
           with --parallel loaders (progress: files, triples/s, ETA), checkpoint,
-          index names for full-text search, make /sparql read-only, verify.
-          Run it again to resume or add data: nothing loads twice.
+          index names for full-text search, write the relation index (each
+          entity's relations by direction, in graph urn:parog:relations, which
+          relation listings read instead of the entity's facts), make /sparql
+          read-only, verify. Run it again to resume or add data: nothing loads
+          twice, and the relation index is written again only if the data changed.
   status  the server's process, endpoint and load list
   stop    stop the server
 
@@ -98,6 +101,14 @@ func runVirtuosoSetup(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "virtuoso %s (pid %d), SPARQL at %s\n", how, rep.Server.PID, rep.Server.SPARQL())
 	fmt.Fprintf(env.Stdout, "loaded %d/%d files, %d triples in the store, in %s (%.0f triples/s)\n",
 		rep.Load.Done, rep.Load.Files, rep.Load.Triples, rep.LoadTime.Round(time.Second), rep.Load.Rate)
+	ri := rep.Relations
+	if ri.Built {
+		fmt.Fprintf(env.Stdout, "relation index: written for %d triples: %d outgoing and %d incoming (entity, relation) pairs, in %s\n",
+			ri.Data, ri.Out, ri.In, ri.Time.Round(time.Second))
+	} else {
+		fmt.Fprintf(env.Stdout, "relation index: already complete for %d triples (%d index triples), checked in %s\n",
+			ri.Data, ri.Triples, ri.Time.Round(time.Millisecond))
+	}
 	fmt.Fprintf(env.Stdout, "verified: %d names; /sparql read-only: %v; stop with: parog kg virtuoso stop --dir %s\n",
 		rep.Verified.Names, rep.Verified.UpdateRefused, *dir)
 	return nil

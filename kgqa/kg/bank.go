@@ -27,6 +27,9 @@ type (
 	// the words of textWords: no quote, apostrophe or backslash but its
 	// own double quotes.
 	textExprLit string
+	// indexedRef is an entity's IRI and the IRI of its relation index
+	// node (relIndexNode), both made from an id that fit the dialect.
+	indexedRef struct{ Entity, Node iriRef }
 )
 
 // queryArgs is the data of every template; each uses some of the fields.
@@ -36,6 +39,7 @@ type queryArgs struct {
 	Claim     iriRef // Wikidata p:P
 	Statement iriRef // Wikidata ps:P
 	Subjects  []iriRef
+	Indexed   []indexedRef // entities with their relation index nodes
 	NamePred  iriRef
 	Lang      langTag
 	Name      stringLit
@@ -65,6 +69,9 @@ const (
 	tagCountIn           = "count-in"
 	tagLinkedOut         = "linked-out"
 	tagLinkedIn          = "linked-in"
+	tagRelIndexMarker    = "relation-index-marker"
+	tagRelationsIndex    = "relations-index"
+	tagRelIndexBatch     = "relations-index-batch"
 )
 
 // Markers of the statement branches of the wikidata-relations query's
@@ -77,7 +84,7 @@ const (
 var bankTags = []string{
 	tagRelationsOut, tagRelationsIn, tagRelationsBatch, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNeighborsBatchOut, tagNeighborsBatchIn, tagNames, tagMediators,
 	tagQualifiers, tagIncomingQualifier, tagName, tagSearchExact, tagSearchFold, tagSearchText,
-	tagCountOut, tagCountIn, tagLinkedOut, tagLinkedIn,
+	tagCountOut, tagCountIn, tagLinkedOut, tagLinkedIn, tagRelIndexMarker, tagRelationsIndex, tagRelIndexBatch,
 }
 
 //go:embed queries.sparql

@@ -104,6 +104,9 @@ func unquote(s string) (string, bool) {
 // part fits d's entity or relation grammar.
 func validIRI(d *dialect, tok string) bool {
 	iri := strings.TrimSuffix(strings.TrimPrefix(tok, "<"), ">")
+	if rest, ok := strings.CutPrefix(iri, relIndexNodePrefix+d.v.entityNS); ok {
+		return d.ValidEntity(rest) // a relation index node
+	}
 	for _, ns := range []string{d.v.entityNS, d.v.relNS, WikidataClaimNS, WikidataStatementNS} {
 		if id, ok := strings.CutPrefix(iri, ns); ok && (d.ValidEntity(id) || d.ValidRelation(id)) {
 			return true
@@ -148,7 +151,13 @@ func checkBank(t *testing.T, d *dialect, id, rel, name string, limit int) {
 	if d.v.expansion == expandMediator {
 		builds["relations out"] = func(id, _, _ string) (string, error) { return d.relationsDirQuery(id, kgqa.Out) }
 		builds["relations in"] = func(id, _, _ string) (string, error) { return d.relationsDirQuery(id, kgqa.In) }
-		builds["relations batch"] = func(id, _, _ string) (string, error) { return d.relationsBatchQuery([]string{id, benign[0]}) }
+		builds["relations batch"] = func(id, _, _ string) (string, error) {
+			return d.relationsBatchQuery([]string{id, benign[0]}, maxBatchRows)
+		}
+		builds["relations from the index"] = func(id, _, _ string) (string, error) { return d.relationsIndexQuery(id) }
+		builds["relations batch from the index"] = func(id, _, _ string) (string, error) {
+			return d.relationsIndexBatchQuery([]string{benign[0], id}, maxBatchRows)
+		}
 	}
 	if d.v.expansion == expandQualifier {
 		builds["relations"] = func(id, _, _ string) (string, error) { return d.relationsQuery(id) }

@@ -91,7 +91,7 @@ func (s *store) RelationsOf(ctx context.Context, ids []string) (map[string][]kgq
 			single = append(single, chunk...)
 			continue
 		}
-		q, err := s.d.relationsBatchQuery(chunk)
+		q, err := s.relationsBatch(ctx, chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +99,7 @@ func (s *store) RelationsOf(ctx context.Context, ids []string) (map[string][]kgq
 		if err != nil {
 			return nil, fmt.Errorf("kg: relations of %d entities: %w", len(chunk), err)
 		}
-		if len(t.Rows) >= batchLimit(len(chunk)) {
+		if len(t.Rows) >= batchLimit(len(chunk), s.batchRows) {
 			single = append(single, chunk...)
 			continue
 		}
@@ -119,9 +119,19 @@ func (s *store) RelationsOf(ctx context.Context, ids []string) (map[string][]kgq
 	return eachEntity(ctx, single, out, s.Relations)
 }
 
+// relationsBatch is the batched listing of chunk: from the relation index
+// when the store has one, else from the entities' facts; both give the
+// same rows under the same limit.
+func (s *store) relationsBatch(ctx context.Context, chunk []string) (string, error) {
+	if s.hasRelIndex(ctx) {
+		return s.d.relationsIndexBatchQuery(chunk, s.batchRows)
+	}
+	return s.d.relationsBatchQuery(chunk, s.batchRows)
+}
+
 // batchLimit is the row limit of a batched relations listing of n
-// entities.
-func batchLimit(n int) int { return min(maxRelationRows*n, maxBatchRows) }
+// entities, rowCap for the whole batch.
+func batchLimit(n, rowCap int) int { return min(maxRelationRows*n, rowCap) }
 
 // uniq returns ids without repeats, in their first order.
 func uniq(ids []string) []string {

@@ -53,7 +53,7 @@ func (s *store) NeighborsOf(ctx context.Context, ids []string, rel kgqa.Relation
 // neighborsChunk reads the facts along rel of the heads of chunk into out
 // and returns the heads it could not read whole (see NeighborsOf).
 func (s *store) neighborsChunk(ctx context.Context, chunk []string, rel kgqa.Relation, limit int, out map[string][]kgqa.Fact) ([]string, error) {
-	q, err := s.d.neighborsBatchQuery(chunk, rel, maxBatchRows)
+	q, err := s.d.neighborsBatchQuery(chunk, rel, s.batchRows)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (s *store) neighborsChunk(ctx context.Context, chunk []string, rel kgqa.Rel
 	if err != nil {
 		return nil, fmt.Errorf("kg: neighbors of %d entities via %s: %w", len(chunk), rel.ID, err)
 	}
-	if len(t.Rows) >= maxBatchRows {
+	if len(t.Rows) >= s.batchRows {
 		return chunk, nil
 	}
 	rows := make(map[string][]map[string]backend.Node, len(chunk))

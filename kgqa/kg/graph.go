@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -46,6 +47,12 @@ type store struct {
 	// rowBudget bounds the intermediate rows of a raw query on a
 	// backend.Evaluator.
 	rowBudget int
+	// relIndex is whether the backend holds a relation index
+	// (relIndexUnknown until a listing looks; see relindex.go).
+	relIndex atomic.Int32
+	// batchRows caps the rows of one batched query (maxBatchRows; tests
+	// lower it to reach the cap).
+	batchRows int
 }
 
 var _ Graph = (*store)(nil)
@@ -83,7 +90,8 @@ func New(d Dialect, b backend.Backend, o Options) (Graph, error) {
 	if o.RowBudget <= 0 {
 		o.RowBudget = DefaultRowBudget
 	}
-	return &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText, scanBudget: o.ScanBudget, rowBudget: o.RowBudget}, nil
+	return &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText, scanBudget: o.ScanBudget,
+		rowBudget: o.RowBudget, batchRows: maxBatchRows}, nil
 }
 
 // The kinds of query the store sends, as Stats logs them.
@@ -131,7 +139,7 @@ func (s *store) Relations(ctx context.Context, id string) ([]kgqa.Relation, erro
 		return nil, err
 	}
 	if s.d.v.expansion == expandMediator {
-		rows, err := s.relationRowsByDir(ctx, id)
+		rows, err := s.relationRows(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("kg: relations of %s: %w", id, err)
 		}

@@ -227,13 +227,14 @@ func (d *dialect) relationsDirQuery(id string, dir kgqa.Direction) (string, erro
 }
 
 // relationsBatchQuery lists the distinct predicates around each of ids
-// with their direction, ?e binding the entity, in up to batchLimit rows. Freebase only: Wikidata's
-// listing has statement branches of its own.
-func (d *dialect) relationsBatchQuery(ids []string) (string, error) {
+// with their direction, ?e binding the entity, in up to batchLimit rows
+// (rowCap for the whole batch). Freebase only: Wikidata's listing has
+// statement branches of its own.
+func (d *dialect) relationsBatchQuery(ids []string, rowCap int) (string, error) {
 	if d.v.expansion != expandMediator {
 		return "", fmt.Errorf("kg: query %s: not in the %s dialect", tagRelationsBatch, d.v.name)
 	}
-	a := d.args(batchLimit(len(ids)))
+	a := d.args(batchLimit(len(ids), rowCap))
 	var err error
 	if a.Subjects, err = d.entityRefs(ids); err != nil {
 		return "", err

@@ -190,6 +190,12 @@ func (s *Server) load(ctx context.Context, data, graph string) error {
 	return nil
 }
 
+// IndexRelations writes the relation index of graph into the graph index,
+// as parog kg virtuoso setup does for its data (virtuoso.IndexRelations).
+func (s *Server) IndexRelations(ctx context.Context, graph, index string) (virtuoso.RelationIndex, error) {
+	return s.v.IndexRelations(ctx, graph, index)
+}
+
 // ISQL runs an SQL script as dba and returns its output.
 func (s *Server) ISQL(ctx context.Context, script string) (string, error) {
 	return s.v.ISQL(ctx, script)
