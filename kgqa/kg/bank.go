@@ -70,7 +70,8 @@ const (
 	tagLinkedOut         = "linked-out"
 	tagLinkedIn          = "linked-in"
 	tagRelIndexMarker    = "relation-index-marker"
-	tagRelationsIndex    = "relations-index"
+	tagRelIndexOut       = "relations-index-out"
+	tagRelIndexIn        = "relations-index-in"
 	tagRelIndexBatch     = "relations-index-batch"
 )
 
@@ -84,7 +85,7 @@ const (
 var bankTags = []string{
 	tagRelationsOut, tagRelationsIn, tagRelationsBatch, tagWikidataRelations, tagNeighborsOut, tagNeighborsIn, tagNeighborsBatchOut, tagNeighborsBatchIn, tagNames, tagMediators,
 	tagQualifiers, tagIncomingQualifier, tagName, tagSearchExact, tagSearchFold, tagSearchText,
-	tagCountOut, tagCountIn, tagLinkedOut, tagLinkedIn, tagRelIndexMarker, tagRelationsIndex, tagRelIndexBatch,
+	tagCountOut, tagCountIn, tagLinkedOut, tagLinkedIn, tagRelIndexMarker, tagRelIndexOut, tagRelIndexIn, tagRelIndexBatch,
 }
 
 //go:embed queries.sparql

@@ -154,7 +154,8 @@ func checkBank(t *testing.T, d *dialect, id, rel, name string, limit int) {
 		builds["relations batch"] = func(id, _, _ string) (string, error) {
 			return d.relationsBatchQuery([]string{id, benign[0]}, maxBatchRows)
 		}
-		builds["relations from the index"] = func(id, _, _ string) (string, error) { return d.relationsIndexQuery(id) }
+		builds["relations out from the index"] = func(id, _, _ string) (string, error) { return d.relationsIndexQuery(id, kgqa.Out) }
+		builds["relations in from the index"] = func(id, _, _ string) (string, error) { return d.relationsIndexQuery(id, kgqa.In) }
 		builds["relations batch from the index"] = func(id, _, _ string) (string, error) {
 			return d.relationsIndexBatchQuery([]string{benign[0], id}, maxBatchRows)
 		}

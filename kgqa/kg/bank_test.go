@@ -20,7 +20,7 @@ func TestLoadBankRefusesBrokenFile(t *testing.T) {
 	cases := map[string]struct{ from, to, want string }{
 		"missing tag line merges two queries": {"# tag: neighbors-in\n", "", `no query tagged "neighbors-in"`},
 		"misspelt tag":                        {"# tag: name\n", "# tag: nom\n", `no query tagged "name"`},
-		"unknown tag":                         {"# tag: name\n", "# tag: extra\nASK {}\n# tag: name\n", `24 tagged queries, want 23`},
+		"unknown tag":                         {"# tag: name\n", "# tag: extra\nASK {}\n# tag: name\n", `25 tagged queries, want 24`},
 		"broken template":                     {"LIMIT {{.Limit}}\n\n# tag: neighbors-out", "LIMIT {{.Limit}\n\n# tag: neighbors-out", `query "wikidata-relations"`},
 	}
 	for name, c := range cases {
@@ -50,8 +50,10 @@ func TestBankQueries(t *testing.T) {
 			`SELECT DISTINCT ?r WHERE { ?s ?r <http://rdf.freebase.com/ns/m.0f8l9c> . } LIMIT 5000`},
 		{"freebase relations of several entities", func() (string, error) { return fb.relationsBatchQuery([]string{france, "m.0345h"}, maxBatchRows) },
 			`SELECT DISTINCT ?e ?r ?dir WHERE { { <http://rdf.freebase.com/ns/m.0f8l9c> ?r ?o . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?e) BIND("out" AS ?dir) } UNION { ?x ?r <http://rdf.freebase.com/ns/m.0f8l9c> . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?e) BIND("in" AS ?dir) } UNION { <http://rdf.freebase.com/ns/m.0345h> ?r ?o . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?e) BIND("out" AS ?dir) } UNION { ?x ?r <http://rdf.freebase.com/ns/m.0345h> . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?e) BIND("in" AS ?dir) } } LIMIT 10000`},
-		{"freebase relations from the index", func() (string, error) { return fb.relationsIndexQuery(france) },
-			`SELECT ?r ?dir WHERE { { SELECT ?r ("out" AS ?dir) WHERE { <urn:parog:rel:http://rdf.freebase.com/ns/m.0f8l9c> <urn:parog:rel-out> ?r . } LIMIT 5000 } UNION { SELECT ?r ("in" AS ?dir) WHERE { <urn:parog:rel:http://rdf.freebase.com/ns/m.0f8l9c> <urn:parog:rel-in> ?r . } LIMIT 5000 } }`},
+		{"freebase relations out from the index", func() (string, error) { return fb.relationsIndexQuery(france, kgqa.Out) },
+			`SELECT ?r WHERE { <urn:parog:rel:http://rdf.freebase.com/ns/m.0f8l9c> <urn:parog:rel-out> ?r . } LIMIT 5000`},
+		{"freebase relations in from the index", func() (string, error) { return fb.relationsIndexQuery(france, kgqa.In) },
+			`SELECT ?r WHERE { <urn:parog:rel:http://rdf.freebase.com/ns/m.0f8l9c> <urn:parog:rel-in> ?r . } LIMIT 5000`},
 		{"freebase relations of several entities from the index", func() (string, error) { return fb.relationsIndexBatchQuery([]string{france, "m.0345h"}, 7000) },
 			`SELECT DISTINCT ?e ?r ?dir WHERE { { <urn:parog:rel:http://rdf.freebase.com/ns/m.0f8l9c> <urn:parog:rel-out> ?r . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?e) BIND("out" AS ?dir) } UNION { <urn:parog:rel:http://rdf.freebase.com/ns/m.0f8l9c> <urn:parog:rel-in> ?r . BIND(<http://rdf.freebase.com/ns/m.0f8l9c> AS ?e) BIND("in" AS ?dir) } UNION { <urn:parog:rel:http://rdf.freebase.com/ns/m.0345h> <urn:parog:rel-out> ?r . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?e) BIND("out" AS ?dir) } UNION { <urn:parog:rel:http://rdf.freebase.com/ns/m.0345h> <urn:parog:rel-in> ?r . BIND(<http://rdf.freebase.com/ns/m.0345h> AS ?e) BIND("in" AS ?dir) } } LIMIT 7000`},
 		{"wikidata relations", func() (string, error) { return wd.relationsQuery("Q142") },
@@ -137,7 +139,7 @@ func TestBuildersRefuseBadInput(t *testing.T) {
 		{"entity outside the grammar in a batch", func() (string, error) {
 			return fb.relationsBatchQuery([]string{france, "m.0f8l9c> ?p ?o } #"}, maxBatchRows)
 		}, ErrInvalidID},
-		{"entity outside the grammar from the index", func() (string, error) { return fb.relationsIndexQuery("m.0f8l9c> ?p ?o } #") }, ErrInvalidID},
+		{"entity outside the grammar from the index", func() (string, error) { return fb.relationsIndexQuery("m.0f8l9c> ?p ?o } #", kgqa.In) }, ErrInvalidID},
 		{"entity outside the grammar in a batch from the index", func() (string, error) {
 			return fb.relationsIndexBatchQuery([]string{france, "m.0f8l9c> ?p ?o } #"}, maxBatchRows)
 		}, ErrInvalidID},

@@ -156,14 +156,15 @@ func (s *store) Relations(ctx context.Context, id string) ([]kgqa.Relation, erro
 	return s.relationList(t.Rows), nil
 }
 
-// relationRowsByDir sends the outgoing and the incoming listing of id at
-// once and returns their rows as one listing's (?r, ?dir).
-func (s *store) relationRowsByDir(ctx context.Context, id string) ([]map[string]backend.Node, error) {
+// relationRowsByDir sends the outgoing and the incoming listing of id
+// (built by query: from the facts or from the relation index) at once and
+// returns their rows as one listing's (?r, ?dir).
+func (s *store) relationRowsByDir(ctx context.Context, id string, query func(string, kgqa.Direction) (string, error)) ([]map[string]backend.Node, error) {
 	dirs := []kgqa.Direction{kgqa.Out, kgqa.In}
 	tables := make([]*backend.Table, len(dirs))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, dir := range dirs {
-		q, err := s.d.relationsDirQuery(id, dir)
+		q, err := query(id, dir)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg/backend"
 )
 
@@ -12,11 +13,10 @@ import (
 // <urn:parog:rel:IRI-of-e> linked by <urn:parog:rel-out> to each predicate
 // of e's outgoing edges and by <urn:parog:rel-in> to each predicate of its
 // incoming ones, and a marker triple written last. A Freebase store that
-// finds the marker lists an entity's relations from the index (one query
-// reading one short run of it) instead of from its facts (two queries
-// reading every fact: 108,000 at a hub of the dense world); the listing is
-// the same, since the index holds exactly the distinct predicates each
-// scan returns. A store without the marker (the embedded store, a
+// finds the marker lists an entity's relations from the index (a short
+// run of it per direction) instead of from its facts (every fact is read:
+// 108,000 at a hub of the dense world); the listing is the same, since the
+// index holds exactly the distinct predicates each scan returns. A store without the marker (the embedded store, a
 // protocol server, an endpoint whose dataset leaves the index graph out, a
 // Virtuoso set up before the index existed) lists from the facts.
 //
@@ -56,15 +56,19 @@ func (d *dialect) relIndexNode(id string) (iriRef, error) {
 	return iriRef("<" + relIndexNodePrefix + d.v.entityNS + id + ">"), nil
 }
 
-// relationsIndexQuery lists id's relations (?r, ?dir) from the relation
-// index, up to maxRelationRows in each direction as the two scans list.
-func (d *dialect) relationsIndexQuery(id string) (string, error) {
+// relationsIndexQuery lists the distinct predicates (?r) of id's edges in
+// direction dir from the relation index, up to maxRelationRows as the scan
+// (relationsDirQuery) lists.
+func (d *dialect) relationsIndexQuery(id string, dir kgqa.Direction) (string, error) {
 	a := d.args(maxRelationRows)
 	var err error
 	if a.Entity, err = d.relIndexNode(id); err != nil {
 		return "", err
 	}
-	return render(tagRelationsIndex, a)
+	if dir == kgqa.In {
+		return render(tagRelIndexIn, a)
+	}
+	return render(tagRelIndexOut, a)
 }
 
 // relationsIndexBatchQuery is relationsBatchQuery read from the relation
@@ -122,16 +126,8 @@ func (s *store) hasRelIndex(ctx context.Context) bool {
 // relationRows returns the rows (?r, ?dir) of id's Freebase listing: from
 // the relation index when the store has one, else from the two scans.
 func (s *store) relationRows(ctx context.Context, id string) ([]map[string]backend.Node, error) {
-	if !s.hasRelIndex(ctx) {
-		return s.relationRowsByDir(ctx, id)
+	if s.hasRelIndex(ctx) {
+		return s.relationRowsByDir(ctx, id, s.d.relationsIndexQuery)
 	}
-	q, err := s.d.relationsIndexQuery(id)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.run(ctx, kindRelations, id, q)
-	if err != nil {
-		return nil, err
-	}
-	return t.Rows, nil
+	return s.relationRowsByDir(ctx, id, s.d.relationsDirQuery)
 }

@@ -88,7 +88,7 @@ func TestRelationIndexVocabulary(t *testing.T) {
 	assert.Equal(t, virt.RelationIndexIn, relIndexIn)
 	assert.Equal(t, virt.RelationIndexMarker, relIndexMarker)
 	assert.Equal(t, virt.RelationIndexCount, relIndexCount)
-	for _, tag := range []string{tagRelIndexMarker, tagRelationsIndex, tagRelIndexBatch} {
+	for _, tag := range []string{tagRelIndexMarker, tagRelIndexOut, tagRelIndexIn, tagRelIndexBatch} {
 		q, err := render(tag, queryArgs{Indexed: []indexedRef{{"<e>", "<n>"}}, Limit: 1})
 		require.NoError(t, err)
 		for _, iri := range []string{relIndexOut, relIndexIn, relIndexMarker, relIndexCount} {
@@ -125,10 +125,14 @@ func TestRelationIndexListsWhatTheScansList(t *testing.T) {
 			ids := append(ntEntities(t, idx.Dialect(), c.nt), unknownID)
 			listed := 0
 			for _, id := range ids {
-				var st Stats
-				got, err := idx.Relations(WithStats(ctx, &st), id)
+				var rec kgqa.Recorder
+				got, err := idx.Relations(kgqa.WithRecorder(ctx, &rec), id)
 				require.NoError(t, err)
-				assert.EqualValues(t, 1, st.Queries.Load(), "a listing from the index is one query")
+				sent := rec.Transcript(func(string) int { return 0 }).Queries
+				require.Len(t, sent, 2)
+				for _, q := range sent {
+					require.Contains(t, q.SPARQL, relIndexNodePrefix, "a listing of %s not from the index", id)
+				}
 				want, err := scan.Relations(ctx, id)
 				require.NoError(t, err)
 				require.Equal(t, want, got, "relations of %s", id)
