@@ -31,7 +31,9 @@ import (
 // has one dot, a relation id at least two; Wikidata's entities and
 // properties have namespaces of their own). Linked's second hop (?m ?r
 // <candidate>, <candidate> ?r ?m) starts from an ?m a data edge bound. Only
-// a raw Select of (?s ?p ?o) with nothing fixed would see the index.
+// a raw Select could see the index: one of (?s ?p ?o) with nothing fixed,
+// or one asking for the subjects of a variable bound to a predicate IRI
+// (which only schema triples about properties would bind).
 const (
 	relIndexNodePrefix = "urn:parog:rel:"
 	relIndexOut        = "urn:parog:rel-out"
