@@ -15,7 +15,6 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg/backend"
 	"github.com/parog/parog-go/kgqa/kg/sparqlgate"
-	"golang.org/x/sync/errgroup"
 )
 
 const xsdNS = "http://www.w3.org/2001/XMLSchema#"
@@ -154,37 +153,6 @@ func (s *store) Relations(ctx context.Context, id string) ([]kgqa.Relation, erro
 		return nil, fmt.Errorf("kg: relations of %s: %w", id, err)
 	}
 	return s.relationList(t.Rows), nil
-}
-
-// relationRowsByDir sends the outgoing and the incoming listing of id
-// (built by query: from the facts or from the relation index) at once and
-// returns their rows as one listing's (?r, ?dir).
-func (s *store) relationRowsByDir(ctx context.Context, id string, query func(string, kgqa.Direction) (string, error)) ([]map[string]backend.Node, error) {
-	dirs := []kgqa.Direction{kgqa.Out, kgqa.In}
-	tables := make([]*backend.Table, len(dirs))
-	g, gctx := errgroup.WithContext(ctx)
-	for i, dir := range dirs {
-		q, err := query(id, dir)
-		if err != nil {
-			return nil, err
-		}
-		g.Go(func() error {
-			var err error
-			tables[i], err = s.run(gctx, kindRelations, id, q)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	var rows []map[string]backend.Node
-	for i, t := range tables {
-		dir := backend.Node{Kind: backend.NodeLiteral, Value: string(dirs[i])}
-		for _, row := range t.Rows {
-			rows = append(rows, map[string]backend.Node{"r": row["r"], "dir": dir})
-		}
-	}
-	return rows, nil
 }
 
 // relationList reads the rows of a relations query (?r, ?dir): the

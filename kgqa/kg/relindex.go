@@ -6,6 +6,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg/backend"
+	"golang.org/x/sync/errgroup"
 )
 
 // The relation index that `parog kg virtuoso setup` writes (package
@@ -132,4 +133,35 @@ func (s *store) relationRows(ctx context.Context, id string) ([]map[string]backe
 		return s.relationRowsByDir(ctx, id, s.d.relationsIndexQuery)
 	}
 	return s.relationRowsByDir(ctx, id, s.d.relationsDirQuery)
+}
+
+// relationRowsByDir sends the outgoing and the incoming listing of id
+// (built by query: from the facts or from the relation index) at once and
+// returns their rows as one listing's (?r, ?dir).
+func (s *store) relationRowsByDir(ctx context.Context, id string, query func(string, kgqa.Direction) (string, error)) ([]map[string]backend.Node, error) {
+	dirs := []kgqa.Direction{kgqa.Out, kgqa.In}
+	tables := make([]*backend.Table, len(dirs))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, dir := range dirs {
+		q, err := query(id, dir)
+		if err != nil {
+			return nil, err
+		}
+		g.Go(func() error {
+			var err error
+			tables[i], err = s.run(gctx, kindRelations, id, q)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var rows []map[string]backend.Node
+	for i, t := range tables {
+		dir := backend.Node{Kind: backend.NodeLiteral, Value: string(dirs[i])}
+		for _, row := range t.Rows {
+			rows = append(rows, map[string]backend.Node{"r": row["r"], "dir": dir})
+		}
+	}
+	return rows, nil
 }
