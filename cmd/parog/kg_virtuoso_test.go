@@ -39,6 +39,7 @@ func TestKGVirtuosoSetupStatusStop(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Regexp(t, `^virtuoso started \(pid \d+\), SPARQL at http://127.0.0.1:`+strconv.Itoa(ports[1])+`/sparql\n`+
 		`loaded 1/1 files, \d+ triples in the store, in \S+ \(\d+ triples/s\)\n`+
+		`relation index: written for 2 triples: 2 outgoing and 1 incoming \(entity, relation\) pairs, in \S+\n`+
 		`verified: 1 names; /sparql read-only: true; stop with: parog kg virtuoso stop --dir `, stdout)
 	assert.FileExists(t, filepath.Join(dir, "virtuoso.ini"))
 
@@ -49,6 +50,7 @@ func TestKGVirtuosoSetupStatusStop(t *testing.T) {
 	code, stdout, _ = run("setup", "--dir", dir, "--data", data)
 	require.Equal(t, 0, code)
 	assert.Contains(t, stdout, "virtuoso already running")
+	assert.Contains(t, stdout, "relation index: already complete for 2 triples (4 index triples)")
 
 	code, stdout, _ = run("stop", "--dir", dir)
 	require.Equal(t, 0, code)
