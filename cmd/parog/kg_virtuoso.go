@@ -15,11 +15,12 @@ const kgVirtuosoHelp = `Usage: parog kg virtuoso <setup|status|stop> --dir DIR [
 
   setup   write virtuoso.ini sized to --memory, start virtuoso-t, bulk-load --data
           with --parallel loaders (progress: files, triples/s, ETA), checkpoint,
-          index names for full-text search, write the relation index (each
-          entity's relations by direction, in graph urn:parog:relations, which
-          relation listings read instead of the entity's facts), make /sparql
-          read-only, verify. Run it again to resume or add data: nothing loads
-          twice, and the relation index is written again only if the data changed.
+          index names for full-text search, with --relation-index write the
+          relation index (each entity's relations by direction, in graph
+          urn:parog:relations, which relation listings read instead of the
+          entity's facts), make /sparql read-only, verify. Run it again to
+          resume or add data: nothing loads twice, and the relation index is
+          written again only if the data changed.
   status  the server's process, endpoint and load list
   stop    stop the server
 
@@ -67,6 +68,7 @@ func runVirtuosoSetup(ctx context.Context, env *Env, args []string) error {
 	queryMem := fs.String("query-memory", "", "memory one query may use (`SIZE`; default an eighth of --memory, 256MiB to 4GiB): MaxQueryMem")
 	queryTime := fs.Duration("query-time", time.Minute, "time one public query may run: MaxQueryExecutionTime")
 	maxRows := fs.Int("max-rows", 100000, "rows one public query may return: ResultSetMaxRows")
+	relIndex := fs.Bool("relation-index", false, "write the relation index: listings at hubs read it instead of every fact; adds about as many triples as the data, seen by queries with an unbound predicate")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -88,7 +90,7 @@ func runVirtuosoSetup(ctx context.Context, env *Env, args []string) error {
 	}
 	rep, err := virtuoso.Setup(ctx, virtuoso.SetupOptions{
 		Dir: *dir, Data: splitList(*data), Memory: mem, Parallel: *parallel, SQLPort: *sqlPort, HTTPPort: *httpPort,
-		MaxQueryMem: qmem, MaxQueryTime: int(queryTime.Seconds()), MaxRows: *maxRows,
+		MaxQueryMem: qmem, MaxQueryTime: int(queryTime.Seconds()), MaxRows: *maxRows, RelationIndex: *relIndex,
 		Detach: true, Progress: func(p virtuoso.Progress) { fmt.Fprintln(env.Stderr, progressLine(p)) },
 	})
 	if err != nil {
@@ -101,11 +103,12 @@ func runVirtuosoSetup(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "virtuoso %s (pid %d), SPARQL at %s\n", how, rep.Server.PID, rep.Server.SPARQL())
 	fmt.Fprintf(env.Stdout, "loaded %d/%d files, %d triples in the store, in %s (%.0f triples/s)\n",
 		rep.Load.Done, rep.Load.Files, rep.Load.Triples, rep.LoadTime.Round(time.Second), rep.Load.Rate)
-	ri := rep.Relations
-	if ri.Built {
+	switch ri := rep.Relations; {
+	case !*relIndex:
+	case ri.Built:
 		fmt.Fprintf(env.Stdout, "relation index: written for %d triples: %d outgoing and %d incoming (entity, relation) pairs, in %s\n",
 			ri.Data, ri.Out, ri.In, ri.Time.Round(time.Second))
-	} else {
+	default:
 		fmt.Fprintf(env.Stdout, "relation index: already complete for %d triples (%d index triples), checked in %s\n",
 			ri.Data, ri.Triples, ri.Time.Round(time.Millisecond))
 	}

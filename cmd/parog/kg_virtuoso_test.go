@@ -35,7 +35,7 @@ func TestKGVirtuosoSetupStatusStop(t *testing.T) {
 	t.Cleanup(func() { run("stop", "--dir", dir) })
 
 	code, stdout, stderr := run("setup", "--dir", dir, "--data", data, "--memory", "512MiB",
-		"--sql-port", strconv.Itoa(ports[0]), "--http-port", strconv.Itoa(ports[1]))
+		"--sql-port", strconv.Itoa(ports[0]), "--http-port", strconv.Itoa(ports[1]), "--relation-index")
 	require.Equal(t, 0, code, stderr)
 	assert.Regexp(t, `^virtuoso started \(pid \d+\), SPARQL at http://127.0.0.1:`+strconv.Itoa(ports[1])+`/sparql\n`+
 		`loaded 1/1 files, \d+ triples in the store, in \S+ \(\d+ triples/s\)\n`+
@@ -47,10 +47,13 @@ func TestKGVirtuosoSetupStatusStop(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Regexp(t, `^running \(pid \d+\), SPARQL at http://127.0.0.1:\d+/sparql\nfiles 1/1 loaded \(0 failed\), \d+ triples\n$`, stdout)
 
-	code, stdout, _ = run("setup", "--dir", dir, "--data", data)
+	code, stdout, _ = run("setup", "--dir", dir, "--data", data, "--relation-index")
 	require.Equal(t, 0, code)
 	assert.Contains(t, stdout, "virtuoso already running")
 	assert.Contains(t, stdout, "relation index: already complete for 2 triples (4 index triples)")
+	code, stdout, _ = run("setup", "--dir", dir, "--data", data)
+	require.Equal(t, 0, code)
+	assert.NotContains(t, stdout, "relation index", "without --relation-index")
 
 	code, stdout, _ = run("stop", "--dir", dir)
 	require.Equal(t, 0, code)

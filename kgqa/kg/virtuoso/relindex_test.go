@@ -64,7 +64,7 @@ func TestSetupWritesTheRelationIndexOnce(t *testing.T) {
 	ports, err := virtuoso.FreePorts(2)
 	require.NoError(t, err)
 	o := virtuoso.SetupOptions{Dir: filepath.Join(tmp, "db"), Data: []string{data}, Memory: virtuoso.GiB / 2,
-		Parallel: 1, SQLPort: ports[0], HTTPPort: ports[1], Interval: time.Second}
+		Parallel: 1, SQLPort: ports[0], HTTPPort: ports[1], Interval: time.Second, RelationIndex: true}
 	rep, err := virtuoso.Setup(ctx, o)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rep.Server.Stop() })

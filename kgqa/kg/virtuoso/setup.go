@@ -41,6 +41,13 @@ type SetupOptions struct {
 	MaxQueryMem  int64
 	MaxQueryTime int
 	MaxRows      int
+	// RelationIndex writes the relation index (IndexRelations into
+	// RelationIndexGraph) after the load. It is off by default: it adds a
+	// triple per (entity, relation, direction), about as many as the data
+	// holds, and a query with its predicate unbound sees them; relation
+	// listings read it instead of every fact of an entity, which pays at
+	// hubs of hundreds of thousands of facts.
+	RelationIndex bool
 }
 
 // SetupReport is what Setup did.
@@ -53,7 +60,7 @@ type SetupReport struct {
 	Load     Progress
 	LoadTime time.Duration
 	// Relations is what the relation index step did (IndexRelations into
-	// RelationIndexGraph).
+	// RelationIndexGraph), when SetupOptions.RelationIndex asked for it.
 	Relations RelationIndex
 	// Verified is the verification query's outcome.
 	Verified Verification
@@ -95,9 +102,9 @@ func (o *SetupOptions) defaults() error {
 // Setup brings a server in o.Dir up with o.Data loaded: it starts one
 // (or reuses the one an earlier setup left running), registers the data,
 // loads what is not loaded yet, indexes names, writes the relation index
-// (IndexRelations), makes /sparql read-only and verifies. Running it again
-// loads nothing twice, and writes the relation index again only when the
-// data changed.
+// if asked (IndexRelations), makes /sparql read-only and verifies. Running
+// it again loads nothing twice, and writes the relation index again only
+// when the data changed.
 func Setup(ctx context.Context, o SetupOptions) (*SetupReport, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
@@ -153,8 +160,10 @@ func Setup(ctx context.Context, o SetupOptions) (*SetupReport, error) {
 	if err := s.IndexNames(ctx); err != nil {
 		return fail(err)
 	}
-	if rep.Relations, err = s.IndexRelations(ctx, o.Graph, RelationIndexGraph); err != nil {
-		return fail(err)
+	if o.RelationIndex {
+		if rep.Relations, err = s.IndexRelations(ctx, o.Graph, RelationIndexGraph); err != nil {
+			return fail(err)
+		}
 	}
 	if err := s.ReadOnly(ctx, o.ReaderPassword); err != nil {
 		return fail(err)
