@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/parog/parog-go/internal/jsonscan"
 )
 
 // checkKeys refuses what encoding/json lets through silently: a key
@@ -15,6 +17,53 @@ import (
 // is left to the decoder, which says where.
 func checkKeys(data []byte, v any) error {
 	names := fieldNames(reflect.TypeOf(v))
+	if done, err := scanKeys(data, names); done {
+		return err
+	}
+	return tokenKeys(data, names)
+}
+
+// scanKeys is checkKeys in one pass of a scanner, for the bodies it reads
+// whole: one JSON value whose keys are plain ASCII (the usual request). It
+// reports done false for anything else (a key with an escape or a non-ASCII
+// letter, malformed JSON, more than one value), which tokenKeys then
+// reads: that keeps the verdict, and where malformed JSON stops it, the
+// token walk's.
+func scanKeys(data []byte, names map[string]string) (done bool, err error) {
+	s := jsonscan.New(data)
+	var value func() bool
+	value = func() bool {
+		switch s.Peek() {
+		case '{':
+			var seen map[string]bool
+			return s.Object(func(key []byte) bool {
+				if seen[string(key)] {
+					err = errorf(http.StatusBadRequest, "key %q appears twice in one object", truncate(string(key), 64))
+					return false
+				}
+				if seen == nil {
+					seen = map[string]bool{}
+				}
+				seen[string(key)] = true
+				if want, ok := names[strings.ToLower(string(key))]; ok && want != string(key) {
+					err = errorf(http.StatusBadRequest, "unknown field %q (keys are case-sensitive: %q)", truncate(string(key), 64), want)
+					return false
+				}
+				return value()
+			})
+		case '[':
+			return s.Array(func(int) bool { return value() })
+		}
+		return s.Skip()
+	}
+	if value() && s.End() {
+		return true, nil
+	}
+	return err != nil, err
+}
+
+// tokenKeys is checkKeys over the decoder's tokens.
+func tokenKeys(data []byte, names map[string]string) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	// One frame per open object or array; keys are tracked for objects.
 	type frame struct {

@@ -1,0 +1,294 @@
+// Package jsonscan walks JSON text in one pass without reflection, for
+// the hot paths that read a known shape (a model's reply envelope, the
+// keys of a request body). It accepts strict JSON only, and declines
+// (reports false) anything it does not read exactly as encoding/json
+// would: its callers then hand the text to encoding/json, so results and
+// errors stay encoding/json's.
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// Scanner walks JSON text; each method reports false on anything it does
+// not accept, which the caller takes as "decode this another way".
+type Scanner struct {
+	b     []byte
+	i     int
+	depth int // objects and arrays open
+}
+
+// maxDepth is the nesting the scanner reads; deeper text is left to
+// encoding/json, which has its own limit.
+const maxDepth = 200
+
+// New returns a scanner at the start of b.
+func New(b []byte) *Scanner { return &Scanner{b: b} }
+
+// End reports whether only white space is left.
+func (s *Scanner) End() bool {
+	s.space()
+	return s.i == len(s.b)
+}
+
+func (s *Scanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// Peek is the next byte after spaces, 0 at the end.
+func (s *Scanner) Peek() byte {
+	s.space()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// Null consumes a null literal if one comes next.
+func (s *Scanner) Null() bool { return s.Peek() == 'n' && s.literal("null") }
+
+// Object reads an object, calling field with each key positioned at its
+// value; field must consume the value.
+func (s *Scanner) Object(field func(key []byte) bool) bool {
+	return s.seq('{', '}', func(int) bool {
+		key, ok := s.key()
+		if !ok || s.Peek() != ':' {
+			return false
+		}
+		s.i++
+		return field(key)
+	})
+}
+
+// Array reads an array, calling elem with each index positioned at its
+// element; elem must consume it.
+func (s *Scanner) Array(elem func(i int) bool) bool { return s.seq('[', ']', elem) }
+
+// seq reads the comma-separated items between open and close, calling
+// item with each item's index; item must consume it.
+func (s *Scanner) seq(open, close byte, item func(i int) bool) bool {
+	if s.Peek() != open || s.depth >= maxDepth {
+		return false
+	}
+	s.i++
+	s.depth++
+	defer func() { s.depth-- }()
+	if s.Peek() == close {
+		s.i++
+		return true
+	}
+	for i := 0; ; i++ {
+		if !item(i) {
+			return false
+		}
+		switch s.Peek() {
+		case ',':
+			s.i++
+		case close:
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// key reads an object key made of printable ASCII without escapes (any
+// other key is declined: encoding/json folds some non-ASCII letters onto
+// ASCII ones when it matches field names).
+func (s *Scanner) key() ([]byte, bool) {
+	if s.Peek() != '"' {
+		return nil, false
+	}
+	start := s.i + 1
+	for j := start; j < len(s.b); j++ {
+		c := s.b[j]
+		switch {
+		case c == '"':
+			s.i = j + 1
+			return s.b[start:j], true
+		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// Str reads a string value. One without escapes is its bytes (valid
+// UTF-8 checked); any other is decoded by encoding/json itself (its rules
+// for invalid UTF-8 and surrogates are its own) once the scanner has found
+// where it ends.
+func (s *Scanner) Str() (string, bool) {
+	if s.Peek() != '"' {
+		return "", false
+	}
+	start := s.i
+	escaped, wide := false, false
+	for j := start + 1; j < len(s.b); j++ {
+		c := s.b[j]
+		switch {
+		case c == '"':
+			s.i = j + 1
+			body := s.b[start+1 : j]
+			if !escaped && (!wide || utf8.Valid(body)) {
+				return string(body), true
+			}
+			var out string
+			if json.Unmarshal(s.b[start:s.i], &out) != nil {
+				return "", false
+			}
+			return out, true
+		case c < 0x20:
+			return "", false
+		case c == '\\':
+			escaped = true
+			j++ // the escaped byte cannot end the string
+		case c >= utf8.RuneSelf:
+			wide = true
+		}
+	}
+	return "", false
+}
+
+// Count reads a token count: a plain non-negative integer that fits an int
+// (a fraction, an exponent, a sign or a huge number is declined, and
+// encoding/json decides).
+func (s *Scanner) Count(n *int) bool {
+	s.space()
+	j := s.i
+	v := 0
+	for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
+		if v > (1<<31-1)/10 {
+			return false
+		}
+		v = v*10 + int(s.b[j]-'0')
+		j++
+	}
+	if j == s.i || (s.b[s.i] == '0' && j-s.i > 1) {
+		return false
+	}
+	if j < len(s.b) {
+		switch s.b[j] {
+		case '.', 'e', 'E':
+			return false
+		}
+	}
+	s.i = j
+	*n = v
+	return true
+}
+
+// Skip consumes one JSON value of any kind, checking it strictly.
+func (s *Scanner) Skip() bool {
+	switch c := s.Peek(); {
+	case c == '{':
+		return s.Object(func([]byte) bool { return s.Skip() })
+	case c == '[':
+		return s.Array(func(int) bool { return s.Skip() })
+	case c == '"':
+		return s.skipString()
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	}
+	return false
+}
+
+func (s *Scanner) literal(word string) bool {
+	if !bytes.HasPrefix(s.b[s.i:], []byte(word)) {
+		return false
+	}
+	s.i += len(word)
+	return true
+}
+
+// skipString consumes a string, checking its escapes (\uXXXX with four hex
+// digits); invalid UTF-8 is left to encoding/json, which accepts it.
+func (s *Scanner) skipString() bool {
+	for j := s.i + 1; j < len(s.b); j++ {
+		switch c := s.b[j]; {
+		case c == '"':
+			s.i = j + 1
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if j+1 >= len(s.b) {
+				return false
+			}
+			switch s.b[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j++
+			case 'u':
+				if j+5 >= len(s.b) {
+					return false
+				}
+				for _, h := range s.b[j+2 : j+6] {
+					if !isHex(h) {
+						return false
+					}
+				}
+				j += 5
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// number consumes a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *Scanner) number() bool {
+	j := s.i
+	digits := func() bool {
+		k := j
+		for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
+			j++
+		}
+		return j > k
+	}
+	if j < len(s.b) && s.b[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(s.b) && s.b[j] == '0':
+		j++
+	case !digits():
+		return false
+	}
+	if j < len(s.b) && s.b[j] == '.' {
+		j++
+		if !digits() {
+			return false
+		}
+	}
+	if j < len(s.b) && (s.b[j] == 'e' || s.b[j] == 'E') {
+		j++
+		if j < len(s.b) && (s.b[j] == '+' || s.b[j] == '-') {
+			j++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	s.i = j
+	return true
+}

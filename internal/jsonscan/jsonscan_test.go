@@ -1,0 +1,82 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzSkip holds the scanner's notion of JSON to encoding/json's: a text
+// it reads whole as one value is valid JSON, and valid JSON it declines is
+// nested deeper than it reads or has a key it leaves to encoding/json (an
+// escape or a byte outside ASCII; the test allows those anywhere).
+func FuzzSkip(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e-3,true,false,null,"x\u00e9\n"]}`, `[]`, `{}`, ` "s" `, `-0`, `01`, `1.`, `{"a" 1}`,
+		`[1,]`, `"\ud800"`, "\"\xff\"", `{"a":{"b":{"c":[[[]]]}}}`, strings.Repeat("[", 201) + strings.Repeat("]", 201), `nul`, `1 2`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := New(b)
+		ok := s.Skip() && s.End()
+		valid := json.Valid(b)
+		switch {
+		case ok && !valid:
+			t.Fatalf("%q: read as one value, but encoding/json finds it invalid", b)
+		case valid && !ok && depth(b) <= maxDepth && !bytes.ContainsFunc(b, func(r rune) bool { return r == '\\' || r >= utf8.RuneSelf }):
+			t.Fatalf("%q: valid JSON declined", b)
+		}
+	})
+}
+
+// depth is the deepest nesting of brackets outside strings in valid JSON.
+func depth(b []byte) int {
+	d, most, inStr := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inStr && c == '\\':
+			i++
+		case c == '"':
+			inStr = !inStr
+		case !inStr && (c == '[' || c == '{'):
+			d++
+			most = max(most, d)
+		case !inStr && (c == ']' || c == '}'):
+			d--
+		}
+	}
+	return most
+}
+
+// TestStrAndCount reads the values the envelope reader takes out.
+func TestStrAndCount(t *testing.T) {
+	s := New([]byte(` ["caf\u00e9", "plain", 42, 4.2, null] `))
+	var got []any
+	ok := s.Array(func(i int) bool {
+		switch i {
+		case 0, 1:
+			v, ok := s.Str()
+			got = append(got, v)
+			return ok
+		case 2:
+			var n int
+			ok := s.Count(&n)
+			got = append(got, n)
+			return ok
+		case 3:
+			var n int
+			if s.Count(&n) {
+				t.Errorf("Count read 4.2 as %d", n)
+			}
+			return s.Skip()
+		}
+		return s.Null()
+	})
+	if !ok || !s.End() {
+		t.Fatalf("declined: %v", got)
+	}
+	if want := []any{"café", "plain", 42}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
