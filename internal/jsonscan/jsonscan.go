@@ -9,6 +9,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -123,10 +124,11 @@ func (s *Scanner) key() ([]byte, bool) {
 	return nil, false
 }
 
-// Str reads a string value. One without escapes is its bytes (valid
-// UTF-8 checked); any other is decoded by encoding/json itself (its rules
-// for invalid UTF-8 and surrogates are its own) once the scanner has found
-// where it ends.
+// Str reads a string value. One without escapes is its bytes, and one
+// with escapes is unescaped here (valid UTF-8 checked in both); a string
+// with invalid UTF-8 or a \u escape of a surrogate not in a pair is decoded
+// by encoding/json itself (its replacements are its own) once the scanner
+// has found where it ends.
 func (s *Scanner) Str() (string, bool) {
 	if s.Peek() != '"' {
 		return "", false
@@ -139,14 +141,16 @@ func (s *Scanner) Str() (string, bool) {
 		case c == '"':
 			s.i = j + 1
 			body := s.b[start+1 : j]
-			if !escaped && (!wide || utf8.Valid(body)) {
+			if wide && !utf8.Valid(body) {
+				return viaJSON(s.b[start:s.i])
+			}
+			if !escaped {
 				return string(body), true
 			}
-			var out string
-			if json.Unmarshal(s.b[start:s.i], &out) != nil {
-				return "", false
+			if out, ok := unescape(body); ok {
+				return out, true
 			}
-			return out, true
+			return viaJSON(s.b[start:s.i])
 		case c < 0x20:
 			return "", false
 		case c == '\\':
@@ -157,6 +161,91 @@ func (s *Scanner) Str() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+func viaJSON(quoted []byte) (string, bool) {
+	var out string
+	if json.Unmarshal(quoted, &out) != nil {
+		return "", false
+	}
+	return out, true
+}
+
+// unescape decodes the escapes of a string's body (valid UTF-8); it
+// reports false on a malformed escape and on a surrogate not in a pair,
+// which it leaves to encoding/json.
+func unescape(body []byte) (string, bool) {
+	out := make([]byte, 0, len(body))
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i+1 >= len(body) {
+			return "", false
+		}
+		i++
+		switch body[i] {
+		case '"', '\\', '/':
+			out = append(out, body[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(body, i+1)
+			if !ok {
+				return "", false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(0), i+2 < len(body) && body[i+1] == '\\' && body[i+2] == 'u'
+				if ok {
+					r2, ok = hex4(body, i+3)
+				}
+				pair := utf16.DecodeRune(r, r2)
+				if !ok || pair == utf8.RuneError {
+					return "", false
+				}
+				r = pair
+				i += 6
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
+}
+
+// hex4 reads the four hex digits of a \u escape at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
 }
 
 // Count reads a token count: a plain non-negative integer that fits an int

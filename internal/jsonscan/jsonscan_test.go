@@ -80,3 +80,26 @@ func TestStrAndCount(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }
+
+// FuzzStr holds Str to encoding/json: a string it reads is the string
+// json.Unmarshal decodes from the same text.
+func FuzzStr(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"caf\u00e9 \u00E9"`, `"\ud83d\ude00 smile"`, `"\ud83d alone"`,
+		`"\ude00\ud83d"`, `"\u12"`, "\"\xff\"", `"{\"reason\":\"x\",\"relations\":[{\"id\":\"a.b\",\"dir\":\"out\"}]}"`, `"\x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, ok := New(b).Str()
+		if !ok {
+			return
+		}
+		var want string
+		dec := json.NewDecoder(bytes.NewReader(b))
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("%q: Str read %q, encoding/json fails: %v", b, got, err)
+		}
+		if got != want {
+			t.Fatalf("%q: Str read %q, encoding/json %q", b, got, want)
+		}
+	})
+}
