@@ -59,28 +59,16 @@ func BenchmarkLoad(b *testing.B) {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
 			resetPeakRSS(child.pid)
 			mem0 := goMemCounters(b, child.url)
-			cpu0, self0, sw0 := procCPUSeconds(b, child.pid), selfCPUSeconds(), procSwitches(child.pid)
-			r := runLoad(c, req, clients, dur)
-			cpu, self, sw := procCPUSeconds(b, child.pid)-cpu0, selfCPUSeconds()-self0, procSwitches(child.pid)-sw0
+			r := runLevel(b, child.pid, c, req, clients, dur)
 			mem := goMemCounters(b, child.url)
-			reportLoad(b, r)
 			if r.n > 0 {
 				// The child's own allocation counters: unlike CPU time,
 				// they do not move with the load of a shared machine.
 				b.ReportMetric((mem.mallocs-mem0.mallocs)/float64(r.n), "server_allocs/req")
 				b.ReportMetric((mem.bytes-mem0.bytes)/float64(r.n)/1024, "server_alloc_kB/req")
 				b.ReportMetric((mem.gcs-mem0.gcs)/float64(r.n)*1000, "server_gc/1k_req")
-				// Each a thread put to sleep or woken: what a question
-				// costs the scheduler, far less noisy than CPU time.
-				b.ReportMetric(sw/float64(r.n), "server_ctxsw/req")
 			}
 			b.ReportMetric(procStatusMB(b, child.pid, "VmHWM"), "server_peak_rss_MB")
-			if r.n > 0 {
-				b.ReportMetric(cpu/float64(r.n)*1000, "server_cpu_ms/req")
-				b.ReportMetric(self/float64(r.n)*1000, "bench_cpu_ms/req")
-			}
-			b.ReportMetric(cpu/r.elapsed.Seconds(), "server_cores")
-			b.ReportMetric(self/r.elapsed.Seconds(), "bench_cores")
 			b.Logf("model calls: %d, in flight at most: %d", model.Count(), model.MaxInFlight())
 		})
 	}
@@ -140,6 +128,27 @@ func loadClient(b *testing.B, url string) (*api.Client, func()) {
 		b.Fatal(err)
 	}
 	return c, tr.CloseIdleConnections
+}
+
+// runLevel runs one load level of clients against the child process pid
+// and reports it: throughput, latency, errors, and per request the child's
+// CPU and context switches and this process's CPU (clients and scripted
+// model), with the cores each used.
+func runLevel(b *testing.B, pid int, c *api.Client, req api.AskRequest, clients int, dur time.Duration) loadResult {
+	cpu0, self0, sw0 := procCPUSeconds(b, pid), selfCPUSeconds(), procSwitches(pid)
+	r := runLoad(c, req, clients, dur)
+	cpu, self, sw := procCPUSeconds(b, pid)-cpu0, selfCPUSeconds()-self0, procSwitches(pid)-sw0
+	reportLoad(b, r)
+	if r.n > 0 {
+		b.ReportMetric(cpu/float64(r.n)*1000, "server_cpu_ms/req")
+		b.ReportMetric(self/float64(r.n)*1000, "bench_cpu_ms/req")
+		// Each a thread put to sleep or woken: what a question costs
+		// the scheduler, far less noisy than CPU time.
+		b.ReportMetric(sw/float64(r.n), "server_ctxsw/req")
+	}
+	b.ReportMetric(cpu/r.elapsed.Seconds(), "server_cores")
+	b.ReportMetric(self/r.elapsed.Seconds(), "bench_cores")
+	return r
 }
 
 func reportLoad(b *testing.B, r loadResult) {

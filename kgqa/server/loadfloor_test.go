@@ -64,16 +64,7 @@ func BenchmarkLoadFloor(b *testing.B) {
 	}
 	for _, clients := range []int{1, 50, 200} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
-			cpu0, self0, sw0 := procCPUSeconds(b, child.pid), selfCPUSeconds(), procSwitches(child.pid)
-			r := runLoad(c, req, clients, dur)
-			cpu, self, sw := procCPUSeconds(b, child.pid)-cpu0, selfCPUSeconds()-self0, procSwitches(child.pid)-sw0
-			reportLoad(b, r)
-			if r.n > 0 {
-				b.ReportMetric(cpu/float64(r.n)*1000, "server_cpu_ms/req")
-				b.ReportMetric(self/float64(r.n)*1000, "bench_cpu_ms/req")
-				b.ReportMetric(sw/float64(r.n), "server_ctxsw/req")
-			}
-			b.ReportMetric(cpu/r.elapsed.Seconds(), "server_cores")
+			runLevel(b, child.pid, c, req, clients, dur)
 		})
 	}
 }
