@@ -251,9 +251,21 @@ func checkParseResults(t *testing.T, body []byte) {
 	}
 	got, err := parseResultsJSON(body)
 	require.Equal(t, ref, got)
-	if refErr != nil {
-		require.EqualError(t, err, refErr.Error())
-	} else {
+	if refErr == nil {
 		require.NoError(t, err)
+		return
 	}
+	require.ErrorIs(t, err, backend.ErrBadResponse)
+	require.Equal(t, errorKind(refErr), errorKind(err))
+}
+
+// errorKind is an error's message without the type named by "unknown
+// term type": knakk's path names the first it meets in a row's map, so
+// a row of two unknown types names either.
+func errorKind(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "unknown term type"); i >= 0 {
+		return msg[:i]
+	}
+	return msg
 }
