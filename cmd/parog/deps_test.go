@@ -58,7 +58,7 @@ var layers = map[string][]string{
 	"kgqa/kg/demokg/gen":         {"kgqa", "kgqa/kg/demokg"},
 	"kgqa/kg/densify":            {},
 	"kgqa/kg/embedded":           {"kgqa/kg/backend", "kgqa/kg/demokg"},
-	"kgqa/kg/endpoint":           {"internal/backoff", "kgqa/kg/backend"},
+	"kgqa/kg/endpoint":           {"internal/backoff", "internal/jsonscan", "kgqa/kg/backend"},
 	"kgqa/kg/fbimport":           {"kgqa/kg"},
 	"kgqa/kg/sparqlgate":         {},
 	"kgqa/kg/virtuoso":           {},

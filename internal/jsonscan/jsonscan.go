@@ -130,29 +130,56 @@ func (s *Scanner) key() ([]byte, bool) {
 // by encoding/json itself (its replacements are its own) once the scanner
 // has found where it ends.
 func (s *Scanner) Str() (string, bool) {
-	if s.Peek() != '"' {
+	body, escaped, wide, ok := s.str()
+	switch {
+	case !ok:
 		return "", false
+	case wide && !utf8.Valid(body):
+		return viaJSON(s.b[s.i-len(body)-2 : s.i])
+	case !escaped:
+		return string(body), true
+	}
+	if out, ok := appendUnescaped(make([]byte, 0, len(body)), body); ok {
+		return string(out), true
+	}
+	return viaJSON(s.b[s.i-len(body)-2 : s.i])
+}
+
+// AppendStr reads a string value as Str does and appends it to dst, for a
+// caller that compares the strings it reads or gathers several in one
+// allocation: it allocates only when dst grows or encoding/json decodes.
+func (s *Scanner) AppendStr(dst []byte) ([]byte, bool) {
+	body, escaped, wide, ok := s.str()
+	switch {
+	case !ok:
+		return dst, false
+	case wide && !utf8.Valid(body):
+	case !escaped:
+		return append(dst, body...), true
+	default:
+		if out, ok := appendUnescaped(dst, body); ok {
+			return out, true
+		}
+	}
+	out, ok := viaJSON(s.b[s.i-len(body)-2 : s.i])
+	return append(dst, out...), ok
+}
+
+// str consumes a string and returns its body between the quotes, whether
+// it has escapes and whether it has bytes outside ASCII.
+func (s *Scanner) str() (body []byte, escaped, wide, ok bool) {
+	if s.Peek() != '"' {
+		return nil, false, false, false
 	}
 	start := s.i
-	escaped, wide := false, false
 	for j := start + 1; j < len(s.b); j++ {
 		c := s.b[j]
 		switch {
 		case c == '"':
 			s.i = j + 1
-			body := s.b[start+1 : j]
-			if wide && !utf8.Valid(body) {
-				return viaJSON(s.b[start:s.i])
-			}
-			if !escaped {
-				return string(body), true
-			}
-			if out, ok := unescape(body); ok {
-				return out, true
-			}
-			return viaJSON(s.b[start:s.i])
+			return s.b[start+1 : j], escaped, wide, true
 		case c < 0x20:
-			return "", false
+			return nil, false, false, false
 		case c == '\\':
 			escaped = true
 			j++ // the escaped byte cannot end the string
@@ -160,7 +187,7 @@ func (s *Scanner) Str() (string, bool) {
 			wide = true
 		}
 	}
-	return "", false
+	return nil, false, false, false
 }
 
 func viaJSON(quoted []byte) (string, bool) {
@@ -171,11 +198,11 @@ func viaJSON(quoted []byte) (string, bool) {
 	return out, true
 }
 
-// unescape decodes the escapes of a string's body (valid UTF-8); it
-// reports false on a malformed escape and on a surrogate not in a pair,
-// which it leaves to encoding/json.
-func unescape(body []byte) (string, bool) {
-	out := make([]byte, 0, len(body))
+// appendUnescaped appends the decoded body of a string (valid UTF-8) to
+// out; it reports false on a malformed escape and on a surrogate not in a
+// pair, which it leaves to encoding/json, and then out is unchanged.
+func appendUnescaped(out, body []byte) ([]byte, bool) {
+	n := len(out)
 	for i := 0; i < len(body); i++ {
 		c := body[i]
 		if c != '\\' {
@@ -183,7 +210,7 @@ func unescape(body []byte) (string, bool) {
 			continue
 		}
 		if i+1 >= len(body) {
-			return "", false
+			return out[:n], false
 		}
 		i++
 		switch body[i] {
@@ -202,7 +229,7 @@ func unescape(body []byte) (string, bool) {
 		case 'u':
 			r, ok := hex4(body, i+1)
 			if !ok {
-				return "", false
+				return out[:n], false
 			}
 			i += 4
 			if utf16.IsSurrogate(r) {
@@ -212,17 +239,17 @@ func unescape(body []byte) (string, bool) {
 				}
 				pair := utf16.DecodeRune(r, r2)
 				if !ok || pair == utf8.RuneError {
-					return "", false
+					return out[:n], false
 				}
 				r = pair
 				i += 6
 			}
 			out = utf8.AppendRune(out, r)
 		default:
-			return "", false
+			return out[:n], false
 		}
 	}
-	return string(out), true
+	return out, true
 }
 
 // hex4 reads the four hex digits of a \u escape at b[i:].

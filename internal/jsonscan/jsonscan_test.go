@@ -82,7 +82,8 @@ func TestStrAndCount(t *testing.T) {
 }
 
 // FuzzStr holds Str to encoding/json: a string it reads is the string
-// json.Unmarshal decodes from the same text.
+// json.Unmarshal decodes from the same text; AppendStr appends what Str
+// reads.
 func FuzzStr(f *testing.F) {
 	for _, s := range []string{`"plain"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"caf\u00e9 \u00E9"`, `"\ud83d\ude00 smile"`, `"\ud83d alone"`,
 		`"\ude00\ud83d"`, `"\u12"`, "\"\xff\"", `"{\"reason\":\"x\",\"relations\":[{\"id\":\"a.b\",\"dir\":\"out\"}]}"`, `"\x"`} {
@@ -90,6 +91,10 @@ func FuzzStr(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, ok := New(b).Str()
+		appended, appendOK := New(b).AppendStr([]byte("prefix "))
+		if appendOK != ok || ok && string(appended) != "prefix "+got || !ok && string(appended) != "prefix " {
+			t.Fatalf("%q: Str read %q (%v), AppendStr %q (%v)", b, got, ok, appended, appendOK)
+		}
 		if !ok {
 			return
 		}
