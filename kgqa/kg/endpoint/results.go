@@ -15,8 +15,8 @@ const xsdString = "http://www.w3.org/2001/XMLSchema#string"
 // parseResultsJSON reads SPARQL 1.1 Query Results JSON into backend
 // nodes. A hub's relation listing is thousands of rows, and knakk/sparql
 // (encoding/json into its bindings, then knakk/rdf terms, then nodes)
-// spends about 9 µs and 26 allocations a row on it; decodeResults reads
-// the documents endpoints write in one pass (about 1.5 µs and 3
+// spends 7-12 µs and 26 allocations a row on it; decodeResults reads
+// the documents endpoints write in one pass (1.2-1.7 µs and 3
 // allocations a row: docs/performance.md, "SPARQL results parsing"), and
 // hands every body it is not sure to read exactly as knakk does to
 // parseResultsKnakk, which stays the reference: same table, same error
