@@ -6,6 +6,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kg/embedded"
 	"github.com/stretchr/testify/assert"
@@ -25,15 +26,21 @@ func TestDemoBackendsAgree(t *testing.T) {
 }
 
 func backendsAgree(t *testing.T, dialect, builtin, endpoint string, qs []demokg.Question, minFacts int) {
+	c := endpointConfig(endpoint)
+	c.Dialect, c.CacheSize = dialect, 0
+	backendsAgreeWith(t, dialect, builtin, c, adapters.Open, qs, minFacts)
+}
+
+// backendsAgreeWith is backendsAgree with the endpoint's store opened from
+// virtCfg by open.
+func backendsAgreeWith(t *testing.T, dialect, builtin string, virtCfg config.KG, open OpenBackend, qs []demokg.Question, minFacts int) {
 	cfg := config.Default().KG
 	cfg.Dialect, cfg.Files = dialect, []string{builtin}
 	cfg.CacheSize = 0
 	emb := openFixture(t, cfg)
-	virt := openFixture(t, func() config.KG {
-		c := endpointConfig(endpoint)
-		c.Dialect, c.CacheSize = dialect, 0
-		return c
-	}())
+	virt, err := Open(context.Background(), virtCfg, "", open)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = virt.Close() })
 	ctx := context.Background()
 
 	ids := map[string]string{}
