@@ -55,6 +55,7 @@ func parseResultsTSV(body []byte) (*backend.Table, error) {
 		return nil, tsvError("solutions of no variables")
 	}
 	var cols [][]byte
+	r := &tsvReader{}
 	for i, line := range lines[1:] {
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		cols = splitTabs(cols[:0], line)
@@ -66,7 +67,7 @@ func parseResultsTSV(body []byte) (*backend.Table, error) {
 			if len(col) == 0 {
 				continue
 			}
-			n, err := tsvTerm(col)
+			n, err := r.term(col)
 			if err != nil {
 				return nil, tsvError(fmt.Sprintf("line %d, ?%s: %v: %.80q", i+2, vars[j], err, col))
 			}
@@ -125,8 +126,14 @@ func varName(s []byte) bool {
 	return true
 }
 
-// tsvTerm reads one RDF term in Turtle syntax.
-func tsvTerm(s []byte) (backend.Node, error) {
+// tsvReader reads the terms of one body; a literal's datatype and
+// language tag repeat from row to row, so each is allocated once.
+type tsvReader struct {
+	datatypes, langs []string
+}
+
+// term reads one RDF term in Turtle syntax.
+func (r *tsvReader) term(s []byte) (backend.Node, error) {
 	if !utf8.Valid(s) {
 		return backend.Node{}, errors.New("invalid UTF-8")
 	}
@@ -143,7 +150,7 @@ func tsvTerm(s []byte) (backend.Node, error) {
 		}
 		return backend.Node{Kind: backend.NodeBlank, Value: string(s[2:])}, nil
 	case '"':
-		return literal(s)
+		return r.literal(s)
 	}
 	if dt := bareDatatype(s); dt != "" {
 		return backend.Node{Kind: backend.NodeLiteral, Value: string(s), Datatype: dt}, nil
@@ -154,6 +161,9 @@ func tsvTerm(s []byte) (backend.Node, error) {
 // iriRef reads <...> at the start of s, its \u and \U escapes decoded,
 // and returns the rest of s.
 func iriRef(s []byte) (string, []byte, error) {
+	if end := bytes.IndexByte(s, '>'); end > 0 && plainIRI(s[1:end]) {
+		return string(s[1:end]), s[end+1:], nil
+	}
 	var b strings.Builder
 	for i := 1; i < len(s); {
 		c := s[i]
@@ -175,6 +185,26 @@ func iriRef(s []byte) (string, []byte, error) {
 		i++
 	}
 	return "", nil, errors.New("unterminated IRI")
+}
+
+// plainIRI says whether s holds no escape and no character an IRI may
+// not hold raw.
+func plainIRI(s []byte) bool {
+	for _, c := range s {
+		if c <= ' ' || c == '\\' || strings.IndexByte("<\"{}|^`", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// datatype reads the <datatype> at the start of s, allocated once per
+// body.
+func (r *tsvReader) datatype(s []byte) (string, []byte, error) {
+	if end := bytes.IndexByte(s, '>'); end > 0 && plainIRI(s[1:end]) {
+		return intern(&r.datatypes, s[1:end]), s[end+1:], nil
+	}
+	return iriRef(s)
 }
 
 // uchar decodes the \uXXXX or \UXXXXXXXX at the start of s and returns
@@ -214,9 +244,12 @@ func uchar(s []byte) (rune, int, error) {
 }
 
 // literal reads "..." with its escapes, then @lang or ^^<datatype>.
-func literal(s []byte) (backend.Node, error) {
+func (r *tsvReader) literal(s []byte) (backend.Node, error) {
 	if bytes.HasPrefix(s, []byte(`"""`)) && len(s) > 3 {
 		return backend.Node{}, errors.New("long string")
+	}
+	if end := bytes.IndexByte(s[1:], '"'); end >= 0 && bytes.IndexByte(s[1:1+end], '\\') < 0 && bytes.IndexAny(s[1:1+end], "\r\n") < 0 {
+		return r.suffix(backend.Node{Kind: backend.NodeLiteral, Value: string(s[1 : 1+end])}, s[2+end:])
 	}
 	var b strings.Builder
 	i := 1
@@ -250,8 +283,11 @@ func literal(s []byte) (backend.Node, error) {
 		b.WriteRune(r)
 		i += n - 1
 	}
-	n := backend.Node{Kind: backend.NodeLiteral, Value: b.String()}
-	rest := s[i+1:]
+	return r.suffix(backend.Node{Kind: backend.NodeLiteral, Value: b.String()}, s[i+1:])
+}
+
+// suffix reads what follows a string: nothing, @lang or ^^<datatype>.
+func (r *tsvReader) suffix(n backend.Node, rest []byte) (backend.Node, error) {
 	switch {
 	case len(rest) == 0:
 		return n, nil
@@ -259,10 +295,10 @@ func literal(s []byte) (backend.Node, error) {
 		if !langTag(rest[1:]) {
 			return backend.Node{}, errors.New("bad language tag")
 		}
-		n.Lang = string(rest[1:])
+		n.Lang = intern(&r.langs, rest[1:])
 		return n, nil
 	case bytes.HasPrefix(rest, []byte("^^<")):
-		dt, after, err := iriRef(rest[2:])
+		dt, after, err := r.datatype(rest[2:])
 		if err != nil || len(after) > 0 {
 			return backend.Node{}, errors.Join(errors.New("bad datatype"), err)
 		}

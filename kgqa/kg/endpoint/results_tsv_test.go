@@ -288,3 +288,32 @@ func FuzzParseResultsTSV(f *testing.F) {
 		assert.Equal(t, got, again, "%q", b.String())
 	})
 }
+
+// BenchmarkParseResultsTSV parses the 10,000 rows of BenchmarkParseResults
+// written as SPARQL 1.1 TSV.
+func BenchmarkParseResultsTSV(b *testing.B) {
+	tab, err := parseResultsJSON(resultsJSON(10_000))
+	require.NoError(b, err)
+	var sb strings.Builder
+	sb.WriteString("?e\t?n\t?l\t?b\n")
+	for _, row := range tab.Rows {
+		for i, v := range tab.Vars {
+			if i > 0 {
+				sb.WriteByte('\t')
+			}
+			sb.WriteString(writeTSVTerm(row[v], false, false))
+		}
+		sb.WriteByte('\n')
+	}
+	body := []byte(sb.String())
+	got, err := parseResultsTSV(body)
+	require.NoError(b, err)
+	require.Equal(b, tab, got)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseResultsTSV(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
