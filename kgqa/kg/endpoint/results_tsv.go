@@ -349,7 +349,7 @@ func bareDatatype(s []byte) string {
 	if string(s) == "true" || string(s) == "false" {
 		return xsdBoolean
 	}
-	if s[0] == '+' || s[0] == '-' {
+	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
 		s = s[1:]
 	}
 	mant, exp := s, []byte(nil)
