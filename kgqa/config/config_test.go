@@ -201,7 +201,10 @@ func TestResultsFormat(t *testing.T) {
 	cfg, err = Load(writeFile(t, sparql), envOf(map[string]string{"PAROG_KG_RESULTS": "tsv"}), []string{"kg.results=json"})
 	require.NoError(t, err)
 	assert.Equal(t, "json", cfg.KG.Results, "flag over env")
-	for _, bad := range []string{sparql + "  results: xml\n", sparql + "  results: TSV\n", "kg:\n  files: [x.nt]\n  results: tsv\n"} {
+	cfg, err = Load(writeFile(t, sparql+"  results: xml\n"), envOf(nil), nil)
+	require.NoError(t, err)
+	assert.Equal(t, "xml", cfg.KG.Results)
+	for _, bad := range []string{sparql + "  results: csv\n", sparql + "  results: TSV\n", "kg:\n  files: [x.nt]\n  results: tsv\n", "kg:\n  files: [x.nt]\n  results: xml\n"} {
 		_, err := Load(writeFile(t, bad), envOf(nil), nil)
 		var cerr *Error
 		require.ErrorAs(t, err, &cerr, bad)

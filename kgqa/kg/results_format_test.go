@@ -17,27 +17,32 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/endpoint"
 )
 
-// bothFormats sends every query twice, asking for JSON and for
-// tab-separated results, and fails the test when the two tables (or the
-// two errors' classes) differ; the store goes on with the JSON answer.
+// bothFormats sends every query three times, asking for JSON, for
+// tab-separated and for XML results, and fails the test when the tables
+// (or the errors' classes) differ; the store goes on with the JSON
+// answer.
 type bothFormats struct {
-	t           *testing.T
-	json, tsv   *endpoint.Client
-	compared    atomic.Int64
-	withLiteral atomic.Int64
+	t              *testing.T
+	json, tsv, xml *endpoint.Client
+	compared       atomic.Int64
+	withLiteral    atomic.Int64
 }
 
 func (b *bothFormats) Query(ctx context.Context, q string) (*backend.Table, error) {
 	want, werr := b.json.Query(ctx, q)
-	got, gerr := b.tsv.Query(ctx, q)
 	b.compared.Add(1)
-	for _, class := range []error{backend.ErrQuery, backend.ErrBadResponse, backend.ErrTooLarge, backend.ErrEndpoint, backend.ErrUnavailable} {
-		if errors.Is(werr, class) != errors.Is(gerr, class) {
-			b.t.Errorf("query %q: JSON error %v, tab-separated error %v", q, werr, gerr)
+	for _, other := range []*endpoint.Client{b.tsv, b.xml} {
+		got, gerr := other.Query(ctx, q)
+		for _, class := range []error{backend.ErrQuery, backend.ErrBadResponse, backend.ErrTooLarge, backend.ErrEndpoint, backend.ErrUnavailable} {
+			if errors.Is(werr, class) != errors.Is(gerr, class) {
+				b.t.Errorf("query %q: JSON error %v, other error %v", q, werr, gerr)
+			}
+		}
+		if werr == nil && gerr == nil {
+			assert.Equal(b.t, want, got, "query %q", q)
 		}
 	}
-	if werr == nil && gerr == nil {
-		assert.Equal(b.t, want, got, "query %q", q)
+	if werr == nil {
 		for _, row := range want.Rows {
 			for _, n := range row {
 				if n.Kind == backend.NodeLiteral && (n.Datatype != "" || n.Lang != "") {
@@ -50,7 +55,7 @@ func (b *bothFormats) Query(ctx context.Context, q string) (*backend.Table, erro
 }
 
 func (b *bothFormats) Close() error {
-	return errors.Join(b.json.Close(), b.tsv.Close())
+	return errors.Join(b.json.Close(), b.tsv.Close(), b.xml.Close())
 }
 
 // openBoth is an OpenBackend of bothFormats; it keeps the one it opens
@@ -67,7 +72,12 @@ func openBoth(t *testing.T, last **bothFormats) OpenBackend {
 		if err != nil {
 			return nil, err
 		}
-		*last = &bothFormats{t: t, json: j, tsv: v}
+		o.Results = endpoint.ResultsXML
+		x, err := endpoint.New(cfg.Endpoint, o)
+		if err != nil {
+			return nil, err
+		}
+		*last = &bothFormats{t: t, json: j, tsv: v, xml: x}
 		return *last, nil
 	}
 }
@@ -75,10 +85,11 @@ func openBoth(t *testing.T, last **bothFormats) OpenBackend {
 // TestResultsFormatsAgreeVirtuoso asks the real Virtuoso every query the
 // store sends (the contract on the fixture, every primitive of the demo
 // graphs, the free-text search, the listings from the relation index)
-// as JSON and as tab-separated values, and requires the same tables.
-// Virtuoso 7's tab-separated values are not SPARQL 1.1 TSV (they lose
-// the kind of term, datatypes and language tags), so what this holds is
-// that the client never reads them as such: each is asked again as JSON.
+// as JSON, as tab-separated values and as XML, and requires the same
+// tables. Virtuoso 7's tab-separated values are not SPARQL 1.1 TSV (they
+// lose the kind of term, datatypes and language tags), so what this
+// holds for them is that the client never reads them as such: each is
+// asked again as JSON. Its XML is read.
 func TestResultsFormatsAgreeVirtuoso(t *testing.T) {
 	srv := virtuoso(t)
 	ctx := context.Background()
@@ -138,17 +149,19 @@ func TestResultsFormatsAgreeVirtuoso(t *testing.T) {
 }
 
 // TestStoreResultsTSVVirtuoso runs the store's contract and the demo
-// graph's comparison with kg.results tsv.
+// graph's comparison with kg.results tsv and xml.
 func TestStoreResultsTSVVirtuoso(t *testing.T) {
 	srv := virtuoso(t)
-	t.Run("contract", func(t *testing.T) {
-		c := endpointConfig(srv.GraphURL(fixtureGraph))
-		c.Results = "tsv"
-		runContract(t, openFixture(t, c))
-	})
-	t.Run("demo", func(t *testing.T) {
-		c := endpointConfig(srv.GraphURL(demoGraph))
-		c.CacheSize, c.Results = 0, "tsv"
-		backendsAgreeWith(t, "freebase", embedded.BuiltinDemoFreebase, c, adapters.Open, demokg.FreebaseQuestions(), 100)
-	})
+	for _, results := range []string{"tsv", "xml"} {
+		t.Run("contract "+results, func(t *testing.T) {
+			c := endpointConfig(srv.GraphURL(fixtureGraph))
+			c.Results = results
+			runContract(t, openFixture(t, c))
+		})
+		t.Run("demo "+results, func(t *testing.T) {
+			c := endpointConfig(srv.GraphURL(demoGraph))
+			c.CacheSize, c.Results = 0, results
+			backendsAgreeWith(t, "freebase", embedded.BuiltinDemoFreebase, c, adapters.Open, demokg.FreebaseQuestions(), 100)
+		})
+	}
 }

@@ -1,7 +1,7 @@
 // Package endpoint is the SPARQL 1.1 Protocol adapter of package kg: it
 // sends the SELECT text kg builds to an endpoint (Virtuoso, QLever,
-// Blazegraph) and reads SPARQL 1.1 JSON results, or SPARQL 1.1 TSV
-// results where configured (Options.Results).
+// Blazegraph) and reads SPARQL 1.1 JSON results, or SPARQL 1.1 TSV or
+// XML results where configured (Options.Results).
 package endpoint
 
 import (
@@ -43,12 +43,14 @@ type Client struct {
 const (
 	mediaJSON = "application/sparql-results+json"
 	mediaTSV  = "text/tab-separated-values"
+	mediaXML  = "application/sparql-results+xml"
 )
 
 // Results formats a Client asks for (Options.Results).
 const (
 	ResultsJSON = "json"
 	ResultsTSV  = "tsv"
+	ResultsXML  = "xml"
 )
 
 // Options configure a Client; zero fields take the defaults.
@@ -70,10 +72,12 @@ type Options struct {
 	// user of the setup kit; no credentials are sent when User is empty.
 	User, Password string
 	// Results is the format asked for: ResultsJSON (the default when
-	// empty) or ResultsTSV, SPARQL 1.1 TSV with JSON as the second
-	// choice. Whatever is asked, the reply is read by its Content-Type;
-	// a tab-separated reply the client cannot read with certainty (see
-	// parseResultsTSV) is asked for again once as JSON.
+	// empty), ResultsTSV (SPARQL 1.1 TSV) or ResultsXML (SPARQL Query
+	// Results XML), the last two with JSON as the second choice.
+	// Whatever is asked, the reply is read by its Content-Type; a
+	// tab-separated or XML reply the client cannot read with certainty
+	// (see parseResultsTSV, parseResultsXML) is asked for again once as
+	// JSON.
 	Results string
 }
 
@@ -100,8 +104,10 @@ func New(rawURL string, o Options) (*Client, error) {
 	case ResultsJSON, "":
 	case ResultsTSV:
 		accept = mediaTSV + ", " + mediaJSON + ";q=0.9"
+	case ResultsXML:
+		accept = mediaXML + ", " + mediaJSON + ";q=0.9"
 	default:
-		return nil, fmt.Errorf("kg: kg.results: want %s or %s, got %q", ResultsJSON, ResultsTSV, o.Results)
+		return nil, fmt.Errorf("kg: kg.results: want %s, %s or %s, got %q", ResultsJSON, ResultsTSV, ResultsXML, o.Results)
 	}
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
@@ -136,7 +142,7 @@ func (e *Client) Query(ctx context.Context, q string) (*backend.Table, error) {
 	defer cancel()
 	for n := 0; ; n++ {
 		t, advice, err := e.attempt(ctx, q, e.accept)
-		if errors.Is(err, errTSVUnread) {
+		if errors.Is(err, errUnread) {
 			t, advice, err = e.attempt(ctx, q, mediaJSON)
 		}
 		if err == nil {
@@ -254,8 +260,11 @@ func (e *Client) decode(resp *http.Response) (*backend.Table, error) {
 	if int64(len(body)) > e.maxBytes {
 		return nil, fmt.Errorf("%w: more than %d bytes", backend.ErrTooLarge, e.maxBytes)
 	}
-	if ct == mediaTSV {
+	switch ct {
+	case mediaTSV:
 		return parseResultsTSV(body)
+	case mediaXML:
+		return parseResultsXML(body)
 	}
 	return parseResultsJSON(body)
 }

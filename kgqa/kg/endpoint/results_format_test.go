@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,6 +40,8 @@ func formatEndpoint(t *testing.T, replies ...[2]string) (*httptest.Server, func(
 
 const (
 	acceptTSV   = "text/tab-separated-values, application/sparql-results+json;q=0.9"
+	acceptXML   = "application/sparql-results+xml, application/sparql-results+json;q=0.9"
+	formatXML   = `<sparql xmlns="http://www.w3.org/2005/sparql-results#"><head><variable name="x"/></head><results><result><binding name="x"><literal xml:lang="en">a</literal></binding></result></results></sparql>`
 	formatJSON  = `{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "literal", "value": "a", "xml:lang": "en"}}]}}`
 	formatTSV   = "?x\n\"a\"@en\n"
 	virtuosoTSV = "\"x\"\n\"a\"\n"
@@ -59,6 +62,8 @@ func TestResultsFormat(t *testing.T) {
 		{"json", "json", [][2]string{{"application/sparql-results+json; charset=UTF-8", formatJSON}}, []string{mediaJSON}},
 		{"tsv", "tsv", [][2]string{{"text/tab-separated-values; charset=UTF-8", formatTSV}}, []string{acceptTSV}},
 		{"tsv asked, json answered", "tsv", [][2]string{{"application/sparql-results+json", formatJSON}}, []string{acceptTSV}},
+		{"xml", "xml", [][2]string{{"application/sparql-results+xml; charset=UTF-8", formatXML}}, []string{acceptXML}},
+		{"xml not read, asked again as json", "xml", [][2]string{{"application/sparql-results+xml", strings.Replace(formatXML, ">a<", ">a&#1;<", 1)}, {"application/sparql-results+json", formatJSON}}, []string{acceptXML, mediaJSON}},
 		{"tsv not read, asked again as json", "tsv", [][2]string{{"text/tab-separated-values", virtuosoTSV}, {"application/sparql-results+json", formatJSON}}, []string{acceptTSV, mediaJSON}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,6 +91,6 @@ func TestResultsFormatUnreadTwice(t *testing.T) {
 }
 
 func TestResultsFormatUnknown(t *testing.T) {
-	_, err := New("http://127.0.0.1:1/sparql", Options{Results: "xml"})
+	_, err := New("http://127.0.0.1:1/sparql", Options{Results: "csv"})
 	require.ErrorContains(t, err, "kg.results")
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/backend"
 )
 
-// errTSVUnread marks a tab-separated body parseResultsTSV cannot read
-// with certainty; the client then asks the same query again as JSON.
-var errTSVUnread = errors.New("tab-separated results not read")
+// errUnread marks a tab-separated or XML body the client cannot read
+// with certainty; it then asks the same query again as JSON.
+var errUnread = errors.New("results not read")
 
 // XSD datatypes of Turtle's bare literals.
 const (
@@ -33,7 +33,7 @@ const (
 // datatype (none for xsd:string) or language tag; Turtle's bare
 // integers, decimals, doubles and booleans take their XSD datatype, their
 // text as written. What it cannot read with certainty fails with
-// ErrBadResponse and errTSVUnread: a header that is not ?variables (such
+// ErrBadResponse and errUnread: a header that is not ?variables (such
 // as Virtuoso 7's text/tab-separated-values, which quotes the names and
 // writes IRIs and literals alike as quoted text, without datatype or
 // language tag), a line whose columns do not match the header, a term of
@@ -79,7 +79,7 @@ func parseResultsTSV(body []byte) (*backend.Table, error) {
 }
 
 func tsvError(reason string) error {
-	return fmt.Errorf("%w: %w: %s", backend.ErrBadResponse, errTSVUnread, reason)
+	return fmt.Errorf("%w: %w: %s", backend.ErrBadResponse, errUnread, reason)
 }
 
 func splitTabs(cols [][]byte, line []byte) [][]byte {

@@ -98,7 +98,7 @@ func TestParseResultsTSVShapes(t *testing.T) {
 }
 
 // TestParseResultsTSVRefuses: what is not read with certainty is an
-// ErrBadResponse marked errTSVUnread (the client asks again as JSON).
+// ErrBadResponse marked errUnread (the client asks again as JSON).
 func TestParseResultsTSVRefuses(t *testing.T) {
 	for _, bad := range []string{
 		"x\n<http://x/>\n", "\"x\"\n", "?x\t?x\n", "?x-y\n", "?\n", "?x\t\n",
@@ -114,7 +114,7 @@ func TestParseResultsTSVRefuses(t *testing.T) {
 	} {
 		_, err := parseResultsTSV([]byte(bad))
 		assert.ErrorIs(t, err, backend.ErrBadResponse, "%q", bad)
-		assert.ErrorIs(t, err, errTSVUnread, "%q", bad)
+		assert.ErrorIs(t, err, errUnread, "%q", bad)
 	}
 }
 
@@ -130,7 +130,7 @@ func TestParseResultsTSVVirtuoso(t *testing.T) {
 		body, err := os.ReadFile(file)
 		require.NoError(t, err)
 		_, err = parseResultsTSV(body)
-		assert.ErrorIs(t, err, errTSVUnread, file)
+		assert.ErrorIs(t, err, errUnread, file)
 	}
 }
 
@@ -248,7 +248,7 @@ func FuzzParseResultsTSVTerms(f *testing.F) {
 }
 
 // FuzzParseResultsTSV reads arbitrary bodies: no panic, every failure an
-// errTSVUnread, and a table it reads reads the same once written again.
+// errUnread, and a table it reads reads the same once written again.
 func FuzzParseResultsTSV(f *testing.F) {
 	f.Add([]byte("?x\t?y\n<http://x/\\u00FC>\t\"a\\tb\"@en\n_:b\t1.5e3\n\t\n"))
 	f.Add([]byte("?s\n\"1\"^^<http://www.w3.org/2001/XMLSchema#integer>\ntrue\n"))
@@ -260,7 +260,7 @@ func FuzzParseResultsTSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		got, err := parseResultsTSV(body)
 		if err != nil {
-			require.ErrorIs(t, err, errTSVUnread)
+			require.ErrorIs(t, err, errUnread)
 			require.ErrorIs(t, err, backend.ErrBadResponse)
 			return
 		}
