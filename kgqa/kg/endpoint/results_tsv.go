@@ -248,7 +248,7 @@ func (r *tsvReader) literal(s []byte) (backend.Node, error) {
 	if bytes.HasPrefix(s, []byte(`"""`)) && len(s) > 3 {
 		return backend.Node{}, errors.New("long string")
 	}
-	if end := bytes.IndexByte(s[1:], '"'); end >= 0 && bytes.IndexByte(s[1:1+end], '\\') < 0 && bytes.IndexAny(s[1:1+end], "\r\n") < 0 {
+	if end := bytes.IndexByte(s[1:], '"'); end >= 0 && !bytes.ContainsAny(s[1:1+end], "\\\r\n") {
 		return r.suffix(backend.Node{Kind: backend.NodeLiteral, Value: string(s[1 : 1+end])}, s[2+end:])
 	}
 	var b strings.Builder
