@@ -257,8 +257,15 @@ func hex4(b []byte, i int) (rune, bool) {
 	if i+4 > len(b) {
 		return 0, false
 	}
-	var r rune
-	for _, c := range b[i : i+4] {
+	return Hex(b[i : i+4])
+}
+
+// Hex reads b, hex digits only, as a number (the digits of an escape such
+// as \uXXXX); it reports false for anything else, and for a number past
+// what a rune holds.
+func Hex(b []byte) (rune, bool) {
+	var r uint32
+	for _, c := range b {
 		var d byte
 		switch {
 		case c >= '0' && c <= '9':
@@ -270,9 +277,12 @@ func hex4(b []byte, i int) (rune, bool) {
 		default:
 			return 0, false
 		}
-		r = r<<4 | rune(d)
+		if r > 0x7FFFFFF {
+			return 0, false
+		}
+		r = r<<4 | uint32(d)
 	}
-	return r, true
+	return rune(r), true
 }
 
 // Count reads a token count: a plain non-negative integer that fits an int

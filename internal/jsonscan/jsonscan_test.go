@@ -108,3 +108,18 @@ func FuzzStr(f *testing.F) {
 		}
 	})
 }
+
+// TestHex reads escape digits, and refuses what is not hex or does not
+// fit a rune.
+func TestHex(t *testing.T) {
+	for in, want := range map[string]rune{"00e9": 0xe9, "D83D": 0xd83d, "0010FFFF": 0x10ffff, "7FFFFFFF": 0x7fffffff, "": 0} {
+		if r, ok := Hex([]byte(in)); !ok || r != want {
+			t.Errorf("Hex(%q) = %#x, %v; want %#x", in, r, ok, want)
+		}
+	}
+	for _, in := range []string{"FFFFFFFF", "80000000", "123456789", "00g0", "-1", " 1"} {
+		if r, ok := Hex([]byte(in)); ok {
+			t.Errorf("Hex(%q) = %#x, want a refusal", in, r)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/knakk/rdf"
 
+	"github.com/parog/parog-go/internal/jsonscan"
 	"github.com/parog/parog-go/kgqa/kg/backend"
 )
 
@@ -222,20 +223,9 @@ func uchar(s []byte) (rune, int, error) {
 	if len(s) < 2+n {
 		return 0, 0, errors.New("short escape")
 	}
-	var r rune
-	for _, c := range s[2 : 2+n] {
-		var d byte
-		switch {
-		case c >= '0' && c <= '9':
-			d = c - '0'
-		case c >= 'a' && c <= 'f':
-			d = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			return 0, 0, errors.New("bad hex digit in escape")
-		}
-		r = r<<4 | rune(d)
+	r, ok := jsonscan.Hex(s[2 : 2+n])
+	if !ok {
+		return 0, 0, errors.New("bad hex digit in escape")
 	}
 	if r > utf8.MaxRune || (r >= 0xD800 && r <= 0xDFFF) {
 		return 0, 0, fmt.Errorf("escape U+%X names no character", r)

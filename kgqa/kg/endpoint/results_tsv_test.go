@@ -104,7 +104,7 @@ func TestParseResultsTSVRefuses(t *testing.T) {
 		"x\n<http://x/>\n", "\"x\"\n", "?x\t?x\n", "?x-y\n", "?\n", "?x\t\n",
 		"?x\n<http://x/>\t<http://y/>\n", "?x\t?y\n<http://x/>\n", "\n\n",
 		"?x\n<http://x/\n", "?x\n<http://x/a b>\n", "?x\n<http://x/>z\n", "?x\n<http://x/\\u00>\n",
-		"?x\n<http://x/\\uD834>\n", "?x\n<http://x/\\U00110000>\n", "?x\n<http://x/\\n>\n",
+		"?x\n<http://x/\\uD834>\n", "?x\n<http://x/\\U00110000>\n", "?x\n<http://x/\\UFFFFFFFF>\n", "?x\n\"\\U80000041\"\n", "?x\n<http://x/\\n>\n",
 		"?x\n_:\n", "?x\n_:a b\n", "?x\n_:a.\n", "?x\nnodeID://b1\n",
 		"?x\n\"a\n", "?x\n\"a\"b\n", "?x\n\"a\\x\"\n", "?x\n\"\\uDD1E\"\n", "?x\n\"\"\"long\"\"\"\n", "?x\n'single'\n",
 		"?x\n\"a\"@\n", "?x\n\"a\"@en-\n", "?x\n\"a\"@1en\n", "?x\n\"a\"@en_GB\n",
