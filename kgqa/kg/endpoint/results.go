@@ -3,6 +3,7 @@ package endpoint
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/knakk/rdf"
 	"github.com/knakk/sparql"
@@ -11,6 +12,39 @@ import (
 )
 
 const xsdString = "http://www.w3.org/2001/XMLSchema#string"
+
+// intern returns s from seen, adding it while seen is short; past that
+// a string is allocated each time rather than searched for at length.
+func intern(seen *[]string, s []byte) string {
+	for _, v := range *seen {
+		if v == string(s) {
+			return v
+		}
+	}
+	v := string(s)
+	if len(*seen) < 16 {
+		*seen = append(*seen, v)
+	}
+	return v
+}
+
+// checkedIRIs are the datatypes of one body that knakk/rdf accepted as
+// IRIs: a datatype repeats from row to row, and each is checked once.
+type checkedIRIs []string
+
+// ok says whether knakk/rdf accepts s as an IRI.
+func (c *checkedIRIs) ok(s string) bool {
+	if slices.Contains(*c, s) {
+		return true
+	}
+	if _, err := rdf.NewIRI(s); err != nil {
+		return false
+	}
+	if len(*c) < 16 {
+		*c = append(*c, s)
+	}
+	return true
+}
 
 // parseResultsJSON reads SPARQL 1.1 Query Results JSON into backend
 // nodes. A hub's relation listing is thousands of rows, and knakk/sparql

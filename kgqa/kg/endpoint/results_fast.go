@@ -1,8 +1,6 @@
 package endpoint
 
 import (
-	"github.com/knakk/rdf"
-
 	"github.com/parog/parog-go/internal/jsonscan"
 	"github.com/parog/parog-go/kgqa/kg/backend"
 )
@@ -32,8 +30,8 @@ type decoder struct {
 	// the datatypes and language tags: a row's key and a literal's
 	// datatype repeat from row to row, so each is allocated once.
 	names, datatypes, langs []string
-	// goodDatatype is the last datatype knakk/rdf accepted as an IRI.
-	goodDatatype string
+	// goodIRIs are the datatypes knakk/rdf accepted as IRIs.
+	goodIRIs checkedIRIs
 
 	vars        []string
 	rows        []map[string]backend.Node
@@ -236,7 +234,7 @@ func (d *decoder) term(typ int, datatype, lang string) (backend.Node, bool) {
 	default:
 		return backend.Node{}, false
 	}
-	if !d.iri(datatype) {
+	if !d.goodIRIs.ok(datatype) {
 		return backend.Node{}, false
 	}
 	if datatype == xsdString {
@@ -245,36 +243,9 @@ func (d *decoder) term(typ int, datatype, lang string) (backend.Node, bool) {
 	return backend.Node{Kind: backend.NodeLiteral, Datatype: datatype}, true
 }
 
-// iri says whether knakk/rdf accepts s as an IRI.
-func (d *decoder) iri(s string) bool {
-	if s != "" && s == d.goodDatatype {
-		return true
-	}
-	if _, err := rdf.NewIRI(s); err != nil {
-		return false
-	}
-	d.goodDatatype = s
-	return true
-}
-
 // name returns a variable name, allocated once per decoder.
 func (d *decoder) name(s []byte) string {
 	return intern(&d.names, s)
-}
-
-// intern returns s from seen, adding it while seen is short; past that
-// a string is allocated each time rather than searched for at length.
-func intern(seen *[]string, s []byte) string {
-	for _, v := range *seen {
-		if v == string(s) {
-			return v
-		}
-	}
-	v := string(s)
-	if len(*seen) < 16 {
-		*seen = append(*seen, v)
-	}
-	return v
 }
 
 // str reads a string into buf.

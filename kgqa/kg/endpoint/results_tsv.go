@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/knakk/rdf"
-
 	"github.com/parog/parog-go/internal/jsonscan"
 	"github.com/parog/parog-go/kgqa/kg/backend"
 )
@@ -131,6 +129,7 @@ func varName(s []byte) bool {
 // language tag repeat from row to row, so each is allocated once.
 type tsvReader struct {
 	datatypes, langs []string
+	goodIRIs         checkedIRIs
 }
 
 // term reads one RDF term in Turtle syntax.
@@ -292,8 +291,8 @@ func (r *tsvReader) suffix(n backend.Node, rest []byte) (backend.Node, error) {
 		if err != nil || len(after) > 0 {
 			return backend.Node{}, errors.Join(errors.New("bad datatype"), err)
 		}
-		if _, err := rdf.NewIRI(dt); err != nil {
-			return backend.Node{}, fmt.Errorf("datatype knakk/rdf refuses: %v", err)
+		if !r.goodIRIs.ok(dt) {
+			return backend.Node{}, errors.New("a datatype knakk/rdf refuses")
 		}
 		if dt != xsdString {
 			n.Datatype = dt

@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
-
-	"github.com/knakk/rdf"
 
 	"github.com/parog/parog-go/kgqa/kg/backend"
 )
@@ -46,6 +45,7 @@ func xmlError(reason string) error {
 type xmlReader struct {
 	d                *xml.Decoder
 	datatypes, langs []string
+	goodIRIs         checkedIRIs
 }
 
 // next returns the next start or end element, skipping white space, the
@@ -88,25 +88,22 @@ func (r *xmlReader) start(name string, allowed ...string) (xml.StartElement, err
 	if se.Name.Space != "" || (name != "" && se.Name.Local != name) {
 		return xml.StartElement{}, fmt.Errorf("want <%s>, got <%s:%s>", name, se.Name.Space, se.Name.Local)
 	}
-	for _, a := range se.Attr {
-		if !attrAllowed(a.Name, allowed) {
-			return xml.StartElement{}, fmt.Errorf("attribute %s:%s on <%s>", a.Name.Space, a.Name.Local, se.Name.Local)
-		}
-	}
-	return se, nil
+	return se, checkAttrs(se, allowed)
 }
 
-func attrAllowed(n xml.Name, allowed []string) bool {
-	full := n.Local
-	if n.Space != "" {
-		full = n.Space + ":" + n.Local
-	}
-	for _, a := range allowed {
-		if a == full {
-			return true
+// checkAttrs refuses an attribute of se outside allowed ("name",
+// "xml:lang").
+func checkAttrs(se xml.StartElement, allowed []string) error {
+	for _, a := range se.Attr {
+		full := a.Name.Local
+		if a.Name.Space != "" {
+			full = a.Name.Space + ":" + a.Name.Local
+		}
+		if !slices.Contains(allowed, full) {
+			return fmt.Errorf("attribute %s:%s on <%s>", a.Name.Space, a.Name.Local, se.Name.Local)
 		}
 	}
-	return false
+	return nil
 }
 
 // end reads the end of the element named name.
@@ -138,10 +135,8 @@ func (r *xmlReader) startOrEnd(want, parent string, allowed ...string) (se xml.S
 		if tok.Name.Space != "" || tok.Name.Local != want {
 			return se, false, fmt.Errorf("want <%s> or </%s>", want, parent)
 		}
-		for _, a := range tok.Attr {
-			if !attrAllowed(a.Name, allowed) {
-				return se, false, fmt.Errorf("attribute %s:%s on <%s>", a.Name.Space, a.Name.Local, want)
-			}
+		if err := checkAttrs(tok, allowed); err != nil {
+			return se, false, err
 		}
 		return tok, true, nil
 	}
@@ -297,8 +292,8 @@ func (r *xmlReader) node(se xml.StartElement, text string) (backend.Node, error)
 		}
 		n.Lang = intern(&r.langs, []byte(lang))
 	case hasDT:
-		if _, err := rdf.NewIRI(dt); err != nil {
-			return backend.Node{}, fmt.Errorf("datatype knakk/rdf refuses: %v", err)
+		if !r.goodIRIs.ok(dt) {
+			return backend.Node{}, errors.New("a datatype knakk/rdf refuses")
 		}
 		if dt == xsdBoolean {
 			// Virtuoso writes xsd:boolean false as 0 in JSON and as
