@@ -16,10 +16,11 @@ import (
 // incoming ones, and a marker triple written last. A Freebase store that
 // finds the marker lists an entity's relations from the index (a short
 // run of it per direction) instead of from its facts (every fact is read:
-// 108,000 at a hub of the dense world); the listing is the same, since the
-// index holds exactly the distinct predicates each scan returns. A store without the marker (the embedded store, a
-// protocol server, an endpoint whose dataset leaves the index graph out, a
-// Virtuoso set up before the index existed) lists from the facts.
+// 108,000 at a hub of the dense world); the listing is the same, since
+// the index holds exactly the distinct predicates each scan returns. A
+// store without the marker (the embedded store, a protocol server, an
+// endpoint whose dataset leaves the index graph out, a Virtuoso set up
+// without the index) lists from the facts.
 //
 // No other query of the package sees an index triple. Every template of
 // queries.sparql fixes an entity of the dialect's namespace as subject

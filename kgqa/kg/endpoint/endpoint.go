@@ -160,9 +160,9 @@ func (e *Client) Query(ctx context.Context, q string) (*backend.Table, error) {
 // noRetry is attempt's advice for a failure another try cannot mend.
 const noRetry = time.Duration(-1)
 
-// attempt sends q once, asking for the media types of accept. A failure worth another try comes with the wait
-// the endpoint asked for (0 when it named none); one that is not, with
-// noRetry.
+// attempt sends q once, asking for the media types of accept. A failure
+// worth another try comes with the wait the endpoint asked for (0 when it
+// named none); one that is not, with noRetry.
 func (e *Client) attempt(ctx context.Context, q, accept string) (*backend.Table, time.Duration, error) {
 	params := url.Values{"query": {q}}
 	if d, ok := ctx.Deadline(); ok {
