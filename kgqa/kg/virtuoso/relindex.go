@@ -99,8 +99,8 @@ func (s *Server) IndexRelations(ctx context.Context, graph, index string) (Relat
 				return r, fmt.Errorf("virtuoso: relation index: %w", err)
 			}
 		}
-	}
-	if r.Triples, err = s.count(ctx, "COUNT(*)", "GRAPH <"+x+"> { ?s ?p ?o }"); err != nil {
+		r.Triples = r.Out + r.In + 1 // the graph was cleared: the pairs and the marker
+	} else if r.Triples, err = s.count(ctx, "COUNT(*)", "GRAPH <"+x+"> { ?s ?p ?o }"); err != nil {
 		return r, fmt.Errorf("virtuoso: relation index: %w", err)
 	}
 	r.Time = time.Since(start)
