@@ -35,18 +35,9 @@ func scanKeys(data []byte, names map[string]string) (done bool, err error) {
 	value = func() bool {
 		switch s.Peek() {
 		case '{':
-			var seen map[string]bool
+			seen := map[string]bool{}
 			return s.Object(func(key []byte) bool {
-				if seen[string(key)] {
-					err = errorf(http.StatusBadRequest, "key %q appears twice in one object", truncate(string(key), 64))
-					return false
-				}
-				if seen == nil {
-					seen = map[string]bool{}
-				}
-				seen[string(key)] = true
-				if want, ok := names[strings.ToLower(string(key))]; ok && want != string(key) {
-					err = errorf(http.StatusBadRequest, "unknown field %q (keys are case-sensitive: %q)", truncate(string(key), 64), want)
+				if err = checkKey(seen, string(key), names); err != nil {
 					return false
 				}
 				return value()
@@ -103,14 +94,24 @@ func tokenKeys(data []byte, names map[string]string) error {
 		}
 		key, _ := tok.(string)
 		top.wantKey = false
-		if top.seen[key] {
-			return errorf(http.StatusBadRequest, "key %q appears twice in one object", truncate(key, 64))
-		}
-		top.seen[key] = true
-		if want, ok := names[strings.ToLower(key)]; ok && want != key {
-			return errorf(http.StatusBadRequest, "unknown field %q (keys are case-sensitive: %q)", truncate(key, 64), want)
+		if err := checkKey(top.seen, key, names); err != nil {
+			return err
 		}
 	}
+}
+
+// checkKey refuses key if seen holds it already (the object gave it
+// before) or if it names a field of names in another case; it adds key
+// to seen.
+func checkKey(seen map[string]bool, key string, names map[string]string) error {
+	if seen[key] {
+		return errorf(http.StatusBadRequest, "key %q appears twice in one object", truncate(key, 64))
+	}
+	seen[key] = true
+	if want, ok := names[strings.ToLower(key)]; ok && want != key {
+		return errorf(http.StatusBadRequest, "unknown field %q (keys are case-sensitive: %q)", truncate(key, 64), want)
+	}
+	return nil
 }
 
 var fieldNamesCache sync.Map // reflect.Type -> map[string]string
