@@ -289,8 +289,9 @@ func (x *explorer) neighbors(ctx context.Context, rd *kgqa.Round, chosen []kgqa.
 	hubs := make([]*kgqa.HubPair, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(x.sg.e.kgParallel)
+	tasks := make([]func() error, len(jobs))
 	for i, j := range jobs {
-		g.Go(func() error {
+		tasks[i] = func() error {
 			var err error
 			fs, ok := batched[j.r][j.a.ID]
 			if !ok {
@@ -311,9 +312,9 @@ func (x *explorer) neighbors(ctx context.Context, rd *kgqa.Round, chosen []kgqa.
 			}
 			out[i] = fs
 			return nil
-		})
+		}
 	}
-	if err := g.Wait(); err != nil {
+	if err := runGroup(g, tasks); err != nil {
 		return nil, err
 	}
 	facts := []kgqa.Fact{}
@@ -341,6 +342,7 @@ func (x *explorer) batchNeighbors(ctx context.Context, chosen []kgqa.Relation, h
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(x.sg.e.kgParallel)
+	var tasks []func() error
 	for _, r := range chosen {
 		if len(has[r]) < 2 {
 			continue
@@ -349,7 +351,7 @@ func (x *explorer) batchNeighbors(ctx context.Context, chosen []kgqa.Relation, h
 		for i, a := range has[r] {
 			ids[i] = a.ID
 		}
-		g.Go(func() error {
+		tasks = append(tasks, func() error {
 			got, err := kg.NeighborsOf(gctx, x.sg.e.g, ids, r, limit)
 			if err != nil {
 				return stepErr("explore", x.sg.s.ID, err)
@@ -360,7 +362,7 @@ func (x *explorer) batchNeighbors(ctx context.Context, chosen []kgqa.Relation, h
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	if err := runGroup(g, tasks); err != nil {
 		return nil, err
 	}
 	return out, nil
