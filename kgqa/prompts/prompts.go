@@ -68,8 +68,7 @@ func (set *Set) Render(stage string, data any) ([]kgqa.Message, error) {
 		if t == nil {
 			return nil, fmt.Errorf("prompts: render: no %s block for stage %q", part, stage)
 		}
-		b.Reset()
-		if err := t.Execute(b, data); err != nil {
+		if err := set.execute(t, b, data); err != nil {
 			return nil, fmt.Errorf("prompts: render %s: %w", stage, err)
 		}
 		msgs = append(msgs, kgqa.Message{Role: part, Content: string(bytes.TrimSpace(b.Bytes()))})
@@ -78,6 +77,19 @@ func (set *Set) Render(stage string, data any) ([]kgqa.Message, error) {
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// execute renders t with data into b, emptied first: with the executor
+// when it compiled t and does not decline, else with text/template.
+func (set *Set) execute(t *template.Template, b *bytes.Buffer, data any) error {
+	b.Reset()
+	if c := set.compiled[t.Name()]; c != nil {
+		if c.execute(b, data) {
+			return nil
+		}
+		b.Reset()
+	}
+	return t.Execute(b, data)
+}
 
 // staticBlocks returns the rendered text of each block of t that has no
 // actions.

@@ -20,7 +20,10 @@ import (
 type Set struct {
 	tmpl   *template.Template
 	static map[string]string // blocks without actions, rendered once
-	name   string
+	// compiled holds the blocks the executor (exec.go) renders, by name;
+	// the others, and those it declines, text/template executes.
+	compiled map[string]*block
+	name     string
 }
 
 // Name names the set for the trace and the eval report: "builtin", or
@@ -35,7 +38,7 @@ var Builtin = func() *Set {
 	if err != nil {
 		panic(err)
 	}
-	return &Set{tmpl: t, static: staticBlocks(t), name: "builtin"}
+	return &Set{tmpl: t, static: staticBlocks(t), compiled: compileSet(t), name: "builtin"}
 }()
 
 // commonFile defines the blocks the stages share (planview, facts).
@@ -105,7 +108,7 @@ func Load(dir string) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prompts: load %s: %w", dir, err)
 	}
-	set := &Set{tmpl: t, static: staticBlocks(t)}
+	set := &Set{tmpl: t, static: staticBlocks(t), compiled: compileSet(t)}
 	if err := set.validate(); err != nil {
 		return nil, fmt.Errorf("prompts: load %s: %w", dir, err)
 	}

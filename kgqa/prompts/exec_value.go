@@ -1,0 +1,506 @@
+package prompts
+
+// Values, fields, functions and printing of the executor (exec.go).
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"text/template/parse"
+)
+
+// kind tells where a value is held.
+type kind uint8
+
+const (
+	kData   kind = iota // rv, from the data; an invalid rv is text/template's missing value
+	kString             // s, computed (a literal, join)
+	kInt                // n, computed (a literal, a range index, add1)
+	kBool               // n != 0, computed (a literal, eq, ne, not)
+)
+
+// value is what an expression yields. Computed results are held unboxed,
+// so that printing or comparing them allocates nothing; they stand for
+// the string, int and bool values text/template would make of them.
+type value struct {
+	rv reflect.Value
+	s  string
+	n  int
+	k  kind
+}
+
+var (
+	stringType  = reflect.TypeFor[string]()
+	intType     = reflect.TypeFor[int]()
+	stringsType = reflect.TypeFor[[]string]()
+)
+
+// truth is text/template's truth of v (empty and zero values are false,
+// a struct true); ok is false where text/template fails.
+func (v value) truth() (t, ok bool) {
+	switch v.k {
+	case kString:
+		return v.s != "", true
+	case kInt, kBool:
+		return v.n != 0, true
+	}
+	rv := v.rv
+	switch rv.Kind() {
+	case reflect.Invalid:
+		return false, true
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return rv.Len() > 0, true
+	case reflect.Bool:
+		return rv.Bool(), true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int() != 0, true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return rv.Uint() != 0, true
+	case reflect.Float32, reflect.Float64:
+		return rv.Float() != 0, true
+	case reflect.Complex64, reflect.Complex128:
+		return rv.Complex() != 0, true
+	case reflect.Chan, reflect.Func, reflect.Pointer, reflect.Interface:
+		return !rv.IsNil(), true
+	case reflect.Struct:
+		return true, true
+	}
+	return false, false
+}
+
+// deref follows non-nil pointers; ok is false at a nil one.
+func deref(rv reflect.Value) (reflect.Value, bool) {
+	for rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return rv, false
+		}
+		rv = rv.Elem()
+	}
+	return rv, true
+}
+
+// field is one name of a field chain, with the index of the field in the
+// struct type last seen there (a call site sees one type in practice).
+type field struct {
+	name string
+	last atomic.Pointer[fieldIndex]
+}
+
+// fieldIndex is where field name lives in typ; index is nil when the
+// executor leaves the name to text/template (a method, no such exported
+// field).
+type fieldIndex struct {
+	typ   reflect.Type
+	index []int
+}
+
+// get evaluates the field on v. A missing value gives a missing value, as
+// in text/template; a nil pointer, a non-struct or an interface field
+// declines.
+func (fl *field) get(v value) (value, bool) {
+	if v.k != kData {
+		return value{}, false
+	}
+	if !v.rv.IsValid() {
+		return v, true
+	}
+	rv, ok := deref(v.rv)
+	if !ok || rv.Kind() != reflect.Struct {
+		return value{}, false
+	}
+	at := fl.last.Load()
+	if at == nil || at.typ != rv.Type() {
+		at = &fieldIndex{typ: rv.Type(), index: lookupField(rv.Type(), fl.name)}
+		fl.last.Store(at)
+	}
+	var fv reflect.Value
+	switch len(at.index) {
+	case 0:
+		return value{}, false
+	case 1:
+		fv = rv.Field(at.index[0])
+	default:
+		var err error
+		if fv, err = rv.FieldByIndexErr(at.index); err != nil {
+			return value{}, false
+		}
+	}
+	if fv.Kind() == reflect.Interface {
+		return value{}, false
+	}
+	return value{rv: fv}, true
+}
+
+// lookupField returns the index of the exported field name of struct type
+// t, or nil when text/template would call a method of that name (of t or
+// *t) or fail.
+func lookupField(t reflect.Type, name string) []int {
+	if _, ok := t.MethodByName(name); ok {
+		return nil
+	}
+	if _, ok := reflect.PointerTo(t).MethodByName(name); ok {
+		return nil
+	}
+	sf, ok := t.FieldByName(name)
+	if !ok || !sf.IsExported() {
+		return nil
+	}
+	return sf.Index
+}
+
+// chain is a field chain: .A.B, or $x.A.B after the variable.
+type chain []*field
+
+func newChain(names []string) chain {
+	ch := make(chain, len(names))
+	for i, n := range names {
+		ch[i] = &field{name: n}
+	}
+	return ch
+}
+
+func (ch chain) eval(v value) (value, bool) {
+	for _, fl := range ch {
+		var ok bool
+		if v, ok = fl.get(v); !ok {
+			return value{}, false
+		}
+	}
+	return v, true
+}
+
+// param is the type of the parameter an operand is passed to, which
+// decides how text/template reads a literal there.
+type param uint8
+
+const (
+	anyParam     param = iota // a command, or a reflect.Value parameter (eq, ne, not)
+	stringParam               // join's separator
+	intParam                  // add1's argument
+	stringsParam              // join's elements
+)
+
+// operand compiles dot, a field chain, a variable with its field chain,
+// or a literal.
+func (c *compiler) operand(n parse.Node, p param) (expr, error) {
+	switch n := n.(type) {
+	case *parse.DotNode:
+		return func(_ *state, _ int, dot value) (value, bool) { return dot, true }, nil
+	case *parse.FieldNode:
+		ch := newChain(n.Ident)
+		return func(_ *state, _ int, dot value) (value, bool) { return ch.eval(dot) }, nil
+	case *parse.VariableNode:
+		slot := c.lookup(n.Ident[0])
+		if slot < 0 {
+			return nil, unsupported(n)
+		}
+		ch := newChain(n.Ident[1:])
+		return func(s *state, f int, _ value) (value, bool) { return ch.eval(s.vars[f+slot]) }, nil
+	}
+	v, ok := literal(n, p)
+	if !ok {
+		return nil, unsupported(n)
+	}
+	return func(*state, int, value) (value, bool) { return v, true }, nil
+}
+
+// lookup returns the slot of variable name, the innermost one, or -1.
+func (c *compiler) lookup(name string) int {
+	for i := len(c.vars) - 1; i >= 0; i-- {
+		if c.vars[i] == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// literal reads a string, bool or decimal integer literal as text/template
+// does for a parameter p; other literals are left to it.
+func literal(n parse.Node, p param) (value, bool) {
+	switch n := n.(type) {
+	case *parse.StringNode:
+		return value{k: kString, s: n.Text}, p == anyParam || p == stringParam
+	case *parse.BoolNode:
+		return value{k: kBool, n: b2i(n.True)}, p == anyParam
+	case *parse.NumberNode:
+		ok := n.IsInt && int64(int(n.Int64)) == n.Int64 &&
+			(p == intParam || p == anyParam && decimal(n.Text))
+		return value{k: kInt, n: int(n.Int64)}, ok
+	}
+	return value{}, false
+}
+
+// decimal reports whether s is a decimal integer, which text/template
+// reads as an int (1e3 is a float, 'a' a rune).
+func decimal(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// printer prints a value as text/template does (fmt.Sprint of it), with
+// what it learned of the data type it printed last.
+type printer struct {
+	last atomic.Pointer[printHow]
+}
+
+type printHow struct {
+	typ reflect.Type
+	how printWay
+}
+
+type printWay uint8
+
+const (
+	printNo printWay = iota // text/template's printing may differ: decline
+	printString
+	printInt
+	printUint
+	printBool
+	printFmt
+)
+
+func (p *printer) print(w *bytes.Buffer, v value) bool {
+	switch v.k {
+	case kString:
+		w.WriteString(v.s)
+		return true
+	case kInt:
+		w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(v.n), 10))
+		return true
+	case kBool:
+		w.WriteString(strconv.FormatBool(v.n != 0))
+		return true
+	}
+	rv := v.rv
+	if !rv.IsValid() {
+		w.WriteString("<no value>")
+		return true
+	}
+	h := p.last.Load()
+	if h == nil || h.typ != rv.Type() {
+		h = &printHow{typ: rv.Type(), how: howToPrint(rv.Type())}
+		p.last.Store(h)
+	}
+	switch h.how {
+	case printString:
+		w.WriteString(rv.String())
+	case printInt:
+		w.Write(strconv.AppendInt(w.AvailableBuffer(), rv.Int(), 10))
+	case printUint:
+		w.Write(strconv.AppendUint(w.AvailableBuffer(), rv.Uint(), 10))
+	case printBool:
+		w.WriteString(strconv.FormatBool(rv.Bool()))
+	case printFmt:
+		fmt.Fprint(w, rv.Interface())
+	default:
+		return false
+	}
+	return true
+}
+
+// howToPrint decides how a value of type t prints. A type with methods
+// (a String, Error or Format of t or *t would change fmt's output),
+// pointers, interfaces, channels and functions are left to text/template;
+// other composite kinds go through fmt as text/template sends them.
+func howToPrint(t reflect.Type) printWay {
+	if t.NumMethod() > 0 || reflect.PointerTo(t).NumMethod() > 0 {
+		return printNo
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return printString
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return printInt
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return printUint
+	case reflect.Bool:
+		return printBool
+	case reflect.Pointer, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return printNo
+	}
+	return printFmt
+}
+
+// function compiles a call of join, add1, eq, ne or not, each with the
+// arguments text/template would accept. join and add1 are funcs'; a
+// name funcs defines shadows the builtin of that name, as in
+// text/template, and is left to it.
+func (c *compiler) function(name string, args []parse.Node) (expr, error) {
+	_, own := funcs[name]
+	var params []param
+	switch {
+	case own && name == "join":
+		params = []param{stringsParam, stringParam}
+	case own && name == "add1":
+		params = []param{intParam}
+	case !own && (name == "eq" || name == "ne"):
+		params = []param{anyParam, anyParam}
+	case !own && name == "not":
+		params = []param{anyParam}
+	}
+	if params == nil || len(args) != len(params) {
+		return nil, fmt.Errorf("%w: function %s with %d arguments", errUnsupported, name, len(args))
+	}
+	ev := make([]expr, len(args))
+	for i, a := range args {
+		var err error
+		if ev[i], err = c.operand(a, params[i]); err != nil {
+			return nil, err
+		}
+	}
+	switch name {
+	case "join":
+		return func(s *state, f int, dot value) (value, bool) {
+			var b strings.Builder
+			ok := join(&b, s, f, dot, ev[0], ev[1])
+			return value{k: kString, s: b.String()}, ok
+		}, nil
+	case "add1":
+		return func(s *state, f int, dot value) (value, bool) {
+			v, ok := ev[0](s, f, dot)
+			n, ok2 := v.int()
+			return value{k: kInt, n: n + 1}, ok && ok2
+		}, nil
+	case "not":
+		return func(s *state, f int, dot value) (value, bool) {
+			v, ok := ev[0](s, f, dot)
+			t, _ := v.truth() // not reads a missing value and an unknown kind as false
+			return value{k: kBool, n: b2i(!t)}, ok
+		}, nil
+	}
+	ne := name == "ne"
+	return func(s *state, f int, dot value) (value, bool) {
+		a, ok := ev[0](s, f, dot)
+		b, ok2 := ev[1](s, f, dot)
+		eq, ok3 := equal(a, b)
+		return value{k: kBool, n: b2i(eq != ne)}, ok && ok2 && ok3
+	}, nil
+}
+
+// printJoin compiles an action that prints one join call to write the
+// elements into the output, with no string made; nil if n is not one.
+func (c *compiler) printJoin(p *parse.PipeNode) step {
+	if len(p.Decl) > 0 || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 3 {
+		return nil
+	}
+	if id, ok := p.Cmds[0].Args[0].(*parse.IdentifierNode); !ok || id.Ident != "join" {
+		return nil
+	}
+	if _, own := funcs["join"]; !own {
+		return nil
+	}
+	elems, err := c.operand(p.Cmds[0].Args[1], stringsParam)
+	if err != nil {
+		return nil
+	}
+	sep, err := c.operand(p.Cmds[0].Args[2], stringParam)
+	if err != nil {
+		return nil
+	}
+	return func(s *state, f int, dot value) bool {
+		return join(s.w, s, f, dot, elems, sep)
+	}
+}
+
+// join writes strings.Join of its arguments' values into w, if they are
+// a []string (or a slice type assignable to it; a missing value is a nil
+// one) and a string.
+func join(w interface{ WriteString(string) (int, error) }, s *state, f int, dot value, elems, sep expr) bool {
+	ev, ok := elems(s, f, dot)
+	if !ok || ev.k != kData || ev.rv.IsValid() && !ev.rv.Type().AssignableTo(stringsType) {
+		return false
+	}
+	sv, ok := sep(s, f, dot)
+	if !ok {
+		return false
+	}
+	sepStr, ok := sv.string()
+	if !ok {
+		return false
+	}
+	if !ev.rv.IsValid() {
+		return true
+	}
+	for i := range ev.rv.Len() {
+		if i > 0 {
+			w.WriteString(sepStr)
+		}
+		w.WriteString(ev.rv.Index(i).String())
+	}
+	return true
+}
+
+// string is v as a string parameter: a string, not a named string type
+// (text/template refuses one).
+func (v value) string() (string, bool) {
+	switch {
+	case v.k == kString:
+		return v.s, true
+	case v.k == kData && v.rv.IsValid() && v.rv.Type() == stringType:
+		return v.rv.String(), true
+	}
+	return "", false
+}
+
+// int is v as an int parameter.
+func (v value) int() (int, bool) {
+	switch {
+	case v.k == kInt:
+		return v.n, true
+	case v.k == kData && v.rv.IsValid() && v.rv.Type() == intType:
+		return int(v.rv.Int()), true
+	}
+	return 0, false
+}
+
+// basic is a value of a basic kind as eq compares it.
+type basic struct {
+	class kind // kString, kInt or kBool; kData for the other kinds
+	s     string
+	n     int64
+}
+
+func (v value) basic() basic {
+	switch v.k {
+	case kString:
+		return basic{class: kString, s: v.s}
+	case kInt, kBool:
+		return basic{class: v.k, n: int64(v.n)}
+	}
+	switch v.rv.Kind() {
+	case reflect.String:
+		return basic{class: kString, s: v.rv.String()}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return basic{class: kInt, n: v.rv.Int()}
+	case reflect.Bool:
+		return basic{class: kBool, n: int64(b2i(v.rv.Bool()))}
+	}
+	return basic{class: kData}
+}
+
+// equal is text/template's eq of two strings, two signed integers or two
+// booleans, of any types of those kinds, and of a missing value with a
+// value (false); ok is false for anything else.
+func equal(a, b value) (eq, ok bool) {
+	if missing(a) != missing(b) {
+		return false, true
+	}
+	x, y := a.basic(), b.basic()
+	if x.class == kData || x.class != y.class {
+		return false, false
+	}
+	return x == y, true
+}
+
+// missing reports whether v is text/template's missing value.
+func missing(v value) bool { return v.k == kData && !v.rv.IsValid() }
