@@ -16,18 +16,17 @@ import (
 type kind uint8
 
 const (
-	kData   kind = iota // rv, from the data; an invalid rv is text/template's missing value
-	kString             // s, computed (a literal, join)
-	kInt                // n, computed (a literal, a range index, add1)
-	kBool               // n != 0, computed (a literal, eq, ne, not)
+	kData kind = iota // rv: from the data, a string literal or join's result; an invalid rv is text/template's missing value
+	kInt              // n, computed (a literal, a range index, add1)
+	kBool             // n != 0, computed (a literal, eq, ne, not)
 )
 
-// value is what an expression yields. Computed results are held unboxed,
-// so that printing or comparing them allocates nothing; they stand for
-// the string, int and bool values text/template would make of them.
+// value is what an expression yields. Computed ints and booleans are held
+// unboxed, so that printing or comparing them allocates nothing; they
+// stand for the int and bool values text/template would make of them.
+// value is kept small: closures pass it in registers.
 type value struct {
 	rv reflect.Value
-	s  string
 	n  int
 	k  kind
 }
@@ -41,10 +40,7 @@ var (
 // truth is text/template's truth of v (empty and zero values are false,
 // a struct true); ok is false where text/template fails.
 func (v value) truth() (t, ok bool) {
-	switch v.k {
-	case kString:
-		return v.s != "", true
-	case kInt, kBool:
+	if v.k != kData {
 		return v.n != 0, true
 	}
 	rv := v.rv
@@ -97,19 +93,16 @@ type fieldIndex struct {
 	index []int
 }
 
-// get evaluates the field on v. A missing value gives a missing value, as
-// in text/template; a nil pointer, a non-struct or an interface field
+// get evaluates the field on rv. A missing value gives a missing value,
+// as in text/template; a nil pointer, a non-struct or an interface field
 // declines.
-func (fl *field) get(v value) (value, bool) {
-	if v.k != kData {
-		return value{}, false
+func (fl *field) get(rv reflect.Value) (reflect.Value, bool) {
+	if !rv.IsValid() {
+		return rv, true
 	}
-	if !v.rv.IsValid() {
-		return v, true
-	}
-	rv, ok := deref(v.rv)
+	rv, ok := deref(rv)
 	if !ok || rv.Kind() != reflect.Struct {
-		return value{}, false
+		return rv, false
 	}
 	at := fl.last.Load()
 	if at == nil || at.typ != rv.Type() {
@@ -119,19 +112,16 @@ func (fl *field) get(v value) (value, bool) {
 	var fv reflect.Value
 	switch len(at.index) {
 	case 0:
-		return value{}, false
+		return fv, false
 	case 1:
 		fv = rv.Field(at.index[0])
 	default:
 		var err error
 		if fv, err = rv.FieldByIndexErr(at.index); err != nil {
-			return value{}, false
+			return fv, false
 		}
 	}
-	if fv.Kind() == reflect.Interface {
-		return value{}, false
-	}
-	return value{rv: fv}, true
+	return fv, fv.Kind() != reflect.Interface
 }
 
 // lookupField returns the index of the exported field name of struct type
@@ -163,13 +153,20 @@ func newChain(names []string) chain {
 }
 
 func (ch chain) eval(v value) (value, bool) {
+	if len(ch) == 0 {
+		return v, true
+	}
+	if v.k != kData {
+		return value{}, false // a field of a computed value: text/template fails
+	}
+	rv := v.rv
 	for _, fl := range ch {
 		var ok bool
-		if v, ok = fl.get(v); !ok {
+		if rv, ok = fl.get(rv); !ok {
 			return value{}, false
 		}
 	}
-	return v, true
+	return value{rv: rv}, true
 }
 
 // param is the type of the parameter an operand is passed to, which
@@ -190,6 +187,13 @@ func (c *compiler) operand(n parse.Node, p param) (expr, error) {
 	case *parse.DotNode:
 		return func(_ *state, _ int, dot value) (value, bool) { return dot, true }, nil
 	case *parse.FieldNode:
+		if len(n.Ident) == 1 { // the common .Name, one call shorter
+			fl := &field{name: n.Ident[0]}
+			return func(_ *state, _ int, dot value) (value, bool) {
+				rv, ok := fl.get(dot.rv)
+				return value{rv: rv}, ok && dot.k == kData
+			}, nil
+		}
 		ch := newChain(n.Ident)
 		return func(_ *state, _ int, dot value) (value, bool) { return ch.eval(dot) }, nil
 	case *parse.VariableNode:
@@ -222,7 +226,7 @@ func (c *compiler) lookup(name string) int {
 func literal(n parse.Node, p param) (value, bool) {
 	switch n := n.(type) {
 	case *parse.StringNode:
-		return value{k: kString, s: n.Text}, p == anyParam || p == stringParam
+		return value{rv: reflect.ValueOf(n.Text)}, p == anyParam || p == stringParam
 	case *parse.BoolNode:
 		return value{k: kBool, n: b2i(n.True)}, p == anyParam
 	case *parse.NumberNode:
@@ -271,9 +275,6 @@ const (
 
 func (p *printer) print(w *bytes.Buffer, v value) bool {
 	switch v.k {
-	case kString:
-		w.WriteString(v.s)
-		return true
 	case kInt:
 		w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(v.n), 10))
 		return true
@@ -363,7 +364,7 @@ func (c *compiler) function(name string, args []parse.Node) (expr, error) {
 		return func(s *state, f int, dot value) (value, bool) {
 			var b strings.Builder
 			ok := join(&b, s, f, dot, ev[0], ev[1])
-			return value{k: kString, s: b.String()}, ok
+			return value{rv: reflect.ValueOf(b.String())}, ok
 		}, nil
 	case "add1":
 		return func(s *state, f int, dot value) (value, bool) {
@@ -443,10 +444,7 @@ func join(w interface{ WriteString(string) (int, error) }, s *state, f int, dot 
 // string is v as a string parameter: a string, not a named string type
 // (text/template refuses one).
 func (v value) string() (string, bool) {
-	switch {
-	case v.k == kString:
-		return v.s, true
-	case v.k == kData && v.rv.IsValid() && v.rv.Type() == stringType:
+	if v.k == kData && v.rv.IsValid() && v.rv.Type() == stringType {
 		return v.rv.String(), true
 	}
 	return "", false
@@ -463,6 +461,9 @@ func (v value) int() (int, bool) {
 	return 0, false
 }
 
+// kString is the class of strings in a basic.
+const kString = kBool + 1
+
 // basic is a value of a basic kind as eq compares it.
 type basic struct {
 	class kind // kString, kInt or kBool; kData for the other kinds
@@ -471,10 +472,7 @@ type basic struct {
 }
 
 func (v value) basic() basic {
-	switch v.k {
-	case kString:
-		return basic{class: kString, s: v.s}
-	case kInt, kBool:
+	if v.k != kData {
 		return basic{class: v.k, n: int64(v.n)}
 	}
 	switch v.rv.Kind() {
