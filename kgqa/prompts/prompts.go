@@ -53,7 +53,8 @@ var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, R
 
 // Render executes the template of stage with data and returns the system
 // and user messages. A block that is text alone (most system blocks) is
-// rendered once, when the set is made.
+// rendered once, when the set is made; the others by the executor
+// (exec.go) when it compiled them, else by text/template.
 func (set *Set) Render(stage string, data any) ([]kgqa.Message, error) {
 	msgs := make([]kgqa.Message, 0, 2)
 	b := bufPool.Get().(*bytes.Buffer)
