@@ -79,17 +79,24 @@ func compileSet(t *template.Template) map[string]*block {
 }
 
 // execute renders block b with data into w; false means the executor
-// declined and w holds partial output.
-func (b *block) execute(w *bytes.Buffer, data any) bool {
-	if _, ok := data.(reflect.Value); ok {
+// declined and w holds partial output. A panic in the executor (a value
+// no check foresaw) declines too: text/template then renders, or reports,
+// what the data gives.
+func (b *block) execute(w *bytes.Buffer, data any) (ok bool) {
+	if _, isValue := data.(reflect.Value); isValue {
 		return false // text/template executes on the value itself
 	}
 	s := statePool.Get().(*state)
-	defer statePool.Put(s)
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+		clear(s.vars)
+		s.w, s.vars = nil, s.vars[:0]
+		statePool.Put(s)
+	}()
 	s.w, s.depth = w, 0
-	ok := s.enter(b, value{rv: reflect.ValueOf(data)})
-	s.w = nil
-	return ok
+	return s.enter(b, value{rv: reflect.ValueOf(data)})
 }
 
 // enter runs block b in a new frame whose $ is dot: a template call

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"text/template"
 
@@ -256,4 +257,18 @@ func BenchmarkRender(b *testing.B) {
 			})
 		}
 	}
+}
+
+// A panic in a compiled block is a decline, and leaves the executor's
+// pooled state clean for the next execution.
+func TestExecutorPanicDeclines(t *testing.T) {
+	var b bytes.Buffer
+	boom := &block{ok: true, slots: 1, body: []step{func(*state, int, value) bool { panic("unforeseen value") }}}
+	assert.False(t, boom.execute(&b, nil))
+	b.Reset()
+	data := sampleData()[Tentative]
+	require.True(t, Builtin.compiled["tentative.user"].execute(&b, data))
+	msgs, err := Builtin.Render(Tentative, data)
+	require.NoError(t, err)
+	assert.Equal(t, msgs[1].Content, strings.TrimSpace(b.String()))
 }
