@@ -259,8 +259,8 @@ func BenchmarkRender(b *testing.B) {
 	}
 }
 
-// A panic in a compiled block is a decline, and leaves the executor's
-// pooled state clean for the next execution.
+// A panic in a compiled block is a decline, not a crash of the caller;
+// the executor renders as before afterwards.
 func TestExecutorPanicDeclines(t *testing.T) {
 	var b bytes.Buffer
 	boom := &block{ok: true, slots: 1, body: []step{func(*state, int, value) bool { panic("unforeseen value") }}}
