@@ -151,10 +151,15 @@ func (t *directTransport) exchange(req *http.Request, c *directConn, addr string
 		}
 		return nil, err
 	}
-	// Request.Write tells the context's httptrace.ClientTrace that the
-	// request was written, as http.Transport's writer does (before the
-	// flush, there too).
-	werr := req.Write(c.bw)
+	// writeRequest and Request.Write tell the context's
+	// httptrace.ClientTrace that the request was written, as
+	// http.Transport's writer does (before the flush, there too).
+	var werr error
+	if plainRequest(req) {
+		werr = writeRequest(c.bw, req)
+	} else {
+		werr = req.Write(c.bw)
+	}
 	if werr == nil {
 		werr = c.bw.Flush()
 	}
@@ -167,7 +172,7 @@ func (t *directTransport) exchange(req *http.Request, c *directConn, addr string
 	var resp *http.Response
 	for {
 		var err error
-		resp, err = http.ReadResponse(c.br, req)
+		resp, err = readReply(c.br, req)
 		if err != nil {
 			return fail(err)
 		}
