@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/net/http/httpguts"
+
+	"github.com/parog/parog-go/internal/rawtcp"
 )
 
 // directTransport sends plain-HTTP requests on kept-alive connections
@@ -246,6 +248,9 @@ func (t *directTransport) conn(ctx context.Context, addr string, idle bool) (*di
 	if err != nil {
 		return nil, false, err
 	}
+	// Raw reads and writes: the model's replies are most of the events that
+	// wake an idle server (see internal/rawtcp).
+	nc = rawtcp.Wrap(nc)
 	return &directConn{Conn: nc, br: bufio.NewReaderSize(nc, t.fallback.ReadBufferSize), bw: bufio.NewWriterSize(nc, t.fallback.WriteBufferSize)}, false, nil
 }
 
