@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -13,6 +14,21 @@ import (
 type Conn struct {
 	*net.TCPConn
 	rc syscall.RawConn
+	// The state of the read and of the write in progress, for readFn and
+	// writeFn, which are bound once: a closure per call would be an
+	// allocation per call. net.Conn allows reads (and writes) from
+	// several goroutines, so each side has its lock.
+	rmu, wmu sync.Mutex
+	r, w     ioState
+	readFn   func(fd uintptr) bool
+	writeFn  func(fd uintptr) bool
+}
+
+// ioState is one side's call: the buffer, the bytes done, the error.
+type ioState struct {
+	p     []byte
+	n     int
+	errno syscall.Errno
 }
 
 // Wrap returns c as a *Conn when it is a *net.TCPConn, else (and under
@@ -33,7 +49,9 @@ func wrap(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &Conn{TCPConn: tc, rc: rc}
+	rw := &Conn{TCPConn: tc, rc: rc}
+	rw.readFn, rw.writeFn = rw.readOnce, rw.writeAll
+	return rw
 }
 
 // Read reads into p as net.Conn's Read does: it waits until bytes come,
@@ -42,21 +60,12 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			m, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false
-			}
-			n, errno = int(m), e
-			return true
-		}
-	})
+	c.rmu.Lock()
+	c.r = ioState{p: p}
+	err := c.rc.Read(c.readFn)
+	n, errno := c.r.n, c.r.errno
+	c.r = ioState{}
+	c.rmu.Unlock()
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -68,26 +77,31 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// readOnce reads once into c.r.p; false (wait for the socket) when no
+// byte is there yet.
+func (c *Conn) readOnce(fd uintptr) bool {
+	p := c.r.p
+	for {
+		m, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		c.r.n, c.r.errno = int(m), e
+		return true
+	}
+}
+
 // Write writes all of p as net.Conn's Write does, or fails.
 func (c *Conn) Write(p []byte) (int, error) {
-	done := 0
-	var errno syscall.Errno
-	err := c.rc.Write(func(fd uintptr) bool {
-		for done < len(p) {
-			m, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
-			switch e {
-			case 0:
-				done += int(m)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	c.wmu.Lock()
+	c.w = ioState{p: p}
+	err := c.rc.Write(c.writeFn)
+	done, errno := c.w.n, c.w.errno
+	c.w = ioState{}
+	c.wmu.Unlock()
 	switch {
 	case err != nil:
 		return done, c.opError("write", err)
@@ -95,6 +109,26 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return done, c.opError("write", os.NewSyscallError("write", errno))
 	}
 	return done, nil
+}
+
+// writeAll writes what is left of c.w.p; false (wait for the socket)
+// when its buffer is full.
+func (c *Conn) writeAll(fd uintptr) bool {
+	p := c.w.p
+	for c.w.n < len(p) {
+		m, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[c.w.n])), uintptr(len(p)-c.w.n))
+		switch e {
+		case 0:
+			c.w.n += int(m)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			c.w.errno = e
+			return true
+		}
+	}
+	return true
 }
 
 // opError is err as net reports a failed read or write: a *net.OpError

@@ -229,3 +229,31 @@ func BenchmarkPingPong(b *testing.B) {
 		})
 	}
 }
+
+// TestConcurrentWritesDoNotInterleave: each Write goes out whole, as
+// net.Conn's do, when several goroutines write at once (each side of a
+// Conn has its own lock around its call's state).
+func TestConcurrentWritesDoNotInterleave(t *testing.T) {
+	a, b := pair(t)
+	const writers, block = 4, 256 << 10
+	errc := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			_, err := a.Write(bytes.Repeat([]byte{byte('A' + w)}, block))
+			errc <- err
+		}()
+	}
+	got := make([]byte, writers*block)
+	_, err := io.ReadFull(b, got)
+	require.NoError(t, err)
+	for range writers {
+		require.NoError(t, <-errc)
+	}
+	seen := map[byte]bool{}
+	for i := 0; i < len(got); i += block {
+		c := got[i]
+		require.False(t, seen[c], "block %c twice", c)
+		seen[c] = true
+		require.Equal(t, bytes.Repeat([]byte{c}, block), got[i:i+block], "block at %d interleaved", i)
+	}
+}
