@@ -38,32 +38,15 @@ type rawServer struct {
 
 func newRawServer(t *testing.T, replies ...rawReply) *rawServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	s := &rawServer{url: "http://" + ln.Addr().String(), replies: replies}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.conns.Add(1)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s.serve(c)
-			}()
-		}
-	}()
-	t.Cleanup(func() { _ = ln.Close(); wg.Wait() })
+	s := &rawServer{replies: replies}
+	s.url = "http://" + tcpServer(t, func(c net.Conn) {
+		s.conns.Add(1)
+		s.serve(c)
+	})
 	return s
 }
 
 func (s *rawServer) serve(c net.Conn) {
-	defer c.Close()
 	br := bufio.NewReader(c)
 	for {
 		req, err := http.ReadRequest(br)

@@ -131,32 +131,19 @@ func TestDirectTransportClosesAConnectionLeftUnread(t *testing.T) {
 // connections does; it records the bodies it got.
 func oneShotServer(t *testing.T) (string, func() []string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	var mu sync.Mutex
 	var bodies []string
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			req, err := http.ReadRequest(bufio.NewReader(c))
-			if err == nil {
-				b, _ := io.ReadAll(req.Body)
-				mu.Lock()
-				bodies = append(bodies, string(b))
-				mu.Unlock()
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
-			}
-			_ = c.Close()
+	addr := tcpServer(t, func(c net.Conn) {
+		req, err := http.ReadRequest(bufio.NewReader(c))
+		if err == nil {
+			b, _ := io.ReadAll(req.Body)
+			mu.Lock()
+			bodies = append(bodies, string(b))
+			mu.Unlock()
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
 		}
-	}()
-	t.Cleanup(func() { _ = ln.Close(); wg.Wait() })
-	return "http://" + ln.Addr().String(), func() []string {
+	})
+	return "http://" + addr, func() []string {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]string(nil), bodies...)
@@ -400,4 +387,34 @@ func TestDirectTransportRefusesHeadersAsHTTPTransportDoes(t *testing.T) {
 		assert.Contains(t, err.Error(), "invalid header field")
 	}
 	assert.Zero(t, injected.Load())
+}
+
+// tcpServer accepts connections on a loopback port until the test ends
+// and runs handle on each in its own goroutine, closing the connection
+// when handle returns; it returns the port's address.
+func tcpServer(tb testing.TB, handle func(net.Conn)) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				handle(c)
+			}()
+		}
+	}()
+	tb.Cleanup(func() { _ = ln.Close(); wg.Wait() })
+	return ln.Addr().String()
 }

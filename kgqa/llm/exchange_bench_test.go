@@ -11,7 +11,6 @@ import (
 	"net/http/httptrace"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/parog/parog-go/kgqa/config"
@@ -23,34 +22,14 @@ import (
 // allocations a benchmark counts are the client's.
 func fixedReplyServer(b testing.TB, reply []byte) string {
 	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
+	return "http://" + tcpServer(b, func(c net.Conn) {
+		br := bufio.NewReaderSize(c, 64<<10)
+		for skipRequest(br) == nil {
+			if _, err := c.Write(reply); err != nil {
 				return
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				br := bufio.NewReaderSize(c, 64<<10)
-				for skipRequest(br) == nil {
-					if _, err := c.Write(reply); err != nil {
-						return
-					}
-				}
-			}()
 		}
-	}()
-	b.Cleanup(func() { _ = ln.Close(); wg.Wait() })
-	return "http://" + ln.Addr().String()
+	})
 }
 
 // skipRequest reads one request from br and throws it away.

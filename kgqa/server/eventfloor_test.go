@@ -5,12 +5,9 @@ package server_test
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -74,31 +71,7 @@ func BenchmarkEventFloor(b *testing.B) {
 // startEcho runs this test binary's TestEventFloorServer as a child and
 // returns its pid and address.
 func startEcho(b *testing.B) (int, string) {
-	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestEventFloorServer$", "-test.timeout=0")
-	cmd.Env = append(childEnv(), eventFloorEnv+"=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if addr, ok := strings.CutPrefix(sc.Text(), "echo listening addr="); ok {
-			go func() { _, _ = io.Copy(io.Discard, out) }()
-			return cmd.Process.Pid, addr
-		}
-	}
-	b.Fatalf("echo server exited before listening: %v", sc.Err())
-	return 0, ""
+	return startTestChild(b, "TestEventFloorServer", eventFloorEnv+"=1", "echo listening addr=")
 }
 
 // TestEventFloorServer is the echo server of BenchmarkEventFloor, run

@@ -76,9 +76,18 @@ var floorReply = strings.Repeat("evidence ", 30)
 // startFloor runs this test binary's TestLoadFloorServer as a child
 // process and returns its address once it listens.
 func startFloor(b *testing.B, modelURL string) serveChild {
+	pid, addr := startTestChild(b, "TestLoadFloorServer", floorModelEnv+"="+modelURL, "floor listening addr=")
+	return serveChild{pid: pid, url: "http://" + addr}
+}
+
+// startTestChild runs this test binary's test as a child process with
+// env added (the test serves only when it is set) and returns its pid and
+// the address it prints after prefix. The child gets SIGTERM when b ends
+// and dies with this process.
+func startTestChild(b *testing.B, test, env, prefix string) (int, string) {
 	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLoadFloorServer$", "-test.timeout=0")
-	cmd.Env = append(childEnv(), floorModelEnv+"="+modelURL)
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.timeout=0")
+	cmd.Env = append(childEnv(), env)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -94,13 +103,13 @@ func startFloor(b *testing.B, modelURL string) serveChild {
 	})
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
-		if addr, ok := strings.CutPrefix(sc.Text(), "floor listening addr="); ok {
+		if addr, ok := strings.CutPrefix(sc.Text(), prefix); ok {
 			go func() { _, _ = io.Copy(io.Discard, out) }()
-			return serveChild{pid: cmd.Process.Pid, url: "http://" + addr}
+			return cmd.Process.Pid, addr
 		}
 	}
-	b.Fatalf("floor server exited before listening: %v", sc.Err())
-	return serveChild{}
+	b.Fatalf("%s exited before listening: %v", test, sc.Err())
+	return 0, ""
 }
 
 // TestLoadFloorServer is the floor server of BenchmarkLoadFloor, run only
