@@ -66,12 +66,10 @@ func (c *Conn) Read(p []byte) (int, error) {
 	n, errno := c.r.n, c.r.errno
 	c.r = ioState{}
 	c.rmu.Unlock()
-	switch {
-	case err != nil:
-		return 0, c.opError("read", err)
-	case errno != 0:
-		return 0, c.opError("read", os.NewSyscallError("read", errno))
-	case n == 0:
+	if err := c.failure("read", err, errno); err != nil {
+		return 0, err
+	}
+	if n == 0 {
 		return 0, io.EOF
 	}
 	return n, nil
@@ -102,13 +100,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 	done, errno := c.w.n, c.w.errno
 	c.w = ioState{}
 	c.wmu.Unlock()
-	switch {
-	case err != nil:
-		return done, c.opError("write", err)
-	case errno != 0:
-		return done, c.opError("write", os.NewSyscallError("write", errno))
-	}
-	return done, nil
+	return done, c.failure("write", err, errno)
 }
 
 // writeAll writes what is left of c.w.p; false (wait for the socket)
@@ -129,6 +121,18 @@ func (c *Conn) writeAll(fd uintptr) bool {
 		}
 	}
 	return true
+}
+
+// failure is the error of a read or write (op) that ended with err from
+// the poller or errno from the system call, nil when neither.
+func (c *Conn) failure(op string, err error, errno syscall.Errno) error {
+	switch {
+	case err != nil:
+		return c.opError(op, err)
+	case errno != 0:
+		return c.opError(op, os.NewSyscallError(op, errno))
+	}
+	return nil
 }
 
 // opError is err as net reports a failed read or write: a *net.OpError
