@@ -7,6 +7,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -24,14 +25,7 @@ func BenchmarkChat(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			srv := llmtest.New(b, llmtest.WithDelay(bc.delay),
 				llmtest.WithHandler(func(openai.ChatCompletionRequest) llmtest.Reply { return reply }))
-			ep := config.Default().LLM.Reasoner
-			ep.BaseURL, ep.Model, ep.Concurrency = srv.URL(), "m", 64
-			c, err := New(config.LLM{Reasoner: ep})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			req := ask("answer", "What country bordering France contains an airport that serves Nijmegen?")
+			c, req := benchClient(b, srv.URL())
 			var out answer
 			call := func() {
 				if _, err := c.JSON(context.Background(), req, &out, nil); err != nil {
@@ -54,4 +48,17 @@ func BenchmarkChat(b *testing.B) {
 			})
 		})
 	}
+}
+
+// benchClient is a client whose reasoner is at baseURL (64 calls at
+// once), closed when b ends, and the question the chat benchmarks ask.
+func benchClient(b *testing.B, baseURL string) (*Client, kgqa.ChatRequest) {
+	ep := config.Default().LLM.Reasoner
+	ep.BaseURL, ep.Model, ep.Concurrency = baseURL, "m", 64
+	c, err := New(config.LLM{Reasoner: ep})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = c.Close() })
+	return c, ask("answer", "What country bordering France contains an airport that serves Nijmegen?")
 }

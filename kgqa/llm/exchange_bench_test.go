@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/parog/parog-go/kgqa/config"
 )
 
 // fixedReplyServer answers every request on every connection with reply,
@@ -109,14 +107,7 @@ func benchTransport(b *testing.B, u string) {
 }
 
 func benchChat(b *testing.B, u string) {
-	ep := config.Default().LLM.Reasoner
-	ep.BaseURL, ep.Model, ep.Concurrency = u+"/v1", "m", 64
-	c, err := New(config.LLM{Reasoner: ep})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	req := ask("answer", "What country bordering France contains an airport that serves Nijmegen?")
+	c, req := benchClient(b, u+"/v1")
 	var out answer
 	b.ReportAllocs()
 	for b.Loop() {

@@ -65,11 +65,11 @@ func (set *Set) Render(stage string, data any) ([]kgqa.Message, error) {
 			msgs = append(msgs, kgqa.Message{Role: part, Content: text})
 			continue
 		}
-		t := set.tmpl.Lookup(name)
-		if t == nil {
+		found, err := set.execute(name, b, data)
+		switch {
+		case !found:
 			return nil, fmt.Errorf("prompts: render: no %s block for stage %q", part, stage)
-		}
-		if err := set.execute(t, b, data); err != nil {
+		case err != nil:
 			return nil, fmt.Errorf("prompts: render %s: %w", stage, err)
 		}
 		msgs = append(msgs, kgqa.Message{Role: part, Content: string(bytes.TrimSpace(b.Bytes()))})
@@ -79,17 +79,23 @@ func (set *Set) Render(stage string, data any) ([]kgqa.Message, error) {
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// execute renders t with data into b, emptied first: with the executor
-// when it compiled t and does not decline, else with text/template.
-func (set *Set) execute(t *template.Template, b *bytes.Buffer, data any) error {
+// execute renders the block named name with data into b, emptied first:
+// with the executor when it compiled the block and does not decline (the
+// template is then not looked up), else with text/template. found is
+// false when the set has no such block.
+func (set *Set) execute(name string, b *bytes.Buffer, data any) (found bool, err error) {
 	b.Reset()
-	if c := set.compiled[t.Name()]; c != nil {
+	if c := set.compiled[name]; c != nil {
 		if c.execute(b, data) {
-			return nil
+			return true, nil
 		}
 		b.Reset()
 	}
-	return t.Execute(b, data)
+	t := set.tmpl.Lookup(name)
+	if t == nil {
+		return false, nil
+	}
+	return true, t.Execute(b, data)
 }
 
 // staticBlocks returns the rendered text of each block of t that has no

@@ -14,8 +14,10 @@ import (
 const xsdString = "http://www.w3.org/2001/XMLSchema#string"
 
 // intern returns s from seen, adding it while seen is short; past that
-// a string is allocated each time rather than searched for at length.
-func intern(seen *[]string, s []byte) string {
+// a string is allocated each time rather than searched for at length. A
+// string s is returned as it is when seen lacks it: only bytes are
+// copied.
+func intern[T string | []byte](seen *[]string, s T) string {
 	for _, v := range *seen {
 		if v == string(s) {
 			return v

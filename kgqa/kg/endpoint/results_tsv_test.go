@@ -305,15 +305,5 @@ func BenchmarkParseResultsTSV(b *testing.B) {
 		}
 		sb.WriteByte('\n')
 	}
-	body := []byte(sb.String())
-	got, err := parseResultsTSV(body)
-	require.NoError(b, err)
-	require.Equal(b, tab, got)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := parseResultsTSV(body); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchParse(b, []byte(sb.String()), tab, parseResultsTSV)
 }

@@ -85,7 +85,7 @@ func (r *xmlReader) start(name string, allowed ...string) (xml.StartElement, err
 	if !ok {
 		return xml.StartElement{}, fmt.Errorf("want <%s>", name)
 	}
-	if se.Name.Space != "" || (name != "" && se.Name.Local != name) {
+	if se.Name.Space != "" || (name != "" && !named(se.Name, name)) {
 		return xml.StartElement{}, fmt.Errorf("want <%s>, got <%s:%s>", name, se.Name.Space, se.Name.Local)
 	}
 	return se, checkAttrs(se, allowed)
@@ -112,7 +112,7 @@ func (r *xmlReader) end(name string) error {
 	if err != nil {
 		return err
 	}
-	if ee, ok := tok.(xml.EndElement); !ok || ee.Name.Space != "" || ee.Name.Local != name {
+	if ee, ok := tok.(xml.EndElement); !ok || !named(ee.Name, name) {
 		return fmt.Errorf("want </%s>", name)
 	}
 	return nil
@@ -127,12 +127,12 @@ func (r *xmlReader) startOrEnd(want, parent string, allowed ...string) (se xml.S
 	}
 	switch tok := tok.(type) {
 	case xml.EndElement:
-		if tok.Name.Space != "" || tok.Name.Local != parent {
+		if !named(tok.Name, parent) {
 			return se, false, fmt.Errorf("want </%s>", parent)
 		}
 		return se, false, nil
 	case xml.StartElement:
-		if tok.Name.Space != "" || tok.Name.Local != want {
+		if !named(tok.Name, want) {
 			return se, false, fmt.Errorf("want <%s> or </%s>", want, parent)
 		}
 		if err := checkAttrs(tok, allowed); err != nil {
@@ -142,6 +142,9 @@ func (r *xmlReader) startOrEnd(want, parent string, allowed ...string) (se xml.S
 	}
 	return se, false, errors.New("unexpected token")
 }
+
+// named says whether n is the format's element local (no prefix).
+func named(n xml.Name, local string) bool { return n.Space == "" && n.Local == local }
 
 func attr(se xml.StartElement, space, local string) (string, bool) {
 	for _, a := range se.Attr {
@@ -252,7 +255,7 @@ func (r *xmlReader) text(name string) (string, error) {
 		case xml.CharData:
 			b.Write(tok)
 		case xml.EndElement:
-			if tok.Name.Space != "" || tok.Name.Local != name {
+			if !named(tok.Name, name) {
 				return "", fmt.Errorf("want </%s>", name)
 			}
 			return b.String(), nil
@@ -290,7 +293,7 @@ func (r *xmlReader) node(se xml.StartElement, text string) (backend.Node, error)
 		if lang != "" && !langTag([]byte(lang)) {
 			return backend.Node{}, fmt.Errorf("language tag %q", lang)
 		}
-		n.Lang = intern(&r.langs, []byte(lang))
+		n.Lang = intern(&r.langs, lang)
 	case hasDT:
 		if !r.goodIRIs.ok(dt) {
 			return backend.Node{}, errors.New("a datatype knakk/rdf refuses")
@@ -301,7 +304,7 @@ func (r *xmlReader) node(se xml.StartElement, text string) (backend.Node, error)
 			return backend.Node{}, errors.New("an xsd:boolean")
 		}
 		if dt != xsdString {
-			n.Datatype = intern(&r.datatypes, []byte(dt))
+			n.Datatype = intern(&r.datatypes, dt)
 		}
 	}
 	return n, nil

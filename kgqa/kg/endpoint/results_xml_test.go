@@ -173,15 +173,5 @@ func BenchmarkParseResultsXML(b *testing.B) {
 		sb.WriteString(" </result>\n")
 	}
 	sb.WriteString("</results>\n</sparql>\n")
-	body := []byte(sb.String())
-	got, err := parseResultsXML(body)
-	require.NoError(b, err)
-	require.Equal(b, tab, got)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := parseResultsXML(body); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchParse(b, []byte(sb.String()), tab, parseResultsXML)
 }
