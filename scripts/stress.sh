@@ -6,7 +6,7 @@
 # started here and killed on every exit.
 #
 #   scripts/stress.sh ./kgqa/engine ./kgqa/server
-#   COUNT=20 RACE= scripts/stress.sh -run TestImportDumpTruncated ./kgqa/kg/fbimport
+#   COUNT=20 RACE= scripts/stress.sh -run TestImportDumpTruncated ./kgqa/kgdata/fbimport
 #
 # RACE= turns the race detector off: it slows the code so much that some
 # races of timing hide under it.

@@ -12,7 +12,7 @@ import (
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/dataset/oracle"
-	"github.com/parog/parog-go/dataset/oraclebench"
+	"github.com/parog/parog-go/dataset/oracle/bench"
 	"github.com/parog/parog-go/kgqa/config"
 )
 
@@ -72,7 +72,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.IntVar(&f.concurrency, "concurrency", 4, "questions answered at once")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "deadline of one question")
 	fs.StringVar(&f.out, "out", "bench-oracle", "output `DIR`")
-	f.hubRelations = oraclebench.DefaultHubRelations
+	f.hubRelations = bench.DefaultHubRelations
 	countVar(fs, &f.hubRelations, "hub-relations", "in the KG cost, an entity listing at least `N` relations is a hub")
 	fs.BoolVar(&f.demo, "demo", true, "also run the demo graph's questions")
 	fs.BoolVar(&f.noiseOnly, "noise-only", false, "run only the noise runs (no ceiling, evidence-only or tentative runs): a cheaper sweep over noise kinds")
@@ -113,7 +113,7 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 	}
 	qs, _ = eval.Select(qs, f.limit, eval.Shard{})
 	logf := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "parog bench: "+format+"\n", a...) }
-	o := oraclebench.BenchOptions{Name: strings.TrimSuffix(filepath.Base(f.input), filepath.Ext(f.input)), Config: cfg, Questions: qs,
+	o := bench.BenchOptions{Name: strings.TrimSuffix(filepath.Base(f.input), filepath.Ext(f.input)), Config: cfg, Questions: qs,
 		Noise: rates, Seeds: seeds, NoiseKinds: kinds, Sufficiency: suf, Concurrency: f.concurrency, Timeout: f.timeout, HubRelations: f.hubRelations, Logf: logf,
 		NoiseOnly: f.noiseOnly}
 	if o.Name == "" || o.Name == "." {
@@ -143,7 +143,7 @@ func demoGraphConfig(cfg config.Config) config.Config {
 
 // bench opens the KG once, picks the questions lacking evidence, runs the
 // measures and writes the reports.
-func (f *benchFlags) bench(ctx context.Context, env *Env, o oraclebench.BenchOptions, format dataset.Format) error {
+func (f *benchFlags) bench(ctx context.Context, env *Env, o bench.BenchOptions, format dataset.Format) error {
 	a, err := openApp(ctx, o.Config, env, graphOnly())
 	if err != nil {
 		return err
@@ -156,7 +156,7 @@ func (f *benchFlags) bench(ctx context.Context, env *Env, o oraclebench.BenchOpt
 		if err != nil {
 			return err
 		}
-		if o.Missing, err = oraclebench.MissingEvidence(ctx, g, all, o.Questions, f.missingLimit); err != nil {
+		if o.Missing, err = bench.MissingEvidence(ctx, g, all, o.Questions, f.missingLimit); err != nil {
 			return err
 		}
 	}
@@ -165,7 +165,7 @@ func (f *benchFlags) bench(ctx context.Context, env *Env, o oraclebench.BenchOpt
 		return fmt.Errorf("bench: %w", err)
 	}
 	start := time.Now()
-	rep, err := oraclebench.Bench(ctx, o)
+	rep, err := bench.Bench(ctx, o)
 	if err != nil {
 		return err
 	}

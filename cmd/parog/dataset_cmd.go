@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/dataset/answerable"
+	"github.com/parog/parog-go/dataset/eval/answerable"
 	"github.com/parog/parog-go/sparql2plan"
 )
 

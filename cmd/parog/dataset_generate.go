@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/dataset/generate"
-	"github.com/parog/parog-go/kgqa/kg/densify"
+	"github.com/parog/parog-go/dataset/oracle/generate"
+	"github.com/parog/parog-go/kgqa/kgdata/densify"
 )
 
 func runGenerate(ctx context.Context, env *Env, args []string) error {

@@ -25,7 +25,7 @@ func TestGenerateThenAnswerable(t *testing.T) {
 		code := Main(context.Background(), args, env)
 		return code, out.String(), errOut.String()
 	}
-	const data = "../../kgqa/kg/densify/testdata"
+	const data = "../../kgqa/kgdata/densify/testdata"
 	world := filepath.Join(dir, "world")
 	code, _, stderr := run("kg", "densify", "--slice", data+"/slice.nt", "--schema", data+"/schema", "--out", world,
 		"--target-triples", "30000", "--seed", "2", "--quiet")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/eval"
-	"github.com/parog/parog-go/dataset/harvest"
+	"github.com/parog/parog-go/dataset/eval/harvest"
 	"github.com/parog/parog-go/sparql2plan"
 )
 

@@ -27,19 +27,19 @@ const module = "github.com/parog/parog-go/"
 // kgqa/kg is the domain core: its adapters (endpoint, embedded) meet it in
 // kgqa/kg/backend and only kgqa/kg/adapters knows them all.
 var layers = map[string][]string{
-	"cmd/parog":                  {"dataset", "dataset/answerable", "dataset/eval", "dataset/generate", "dataset/harvest", "dataset/oracle", "dataset/oraclebench", "dataset/pogrule", "dataset/report", "dataset/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/densify", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/relprior", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
+	"cmd/parog":                  {"dataset", "dataset/eval/answerable", "dataset/eval", "dataset/oracle/generate", "dataset/eval/harvest", "dataset/oracle", "dataset/oracle/bench", "dataset/eval/pogrule", "dataset/eval/report", "dataset/eval/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kgdata/densify", "kgqa/kgdata/fbimport", "kgqa/kgdata/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/relprior", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
 	"dataset":                    {"kgqa/kg/demokg"},
-	"dataset/answerable":         {"dataset", "kgqa/kg", "internal/naming"},
-	"dataset/eval":               {"dataset", "dataset/score", "kgqa", "kgqa/compile", "kgqa/engine", "kgqa/kg"},
+	"dataset/eval/answerable":    {"dataset", "kgqa/kg", "internal/naming"},
+	"dataset/eval":               {"dataset", "dataset/eval/score", "kgqa", "kgqa/compile", "kgqa/engine", "kgqa/kg"},
 	"dataset/eval/evaltest":      {"dataset", "dataset/eval", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm"},
-	"dataset/generate":           {"dataset", "kgqa", "kgqa/kg", "sparql2plan"},
-	"dataset/harvest":            {"dataset", "dataset/eval", "kgqa", "kgqa/sft", "sparql2plan"},
-	"dataset/oracle":             {"dataset", "dataset/score", "kgqa", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
-	"dataset/oraclebench":        {"dataset", "dataset/eval", "dataset/oracle", "dataset/score", "kgqa", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
-	"dataset/pogrule":            {"dataset", "dataset/score", "internal/clip"},
-	"dataset/report":             {"dataset", "dataset/eval", "dataset/pogrule", "dataset/score", "internal/clip", "internal/naming", "kgqa/ui"},
-	"dataset/score":              {"dataset", "internal/clip", "internal/naming"},
+	"dataset/oracle/generate":    {"dataset", "kgqa", "kgqa/kg", "sparql2plan"},
+	"dataset/eval/harvest":       {"dataset", "dataset/eval", "kgqa", "kgqa/sft", "sparql2plan"},
+	"dataset/oracle":             {"dataset", "dataset/eval/score", "kgqa", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
+	"dataset/oracle/bench":       {"dataset", "dataset/eval", "dataset/oracle", "dataset/eval/score", "kgqa", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
+	"dataset/eval/pogrule":       {"dataset", "dataset/eval/score", "internal/clip"},
+	"dataset/eval/report":        {"dataset", "dataset/eval", "dataset/eval/pogrule", "dataset/eval/score", "internal/clip", "internal/naming", "kgqa/ui"},
+	"dataset/eval/score":         {"dataset", "internal/clip", "internal/naming"},
 	"internal/backoff":           {},
 	"internal/clip":              {},
 	"internal/jsonscan":          {},
@@ -56,14 +56,14 @@ var layers = map[string][]string{
 	"kgqa/kg/adapters":           {"kgqa/config", "kgqa/kg/backend", "kgqa/kg/embedded", "kgqa/kg/endpoint"},
 	"kgqa/kg/backend":            {},
 	"kgqa/kg/demokg":             {},
-	"kgqa/kg/demokg/gen":         {"kgqa", "kgqa/kg/demokg"},
-	"kgqa/kg/densify":            {},
+	"kgqa/kgdata/demogen":        {"kgqa", "kgqa/kg/demokg"},
+	"kgqa/kgdata/densify":        {},
 	"kgqa/kg/embedded":           {"kgqa/kg/backend", "kgqa/kg/demokg"},
 	"kgqa/kg/endpoint":           {"internal/backoff", "internal/jsonscan", "kgqa/kg/backend"},
-	"kgqa/kg/fbimport":           {"kgqa/kg"},
+	"kgqa/kgdata/fbimport":       {"kgqa/kg"},
 	"kgqa/kg/sparqlgate":         {},
-	"kgqa/kg/virtuoso":           {},
-	"kgqa/kg/virtuosotest":       {"kgqa/kg/virtuoso"},
+	"kgqa/kgdata/virtuoso":       {},
+	"kgqa/kgdata/virtuosotest":   {"kgqa/kgdata/virtuoso"},
 	"kgqa/kgqatest":              {"kgqa", "kgqa/kg", "kgqa/kg/demokg", "kgqa/llm", "kgqa/llm/llmtest", "internal/naming", "kgqa/prompts", "refine"},
 	"kgqa/llm":                   {"kgqa", "internal/backoff", "internal/jsonscan", "internal/rawtcp", "kgqa/config"},
 	"kgqa/llm/llmcache":          {},
@@ -137,7 +137,7 @@ func TestBinaryLinksNoTestSupport(t *testing.T) {
 	deps := depSet(goList(t, `{{join .Deps " "}}`, ".")["cmd/parog"])
 	require.True(t, deps[module+"kgqa/engine"], "the list is the binary's: it holds the engine")
 	for _, pkg := range []string{
-		module + "kgqa/kgqatest", module + "kgqa/llm/llmtest", module + "kgqa/kg/virtuosotest",
+		module + "kgqa/kgqatest", module + "kgqa/llm/llmtest", module + "kgqa/kgdata/virtuosotest",
 		module + "kgqa/ui/browsertest", "github.com/chromedp/chromedp",
 	} {
 		assert.False(t, deps[pkg], "%s is linked into parog", pkg)

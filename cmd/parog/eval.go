@@ -15,9 +15,9 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/eval"
-	"github.com/parog/parog-go/dataset/pogrule"
-	"github.com/parog/parog-go/dataset/report"
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/pogrule"
+	"github.com/parog/parog-go/dataset/eval/report"
+	"github.com/parog/parog-go/dataset/eval/score"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/llm"

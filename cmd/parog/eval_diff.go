@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/parog/parog-go/dataset/report"
+	"github.com/parog/parog-go/dataset/eval/report"
 )
 
 const evalDiffSynopsis = `A.jsonl B.jsonl [--dataset D --input FILE] [--flips N] [--md FILE] [--json FILE]

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset/eval"
-	"github.com/parog/parog-go/dataset/report"
+	"github.com/parog/parog-go/dataset/eval/report"
 )
 
 func TestEvalDiff(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/parog/parog-go/dataset/eval"
-	"github.com/parog/parog-go/dataset/report"
+	"github.com/parog/parog-go/dataset/eval/report"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
 

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset/eval"
-	"github.com/parog/parog-go/dataset/report"
+	"github.com/parog/parog-go/dataset/eval/report"
 	"github.com/parog/parog-go/internal/realdata"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
@@ -308,7 +308,7 @@ func TestEvalReportPoGFile(t *testing.T) {
 
 // The same on the excerpt in testdata (PoG's first 30 GrailQA rows and
 // their gold), which a fresh clone has. The pog figure, 27 of 30, is what
-// PoG's own script gives on these rows (see dataset/report's
+// PoG's own script gives on these rows (see dataset/eval/report's
 // TestPoGRuleReproducesPoGScriptOnExcerpts); the strict one, 26, was
 // counted by reading the rows: the top answer of rows 3 ("RSS reader
 // software"), 4 ("Meters, centimeters, millimeters, etc."), 13 ("Fine art")

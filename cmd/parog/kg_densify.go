@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/parog/parog-go/kgqa/kg/densify"
+	"github.com/parog/parog-go/kgqa/kgdata/densify"
 )
 
 func runKGDensify(ctx context.Context, env *Env, args []string) error {

@@ -16,7 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/kg/fbimport"
+	"github.com/parog/parog-go/kgqa/kgdata/fbimport"
 )
 
 const kgImportHelp = `Usage: parog kg import <source> [flags]

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/kgqa/kg/fbimport"
+	"github.com/parog/parog-go/kgqa/kgdata/fbimport"
 )
 
 func TestKGImportFreebase(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parog/parog-go/kgqa/kg/virtuoso"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuoso"
 )
 
 const kgVirtuosoHelp = `Usage: parog kg virtuoso <setup|status|stop> --dir DIR [flags]

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/kgqa/kg/virtuoso"
-	"github.com/parog/parog-go/kgqa/kg/virtuosotest"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuoso"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuosotest"
 )
 
 func TestKGVirtuosoSetupStatusStop(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/dataset/eval/evaltest"
-	"github.com/parog/parog-go/dataset/report"
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/report"
+	"github.com/parog/parog-go/dataset/eval/score"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/score"
 )
 
 // Result is one line of a results file: the outcome of one question under

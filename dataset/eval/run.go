@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/score"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
 )

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/score"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/sparql2plan"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/score"
 	"github.com/parog/parog-go/kgqa"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/backend"
 	"github.com/parog/parog-go/kgqa/kg/embedded"
 	"github.com/parog/parog-go/kgqa/kg/endpoint"
-	"github.com/parog/parog-go/kgqa/kg/virtuosotest"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuosotest"
 )
 
 // The benchmarks run on a generated Freebase-like graph of about 200,000

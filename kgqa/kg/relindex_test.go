@@ -17,7 +17,7 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kg/embedded"
-	virt "github.com/parog/parog-go/kgqa/kg/virtuoso"
+	virt "github.com/parog/parog-go/kgqa/kgdata/virtuoso"
 )
 
 // The relation indexes of the package's Virtuoso: one per data graph, each

@@ -10,7 +10,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
-	"github.com/parog/parog-go/kgqa/kg/virtuosotest"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuosotest"
 )
 
 // Named graphs of the package's Virtuoso: the hand-checked fixture and the

@@ -20,7 +20,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
-	"github.com/parog/parog-go/kgqa/kg/virtuosotest"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuosotest"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 )
 

@@ -24,7 +24,7 @@
 // run `go generate` in this directory after editing them.
 package demokg
 
-//go:generate go run ./gen -out .
+//go:generate go run ../../kgdata/demogen -out .
 
 import (
 	_ "embed"

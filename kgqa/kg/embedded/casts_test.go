@@ -18,7 +18,7 @@ import (
 	"github.com/parog/parog-go/kgqa/kg/backend"
 	"github.com/parog/parog-go/kgqa/kg/embedded"
 	"github.com/parog/parog-go/kgqa/kg/endpoint"
-	"github.com/parog/parog-go/kgqa/kg/virtuosotest"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuosotest"
 	"github.com/parog/parog-go/sparql2plan"
 )
 

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/score"
 )
 
 // PoGAnswer is the answer read from the "results" field of a PoG result

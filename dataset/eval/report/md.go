@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/score"
 )
 
 // WriteMarkdown renders the report as markdown.

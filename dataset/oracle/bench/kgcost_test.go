@@ -1,4 +1,4 @@
-package oraclebench
+package bench
 
 import (
 	"encoding/json"

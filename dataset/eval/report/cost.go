@@ -4,7 +4,7 @@ import (
 	"sort"
 
 	"github.com/parog/parog-go/dataset/eval"
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/score"
 	"github.com/parog/parog-go/internal/clip"
 )
 

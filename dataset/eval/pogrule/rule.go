@@ -9,7 +9,7 @@ import (
 	"unicode"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/score"
 	"github.com/parog/parog-go/internal/clip"
 )
 

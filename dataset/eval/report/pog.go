@@ -13,8 +13,8 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/eval"
-	"github.com/parog/parog-go/dataset/pogrule"
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/pogrule"
+	"github.com/parog/parog-go/dataset/eval/score"
 	"github.com/parog/parog-go/internal/naming"
 )
 

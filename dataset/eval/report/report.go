@@ -8,8 +8,8 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/eval"
-	"github.com/parog/parog-go/dataset/pogrule"
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/pogrule"
+	"github.com/parog/parog-go/dataset/eval/score"
 )
 
 // PaperFixRates are the PARoG paper's shares of wrong tentative answers

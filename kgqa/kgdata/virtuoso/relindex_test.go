@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa/kg/demokg"
-	"github.com/parog/parog-go/kgqa/kg/virtuoso"
-	"github.com/parog/parog-go/kgqa/kg/virtuosotest"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuoso"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuosotest"
 )
 
 // indexPairs reads N-Triples and returns the distinct (subject,

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parog/parog-go/kgqa/kg/virtuoso"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuoso"
 )
 
 // Binaries of Debian's virtuoso-opensource-7-bin package.

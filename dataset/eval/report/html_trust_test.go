@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/dataset/pogrule"
+	"github.com/parog/parog-go/dataset/eval/pogrule"
 	"github.com/parog/parog-go/kgqa/ui/browsertest"
 )
 

@@ -168,7 +168,7 @@ func (b *builder) write(path string) {
 }
 
 func main() {
-	out := flag.String("out", "..", "directory to write the files to")
+	out := flag.String("out", "../../kg/demokg", "directory to write the files to")
 	flag.Parse()
 	if flag.NArg() != 0 {
 		log.Fatal("gen: no arguments expected")

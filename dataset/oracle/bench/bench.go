@@ -4,7 +4,7 @@
 // tentative answers (parog bench oracle). Each run serves an oracle on a
 // loopback port and points the engine's model endpoints at it, so the
 // engine meets the oracle as it meets any model.
-package oraclebench
+package bench
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package oraclebench
+package bench
 
 import (
 	"context"
@@ -63,7 +63,7 @@ func TestOracleAnswersACompareBoundToAnotherSubgoal(t *testing.T) {
 	dir := t.TempDir()
 	nt := filepath.Join(dir, "bound.nt")
 	require.NoError(t, os.WriteFile(nt, []byte(boundGraph()), 0o600))
-	cfg, err := config.Load("../../configs/demo.yaml", func(string) (string, bool) { return "", false }, nil)
+	cfg, err := config.Load("../../../configs/demo.yaml", func(string) (string, bool) { return "", false }, nil)
 	require.NoError(t, err)
 	cfg.KG.Files = []string{nt}
 	q := dataset.Question{ID: "bound-1", Source: dataset.WebQSP, Text: "during what war did abraham lincoln serve as president?",

@@ -11,7 +11,7 @@ import (
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/eval"
 	"github.com/parog/parog-go/dataset/eval/evaltest"
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/score"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/kgqa/kg/virtuoso"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuoso"
 )
 
 // The ini bounds every public query in memory, time, rows and planning:

@@ -1,4 +1,4 @@
-package oraclebench
+package bench
 
 import (
 	"context"
@@ -25,7 +25,7 @@ import (
 )
 
 // demoQuestions are the demo graph's questions, gold SPARQL included.
-const demoQuestions = "../../kgqa/kg/demokg/questions.json"
+const demoQuestions = "../../../kgqa/kg/demokg/questions.json"
 
 // benchEngine opens the KG of cfg and returns it with an engine builder
 // over it, wired as the program wires one (budgets, neighbour limit,
@@ -55,7 +55,7 @@ func benchEngine(t testing.TB, cfg config.Config) (kg.Graph, func(context.Contex
 // demo-graph benchmark test starts from.
 func demoSetup(t *testing.T, overrides ...string) (config.Config, []dataset.Question, kg.Graph, func(context.Context, config.LLM) (*engine.Engine, func() error, error)) {
 	t.Helper()
-	cfg, err := config.Load("../../configs/demo.yaml", func(string) (string, bool) { return "", false }, overrides)
+	cfg, err := config.Load("../../../configs/demo.yaml", func(string) (string, bool) { return "", false }, overrides)
 	require.NoError(t, err)
 	l, err := dataset.LoadFile(context.Background(), demoQuestions, dataset.Demo)
 	require.NoError(t, err)
@@ -177,9 +177,9 @@ func TestEngineKnowsNothingOfTheOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
 	}
-	out, err := exec.Command("go", "list", "-deps", "../../kgqa/...").Output()
+	out, err := exec.Command("go", "list", "-deps", "../../../kgqa/...").Output()
 	require.NoError(t, err)
 	assert.NotContains(t, strings.Fields(string(out)), "github.com/parog/parog-go/dataset/oracle")
-	assert.NotContains(t, strings.Fields(string(out)), "github.com/parog/parog-go/dataset/oraclebench")
+	assert.NotContains(t, strings.Fields(string(out)), "github.com/parog/parog-go/dataset/oracle/bench")
 	assert.Contains(t, strings.Fields(string(out)), "github.com/parog/parog-go/kgqa", "the list is the engine's")
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 
-	"github.com/parog/parog-go/dataset/pogrule"
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/pogrule"
+	"github.com/parog/parog-go/dataset/eval/score"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -1,4 +1,4 @@
-package oraclebench
+package bench
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset/eval"
-	"github.com/parog/parog-go/dataset/score"
+	"github.com/parog/parog-go/dataset/eval/score"
 	"github.com/parog/parog-go/kgqa"
 )
 

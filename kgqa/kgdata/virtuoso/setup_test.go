@@ -13,14 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/dataset/answerable"
+	"github.com/parog/parog-go/dataset/eval/answerable"
 	"github.com/parog/parog-go/internal/realdata"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
-	"github.com/parog/parog-go/kgqa/kg/fbimport"
-	"github.com/parog/parog-go/kgqa/kg/virtuoso"
-	"github.com/parog/parog-go/kgqa/kg/virtuosotest"
+	"github.com/parog/parog-go/kgqa/kgdata/fbimport"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuoso"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuosotest"
 	"github.com/parog/parog-go/sparql2plan"
 )
 

@@ -19,7 +19,7 @@ import (
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
-	"github.com/parog/parog-go/kgqa/kg/densify"
+	"github.com/parog/parog-go/kgqa/kgdata/densify"
 	"github.com/parog/parog-go/sparql2plan"
 )
 
@@ -41,13 +41,13 @@ func openWorld(t *testing.T) (kg.Graph, map[string]string) {
 			return
 		}
 		ctx := context.Background()
-		rep, err := densify.Build(ctx, "../../kgqa/kg/densify/testdata/slice.nt", "../../kgqa/kg/densify/testdata/schema", dir,
+		rep, err := densify.Build(ctx, "../../../kgqa/kgdata/densify/testdata/slice.nt", "../../../kgqa/kgdata/densify/testdata/schema", dir,
 			densify.Options{Seed: 3, TargetTriples: 40_000})
 		if err != nil {
 			world.err = err
 			return
 		}
-		s, err := densify.LoadSchema("../../kgqa/kg/densify/testdata/schema")
+		s, err := densify.LoadSchema("../../../kgqa/kgdata/densify/testdata/schema")
 		if err != nil {
 			world.err = err
 			return
