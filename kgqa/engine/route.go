@@ -132,22 +132,6 @@ func withPack(b config.Engine, p *retrieval.Pack) config.Engine {
 	return b
 }
 
-// pack is the pack of a subgoal run, or the engine's budgets as a
-// pack when the subgoal has none.
-func (sg *subgoalRun) pack() retrieval.Pack {
-	if sg.rec.Retrieval != nil {
-		return *sg.rec.Retrieval
-	}
-	return retrieval.Pack{
-		Width: sg.b.Width, Depth: sg.b.Depth, Relations: sg.b.MaxRelationsPerEntity, FactsPerPair: sg.b.MaxEntitiesPerRelation,
-		FactsPerPrompt: sg.e.maxFacts, TruncateNeighbors: sg.e.truncate, Tentative: true, Prune: retrieval.PruneAuto,
-	}
-}
-
-// truncates reports whether the subgoal's result and neighbour lists are
-// cut to the top-k (WithResultTruncation, unless its pack forbids it).
-func (sg *subgoalRun) truncates() bool { return sg.e.truncate && sg.pack().TruncateNeighbors }
-
 // propertyBoundary marks the question boundary when its answer subgoal
 // asks for a property the KG does not have (the subgoal's Boundary), and,
 // with engine.outside_kg notice, answers that the KG does not cover it in

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -154,26 +153,6 @@ func (r *run) skipAfterStop() {
 			rec.Status, rec.Error = statusSkipped, "question answered early"
 		}
 	}
-}
-
-// waitsFor lists the subgoals s starts after: those it needs and those
-// the cost-based ordering makes it wait for (r.after).
-func (r *run) waitsFor(s kgqa.Subgoal) []string {
-	return append(slices.Clone(s.Needs), r.after[s.ID]...)
-}
-
-// quiet turns the cancellation caused by an early stop into success.
-func (r *run) quiet(err error) error {
-	if r.isStopped() && errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
-}
-
-func (r *run) isStopped() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stopped
 }
 
 // runSubgoal runs one subgoal, records its result and reports whether the

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine/explore"
 	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/kgqa/retrieval"
 )
 
 // subgoalRun is the state of one subgoal's execution.
@@ -78,24 +79,6 @@ func clip(s string, n int) string {
 // listing the results of its prerequisites.
 func (sg *subgoalRun) view() prompts.PlanView {
 	return sg.run.view(sg.plan, sg.s.ID, sg.prerequisites(sg.plan, sg.s.ID))
-}
-
-// view renders the plan for a prompt, marking current and listing the
-// results of the subgoals in known (all results when known is nil).
-func (r *run) view(plan *kgqa.Plan, current string, known map[string]bool) prompts.PlanView {
-	v := prompts.PlanView{Question: r.ans.Question, Current: current}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, s := range plan.Subgoals {
-		v.Subgoals = append(v.Subgoals, prompts.SubgoalLine{ID: s.ID, Text: s.Text, Op: string(s.Op), Needs: strings.Join(s.Needs, ", ")})
-		if known != nil && !known[s.ID] {
-			continue
-		}
-		if res := r.results[s.ID]; res != nil {
-			v.Known = append(v.Known, s.ID+": "+clip(summary(*res), 300))
-		}
-	}
-	return v
 }
 
 // neededEntities returns the union of the results of the subgoals s needs.
@@ -281,5 +264,58 @@ func (sg *subgoalRun) addFacts(facts []kgqa.Fact) {
 	defer sg.mu.Unlock()
 	for _, f := range facts {
 		sg.facts = append(sg.facts, factRef{subgoal: sg.s.ID, fact: f})
+	}
+}
+
+// pack is the pack of a subgoal run, or the engine's budgets as a
+// pack when the subgoal has none.
+func (sg *subgoalRun) pack() retrieval.Pack {
+	if sg.rec.Retrieval != nil {
+		return *sg.rec.Retrieval
+	}
+	return retrieval.Pack{
+		Width: sg.b.Width, Depth: sg.b.Depth, Relations: sg.b.MaxRelationsPerEntity, FactsPerPair: sg.b.MaxEntitiesPerRelation,
+		FactsPerPrompt: sg.e.maxFacts, TruncateNeighbors: sg.e.truncate, Tentative: true, Prune: retrieval.PruneAuto,
+	}
+}
+
+// truncates reports whether the subgoal's result and neighbour lists are
+// cut to the top-k (WithResultTruncation, unless its pack forbids it).
+func (sg *subgoalRun) truncates() bool { return sg.e.truncate && sg.pack().TruncateNeighbors }
+
+// inRound marks ctx as serving exploration round n of the subgoal, for the
+// transcript (engine.trace_prompts).
+func (sg *subgoalRun) inRound(ctx context.Context, n int) context.Context {
+	return kgqa.WithStep(ctx, kgqa.Step{Subgoal: sg.s.ID, Round: n})
+}
+
+// explorerFor returns the explorer of the subgoal: the one that made its
+// first relation choice during ordering, if any, else a new one.
+func (sg *subgoalRun) explorerFor(text string) *explore.Explorer {
+	sg.mu.Lock()
+	x := sg.picks[sg.s.ID]
+	delete(sg.picks, sg.s.ID)
+	sg.mu.Unlock()
+	if x == nil {
+		return sg.newExplorer(text)
+	}
+	x.Serve(sg.exploring(text))
+	return x
+}
+
+// newExplorer returns a new explorer of the subgoal, whose text is text.
+func (sg *subgoalRun) newExplorer(text string) *explore.Explorer {
+	return explore.New(sg.e.explore, sg.exploring(text))
+}
+
+// exploring is the subgoal as its explorer knows it.
+func (sg *subgoalRun) exploring(text string) explore.Subgoal {
+	sg.run.mu.Lock()
+	question := sg.ans.Question
+	sg.run.mu.Unlock()
+	id := sg.s.ID
+	return explore.Subgoal{
+		Text: text, Question: question, View: sg.view, Pack: sg.pack, Budgets: sg.b,
+		Fail: func(err error) error { return stepErr("explore", id, err) },
 	}
 }

@@ -184,3 +184,26 @@ func (sg *subgoalRun) earlyInput(suf *kgqa.Sufficiency) string {
 	}
 	return "the answer is this subgoal's whole result, which " + ans + " still takes as input"
 }
+
+// recordFused records the sufficiency judgement a fused refine call
+// made, if it made one. The final answer may name entities of earlier
+// subgoals: it is resolved against all evidence, as the separate check
+// does.
+func (sg *subgoalRun) recordFused(v kgqa.Verdict) {
+	if v.Sufficient == nil {
+		return
+	}
+	ents := v.FinalEntities
+	if *v.Sufficient {
+		ents = sg.resolveAll(sg.judgedAfter(sg.plan, sg.s.ID), v.FinalRefs)
+	}
+	sg.rec.Sufficiency = &kgqa.Sufficiency{Sufficient: *v.Sufficient, Answer: v.FinalAnswer, Entities: ents, Fused: true, Reason: v.Reason}
+}
+
+// answeredEarly reports whether a fused judgement found the question
+// answered: the run stops after this subgoal, so a further round would be
+// wasted.
+func (sg *subgoalRun) answeredEarly() bool {
+	suf := sg.rec.Sufficiency
+	return suf != nil && suf.Sufficient && (suf.Answer != "" || len(suf.Entities) > 0)
+}

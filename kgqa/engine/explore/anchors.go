@@ -1,4 +1,4 @@
-package engine
+package explore
 
 import (
 	"context"
@@ -7,13 +7,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/relprior"
 )
-
-// WithRelationPrior ranks every relation offer by the relation prior p
-// (engine.relation_prior) added to word overlap or embeddings, before the
-// offer is paged or cut; nil ranks without one.
-func WithRelationPrior(p *relprior.Prior) Option { return func(e *Engine) { e.prior = p } }
 
 // maxPriorShown bounds the chosen relations whose prior ranks a round
 // records.
@@ -21,8 +15,8 @@ const maxPriorShown = 10
 
 // priorRanks records where the prior put each chosen relation: its place
 // in the ranked offer and by the prior alone among the available ones.
-func (x *explorer) priorRanks(anchors []kgqa.Term, available, ranked, chosen []kgqa.Relation) []kgqa.PriorRank {
-	if x.sg.e.prior == nil || len(chosen) == 0 {
+func (x *Explorer) priorRanks(anchors []kgqa.Term, available, ranked, chosen []kgqa.Relation) []kgqa.PriorRank {
+	if x.env.Prior == nil || len(chosen) == 0 {
 		return nil
 	}
 	sc := x.priorScorer(anchors)
@@ -51,7 +45,7 @@ type anchorGroup struct {
 // groupAnchors splits the anchors by their untried relations, in the
 // anchors' order: anchors with the same relations are offered them once,
 // since the same offer gets the same choice.
-func (x *explorer) groupAnchors(anchors []kgqa.Term, rels map[string][]kgqa.Relation) []anchorGroup {
+func (x *Explorer) groupAnchors(anchors []kgqa.Term, rels map[string][]kgqa.Relation) []anchorGroup {
 	var out []anchorGroup
 	at := map[string]int{}
 	for _, a := range anchors {
@@ -80,12 +74,12 @@ func (x *explorer) groupAnchors(anchors []kgqa.Term, rels map[string][]kgqa.Rela
 // the model choose for each, recording every offer in rd.AnchorOffers and
 // summing them up in rd. It returns the relations each anchor chose (as
 // offer's has map does for a shared choice) and the model calls made.
-func (x *explorer) pickPerAnchor(ctx context.Context, rd *kgqa.Round, groups []anchorGroup, rels map[string][]kgqa.Relation) (map[kgqa.Relation][]kgqa.Term, int, error) {
+func (x *Explorer) pickPerAnchor(ctx context.Context, rd *kgqa.Round, groups []anchorGroup, rels map[string][]kgqa.Relation) (map[kgqa.Relation][]kgqa.Term, int, error) {
 	has := map[kgqa.Relation][]kgqa.Term{}
 	seen := map[kgqa.Relation]bool{}
 	calls := 0
 	for _, g := range groups {
-		offered, _, cut, err := x.offer(ctx, g.anchors, rels)
+		offered, _, cut, err := x.Offer(ctx, g.anchors, rels)
 		if err != nil {
 			return nil, calls, err
 		}
@@ -96,7 +90,7 @@ func (x *explorer) pickPerAnchor(ctx context.Context, rd *kgqa.Round, groups []a
 		case 1:
 			sub.Chosen, sub.ChosenBy = offered, "only_offered"
 		default:
-			n, err := x.choosePaged(ctx, sub, offered, x.sg.b.MaxRelationsPerEntity)
+			n, err := x.ChoosePaged(ctx, sub, offered, x.sub.Budgets.MaxRelationsPerEntity)
 			calls += n
 			if err != nil {
 				return nil, calls, err
@@ -130,7 +124,7 @@ func (x *explorer) pickPerAnchor(ctx context.Context, rd *kgqa.Round, groups []a
 }
 
 // untriedOf is the anchors' untried relations, each once.
-func (x *explorer) untriedOf(anchors []kgqa.Term, rels map[string][]kgqa.Relation) []kgqa.Relation {
+func (x *Explorer) untriedOf(anchors []kgqa.Term, rels map[string][]kgqa.Relation) []kgqa.Relation {
 	seen := map[kgqa.Relation]bool{}
 	var out []kgqa.Relation
 	for _, a := range anchors {
@@ -146,12 +140,12 @@ func (x *explorer) untriedOf(anchors []kgqa.Term, rels map[string][]kgqa.Relatio
 
 // ranking names how offers are ranked: by embeddings when an endpoint is
 // configured, else by word overlap, with the prior when one is loaded.
-func (x *explorer) ranking() string {
+func (x *Explorer) ranking() string {
 	m := "lexical"
-	if x.sg.e.embedder != nil {
+	if x.env.Embedder != nil {
 		m = "embeddings"
 	}
-	if x.sg.e.prior != nil {
+	if x.env.Prior != nil {
 		m += "+prior"
 	}
 	return m

@@ -1,4 +1,4 @@
-package engine
+package explore
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 	"github.com/parog/parog-go/kgqa/relprior"
 )
 
-// maxDroppedShown bounds the dropped relations a RelationCut lists.
-const maxDroppedShown = 20
+// MaxDroppedShown bounds the dropped relations a RelationCut lists.
+const MaxDroppedShown = 20
 
-// offer collects the untried relations of the anchors, in the order the KG
+// Offer collects the untried relations of the anchors, in the order the KG
 // lists them, with the anchors that have each. Every one is offered while
 // they number at most MaxOfferedRelations: a lexical cut drops relations
 // whose names share no word with the subgoal ("border" against
@@ -25,7 +25,7 @@ const maxDroppedShown = 20
 // against. Above the bound they are ranked against the subgoal, by the
 // embeddings endpoint when one is configured, else by word overlap, and
 // the cut is returned for the trace.
-func (x *explorer) offer(ctx context.Context, anchors []kgqa.Term, rels map[string][]kgqa.Relation) ([]kgqa.Relation, map[kgqa.Relation][]kgqa.Term, *kgqa.RelationCut, error) {
+func (x *Explorer) Offer(ctx context.Context, anchors []kgqa.Term, rels map[string][]kgqa.Relation) ([]kgqa.Relation, map[kgqa.Relation][]kgqa.Term, *kgqa.RelationCut, error) {
 	n := 0
 	for _, a := range anchors {
 		n += len(rels[a.ID])
@@ -46,7 +46,7 @@ func (x *explorer) offer(ctx context.Context, anchors []kgqa.Term, rels map[stri
 	if len(order) == 0 {
 		order = nil // the trace shows no offer as before, not an empty list
 	}
-	limit := x.sg.b.MaxOfferedRelations
+	limit := x.sub.Budgets.MaxOfferedRelations
 	if len(order) <= limit {
 		if x.preRanked() && len(order) > 1 {
 			// The prior ranks without a call: the offer goes most
@@ -63,19 +63,19 @@ func (x *explorer) offer(ctx context.Context, anchors []kgqa.Term, rels map[stri
 	cut.Available, cut.Shown = len(order), limit
 	dropped := ranked[limit:]
 	cut.DroppedCount = len(dropped)
-	cut.Dropped = append([]kgqa.Relation{}, dropped[:min(len(dropped), maxDroppedShown)]...)
+	cut.Dropped = append([]kgqa.Relation{}, dropped[:min(len(dropped), MaxDroppedShown)]...)
 	return ranked[:limit], has, cut, nil
 }
 
 // rank orders rels by relevance to the subgoal, most relevant first, ties
 // in the KG's order: by cosine similarity of embeddings when an embeddings
 // endpoint is configured, else (or when it fails) by word overlap.
-func (x *explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation) ([]kgqa.Relation, *kgqa.RelationCut, error) {
-	d := x.sg.e.g.Dialect()
-	query := x.relationQuery(anchors)
+func (x *Explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation) ([]kgqa.Relation, *kgqa.RelationCut, error) {
+	d := x.env.Graph.Dialect()
+	query := x.RelationQuery(anchors)
 	score := make(map[kgqa.Relation]float64, len(rels))
 	cut := &kgqa.RelationCut{Method: "lexical"}
-	if em := x.sg.e.embedder; em != nil {
+	if em := x.env.Embedder; em != nil {
 		texts := make([]string, 0, len(rels)+1)
 		texts = append(texts, query)
 		for _, r := range rels {
@@ -89,7 +89,7 @@ func (x *explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Re
 			}
 			cut.Method = "embeddings"
 		case ctx.Err() != nil:
-			return nil, nil, stepErr("explore", x.sg.s.ID, ctx.Err())
+			return nil, nil, x.fail(ctx.Err())
 		case err == nil:
 			cut.Note = fmt.Sprintf("the embeddings endpoint returned %d vectors for %d texts; ranked by word overlap", len(vecs), len(texts))
 		default:
@@ -97,12 +97,12 @@ func (x *explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Re
 		}
 	}
 	if cut.Method == "lexical" {
-		q := tokens(query)
+		q := Tokens(query)
 		for _, r := range rels {
-			score[r] = overlap(q, tokens(d.Readable(r.ID)))
+			score[r] = Overlap(q, Tokens(d.Readable(r.ID)))
 		}
 	}
-	if p := x.sg.e.prior; p != nil {
+	if p := x.env.Prior; p != nil {
 		// Overlap scores about 1 to 3 per shared word, a cosine 0 to 1;
 		// the prior is added at the weight chosen against overlap.
 		sc := x.priorScorer(anchors)
@@ -119,10 +119,8 @@ func (x *explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Re
 // priorScorer scores relations by the prior for the subgoal and the
 // question together, without the anchors' names: the prior learned the
 // words of both (relprior.Builder.Record).
-func (x *explorer) priorScorer(anchors []kgqa.Term) *relprior.Scorer {
-	x.sg.run.mu.Lock()
-	question := x.sg.ans.Question
-	x.sg.run.mu.Unlock()
+func (x *Explorer) priorScorer(anchors []kgqa.Term) *relprior.Scorer {
+	question := x.sub.Question
 	names := map[string]bool{}
 	for _, a := range anchors {
 		for _, w := range relprior.Words(a.Name) {
@@ -130,25 +128,25 @@ func (x *explorer) priorScorer(anchors []kgqa.Term) *relprior.Scorer {
 		}
 	}
 	var words []string
-	for _, w := range relprior.Words(x.relationQuery(anchors) + " " + question) {
+	for _, w := range relprior.Words(x.RelationQuery(anchors) + " " + question) {
 		if !names[w] {
 			words = append(words, w)
 		}
 	}
-	return x.sg.e.prior.ForWords(words)
+	return x.env.Prior.ForWords(words)
 }
 
 // preRanked reports whether offers are ranked even when they fit:
 // the prior ranks without a model call (embeddings would cost one, so
 // with them an offer is ranked only when it is cut or paged).
-func (x *explorer) preRanked() bool { return x.sg.e.prior != nil && x.sg.e.embedder == nil }
+func (x *Explorer) preRanked() bool { return x.env.Prior != nil && x.env.Embedder == nil }
 
-// relationQuery is what a relation is matched against: the subgoal and
+// RelationQuery is what a relation is matched against: the subgoal and
 // the attribute it compares by, without the anchors' names, since that
 // the anchor is an airport says nothing of which relation answers the
 // subgoal.
-func (x *explorer) relationQuery(anchors []kgqa.Term) string {
-	q := x.text
+func (x *Explorer) RelationQuery(anchors []kgqa.Term) string {
+	q := x.sub.Text
 	for _, a := range anchors {
 		if a.Name != "" {
 			q = strings.ReplaceAll(q, a.Name, " ")
@@ -157,10 +155,10 @@ func (x *explorer) relationQuery(anchors []kgqa.Term) string {
 	return strings.Join(strings.Fields(q+" "+x.attrHint), " ")
 }
 
-// relationType splits a relation id into its type and name at the last
+// RelationType splits a relation id into its type and name at the last
 // dot ("location.location.adjoin_s" -> "location.location", "adjoin_s");
 // an id without a dot (a Wikidata property) has no type.
-func relationType(id string) (typ, name string) {
+func RelationType(id string) (typ, name string) {
 	i := strings.LastIndexByte(id, '.')
 	if i <= 0 || i == len(id)-1 {
 		return "", id
@@ -180,7 +178,7 @@ func groupRelations(d kg.Dialect, offered []kgqa.Relation) (out, in []prompts.Re
 	}
 	names := map[key][]string{}
 	for _, r := range offered {
-		typ, name := relationType(r.ID)
+		typ, name := RelationType(r.ID)
 		if typ == "" {
 			name = d.Readable(r.ID)
 		}
@@ -224,7 +222,7 @@ func newOfferedIndex(offered []kgqa.Relation) *offeredIndex {
 	ix := &offeredIndex{full: make(map[relKey]kgqa.Relation, len(offered)), short: make(map[relKey][]kgqa.Relation, len(offered))}
 	for _, r := range offered {
 		ix.full[relKey{strings.ToLower(r.ID), string(r.Dir)}] = r
-		if typ, name := relationType(r.ID); typ != "" {
+		if typ, name := RelationType(r.ID); typ != "" {
 			k := relKey{strings.ToLower(name), string(r.Dir)}
 			ix.short[k] = append(ix.short[k], r)
 		}
