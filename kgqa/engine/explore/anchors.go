@@ -2,40 +2,11 @@ package explore
 
 import (
 	"context"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
 )
-
-// maxPriorShown bounds the chosen relations whose prior ranks a round
-// records.
-const maxPriorShown = 10
-
-// priorRanks records where the prior put each chosen relation: its place
-// in the ranked offer and by the prior alone among the available ones.
-func (x *Explorer) priorRanks(anchors []kgqa.Term, available, ranked, chosen []kgqa.Relation) []kgqa.PriorRank {
-	if x.env.Prior == nil || len(chosen) == 0 {
-		return nil
-	}
-	sc := x.priorScorer(anchors)
-	score := make(map[kgqa.Relation]float64, len(available))
-	for _, r := range available {
-		score[r] = sc.Score(r.ID)
-	}
-	var out []kgqa.PriorRank
-	for _, c := range chosen[:min(len(chosen), maxPriorShown)] {
-		pr := kgqa.PriorRank{Relation: c, Rank: slices.Index(ranked, c), Score: score[c]}
-		for _, r := range available {
-			if score[r] > score[c] {
-				pr.PriorRank++
-			}
-		}
-		out = append(out, pr)
-	}
-	return out
-}
 
 // anchorGroup is anchors with the same untried relations.
 type anchorGroup struct {
@@ -136,17 +107,4 @@ func (x *Explorer) untriedOf(anchors []kgqa.Term, rels map[string][]kgqa.Relatio
 		}
 	}
 	return out
-}
-
-// ranking names how offers are ranked: by embeddings when an endpoint is
-// configured, else by word overlap, with the prior when one is loaded.
-func (x *Explorer) ranking() string {
-	m := "lexical"
-	if x.env.Embedder != nil {
-		m = "embeddings"
-	}
-	if x.env.Prior != nil {
-		m += "+prior"
-	}
-	return m
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
@@ -130,4 +132,117 @@ func (x *Explorer) lexicalPick(anchors []kgqa.Term, offered []kgqa.Relation, max
 		out = append(out, c.r)
 	}
 	return out
+}
+
+// RelationType splits a relation id into its type and name at the last
+// dot ("location.location.adjoin_s" -> "location.location", "adjoin_s");
+// an id without a dot (a Wikidata property) has no type.
+func RelationType(id string) (typ, name string) {
+	i := strings.LastIndexByte(id, '.')
+	if i <= 0 || i == len(id)-1 {
+		return "", id
+	}
+	return id[:i], id[i+1:]
+}
+
+// groupRelations renders the offered relations compactly for the
+// relations prompt: one line per type and direction, types and names in
+// alphabetical order, so that the prompt does not depend on the order
+// the KG lists them in. Ids without a type are shown by their readable
+// name, which carries the id.
+func groupRelations(d kg.Dialect, offered []kgqa.Relation) (out, in []prompts.RelationGroup) {
+	type key struct {
+		dir kgqa.Direction
+		typ string
+	}
+	names := map[key][]string{}
+	for _, r := range offered {
+		typ, name := RelationType(r.ID)
+		if typ == "" {
+			name = d.Readable(r.ID)
+		}
+		k := key{r.Dir, typ}
+		names[k] = append(names[k], name)
+	}
+	keys := make([]key, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].typ < keys[j].typ })
+	for _, k := range keys {
+		ns := names[k]
+		sort.Strings(ns)
+		g := prompts.RelationGroup{Type: k.typ, Names: ns}
+		if k.dir == kgqa.In {
+			in = append(in, g)
+		} else {
+			out = append(out, g)
+		}
+	}
+	return out, in
+}
+
+// errAmbiguousName is a short relation name that more than one offered
+// relation of the direction has.
+var errAmbiguousName = errors.New("ambiguous")
+
+// offeredIndex resolves a model's relation reply against the relations
+// offered, and only those: the full id or, for an id with a type, its
+// name alone, each compared without regard to case.
+type offeredIndex struct {
+	full  map[relKey]kgqa.Relation   // lower-case id, direction
+	short map[relKey][]kgqa.Relation // lower-case name, direction
+}
+
+// relKey is a relation id or name, lower-case, with a direction.
+type relKey struct{ id, dir string }
+
+func newOfferedIndex(offered []kgqa.Relation) *offeredIndex {
+	ix := &offeredIndex{full: make(map[relKey]kgqa.Relation, len(offered)), short: make(map[relKey][]kgqa.Relation, len(offered))}
+	for _, r := range offered {
+		ix.full[relKey{strings.ToLower(r.ID), string(r.Dir)}] = r
+		if typ, name := RelationType(r.ID); typ != "" {
+			k := relKey{strings.ToLower(name), string(r.Dir)}
+			ix.short[k] = append(ix.short[k], r)
+		}
+	}
+	return ix
+}
+
+// resolve returns the offered relation the reply (id, dir) names.
+func (ix *offeredIndex) resolve(id, dir string) (kgqa.Relation, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	dir = strings.ToLower(strings.TrimSpace(dir))
+	if r, ok := ix.full[relKey{id, dir}]; ok {
+		return r, nil
+	}
+	switch rs := ix.short[relKey{id, dir}]; len(rs) {
+	case 0:
+		return kgqa.Relation{}, errNotOffered
+	case 1:
+		return rs[0], nil
+	default:
+		return kgqa.Relation{}, fmt.Errorf("%w: %d offered relations are named %q (%s and %s): give the full id", errAmbiguousName, len(rs), id, rs[0].ID, rs[1].ID)
+	}
+}
+
+var errNotOffered = errors.New("not offered")
+
+// promptTokens counts a request's tokens as about four bytes each, as the
+// benchmarks do.
+func promptTokens(req kgqa.ChatRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Content)
+	}
+	return (n + 3) / 4
+}
+
+// relationsRequest renders the relations prompt that offers offered.
+func (x *Explorer) relationsRequest(rd *kgqa.Round, offered []kgqa.Relation, max int) (kgqa.ChatRequest, error) {
+	req, err := x.env.Prompts.Request(kgqa.Reasoner, prompts.Relations, x.relationsData(rd, offered, max))
+	if err != nil {
+		return kgqa.ChatRequest{}, x.fail(err)
+	}
+	return req, nil
 }

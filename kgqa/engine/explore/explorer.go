@@ -1,3 +1,13 @@
+// Package explore is the exploration step of PARoG: one subgoal's walk
+// over the knowledge graph, a round at a time. A round lists the anchors'
+// relations, offers the untried ones to the model (offer.go: ranked by
+// word overlap, embeddings or a relation prior and cut to the budget;
+// pages.go: split into prompts that fit; anchors.go: per group of
+// anchors), has the model choose (choose.go), fetches the neighbours
+// along the chosen relations (neighbors.go) and, for the next round,
+// prunes the frontier (prune.go). lexical.go is the word matching the
+// rankings share; branch.go the first choice of a conjunction's branch,
+// made to estimate or check it, and the retry of a subgoal's anchors.
 package explore
 
 import (

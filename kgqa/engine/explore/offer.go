@@ -2,15 +2,13 @@ package explore
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/llm"
-	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/relprior"
 )
 
@@ -155,96 +153,43 @@ func (x *Explorer) RelationQuery(anchors []kgqa.Term) string {
 	return strings.Join(strings.Fields(q+" "+x.attrHint), " ")
 }
 
-// RelationType splits a relation id into its type and name at the last
-// dot ("location.location.adjoin_s" -> "location.location", "adjoin_s");
-// an id without a dot (a Wikidata property) has no type.
-func RelationType(id string) (typ, name string) {
-	i := strings.LastIndexByte(id, '.')
-	if i <= 0 || i == len(id)-1 {
-		return "", id
-	}
-	return id[:i], id[i+1:]
-}
+// maxPriorShown bounds the chosen relations whose prior ranks a round
+// records.
+const maxPriorShown = 10
 
-// groupRelations renders the offered relations compactly for the
-// relations prompt: one line per type and direction, types and names in
-// alphabetical order, so that the prompt does not depend on the order
-// the KG lists them in. Ids without a type are shown by their readable
-// name, which carries the id.
-func groupRelations(d kg.Dialect, offered []kgqa.Relation) (out, in []prompts.RelationGroup) {
-	type key struct {
-		dir kgqa.Direction
-		typ string
+// priorRanks records where the prior put each chosen relation: its place
+// in the ranked offer and by the prior alone among the available ones.
+func (x *Explorer) priorRanks(anchors []kgqa.Term, available, ranked, chosen []kgqa.Relation) []kgqa.PriorRank {
+	if x.env.Prior == nil || len(chosen) == 0 {
+		return nil
 	}
-	names := map[key][]string{}
-	for _, r := range offered {
-		typ, name := RelationType(r.ID)
-		if typ == "" {
-			name = d.Readable(r.ID)
+	sc := x.priorScorer(anchors)
+	score := make(map[kgqa.Relation]float64, len(available))
+	for _, r := range available {
+		score[r] = sc.Score(r.ID)
+	}
+	var out []kgqa.PriorRank
+	for _, c := range chosen[:min(len(chosen), maxPriorShown)] {
+		pr := kgqa.PriorRank{Relation: c, Rank: slices.Index(ranked, c), Score: score[c]}
+		for _, r := range available {
+			if score[r] > score[c] {
+				pr.PriorRank++
+			}
 		}
-		k := key{r.Dir, typ}
-		names[k] = append(names[k], name)
+		out = append(out, pr)
 	}
-	keys := make([]key, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].typ < keys[j].typ })
-	for _, k := range keys {
-		ns := names[k]
-		sort.Strings(ns)
-		g := prompts.RelationGroup{Type: k.typ, Names: ns}
-		if k.dir == kgqa.In {
-			in = append(in, g)
-		} else {
-			out = append(out, g)
-		}
-	}
-	return out, in
+	return out
 }
 
-// errAmbiguousName is a short relation name that more than one offered
-// relation of the direction has.
-var errAmbiguousName = errors.New("ambiguous")
-
-// offeredIndex resolves a model's relation reply against the relations
-// offered, and only those: the full id or, for an id with a type, its
-// name alone, each compared without regard to case.
-type offeredIndex struct {
-	full  map[relKey]kgqa.Relation   // lower-case id, direction
-	short map[relKey][]kgqa.Relation // lower-case name, direction
-}
-
-// relKey is a relation id or name, lower-case, with a direction.
-type relKey struct{ id, dir string }
-
-func newOfferedIndex(offered []kgqa.Relation) *offeredIndex {
-	ix := &offeredIndex{full: make(map[relKey]kgqa.Relation, len(offered)), short: make(map[relKey][]kgqa.Relation, len(offered))}
-	for _, r := range offered {
-		ix.full[relKey{strings.ToLower(r.ID), string(r.Dir)}] = r
-		if typ, name := RelationType(r.ID); typ != "" {
-			k := relKey{strings.ToLower(name), string(r.Dir)}
-			ix.short[k] = append(ix.short[k], r)
-		}
+// ranking names how offers are ranked: by embeddings when an endpoint is
+// configured, else by word overlap, with the prior when one is loaded.
+func (x *Explorer) ranking() string {
+	m := "lexical"
+	if x.env.Embedder != nil {
+		m = "embeddings"
 	}
-	return ix
-}
-
-// resolve returns the offered relation the reply (id, dir) names.
-func (ix *offeredIndex) resolve(id, dir string) (kgqa.Relation, error) {
-	id = strings.ToLower(strings.TrimSpace(id))
-	dir = strings.ToLower(strings.TrimSpace(dir))
-	if r, ok := ix.full[relKey{id, dir}]; ok {
-		return r, nil
+	if x.env.Prior != nil {
+		m += "+prior"
 	}
-	switch rs := ix.short[relKey{id, dir}]; len(rs) {
-	case 0:
-		return kgqa.Relation{}, errNotOffered
-	case 1:
-		return rs[0], nil
-	default:
-		return kgqa.Relation{}, fmt.Errorf("%w: %d offered relations are named %q (%s and %s): give the full id", errAmbiguousName, len(rs), id, rs[0].ID, rs[1].ID)
-	}
+	return m
 }
-
-var errNotOffered = errors.New("not offered")

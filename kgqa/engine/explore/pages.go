@@ -4,18 +4,7 @@ import (
 	"context"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/prompts"
 )
-
-// promptTokens counts a request's tokens as about four bytes each, as the
-// benchmarks do.
-func promptTokens(req kgqa.ChatRequest) int {
-	n := 0
-	for _, m := range req.Messages {
-		n += len(m.Content)
-	}
-	return (n + 3) / 4
-}
 
 // relationCost is about what one relation adds to the prompt, in bytes:
 // its name and a separator, and its type's header when it opens a group.
@@ -28,15 +17,6 @@ func relationCost(r kgqa.Relation, seenType map[string]bool) int {
 		n += len(typ) + 6
 	}
 	return n
-}
-
-// relationsRequest renders the relations prompt that offers offered.
-func (x *Explorer) relationsRequest(rd *kgqa.Round, offered []kgqa.Relation, max int) (kgqa.ChatRequest, error) {
-	req, err := x.env.Prompts.Request(kgqa.Reasoner, prompts.Relations, x.relationsData(rd, offered, max))
-	if err != nil {
-		return kgqa.ChatRequest{}, x.fail(err)
-	}
-	return req, nil
 }
 
 // room is the bytes one relations prompt leaves for the relations: the
