@@ -19,7 +19,7 @@ const chosenByPlan = "plan_attribute"
 // contradicts the plan (see namedAttribute), the relation the plan names
 // is compared instead: "total time" names a total time, not a cooking
 // time. It costs no call; why explains the override for the trace.
-func (sg *subgoalRun) planAttribute(x *explore.Explorer, members []kgqa.Term, offered, chosen []kgqa.Relation) (best kgqa.Relation, why string, ok bool) {
+func planAttribute(sg *subgoalRun, x *explore.Explorer, members []kgqa.Term, offered, chosen []kgqa.Relation) (best kgqa.Relation, why string, ok bool) {
 	named := x.Attribute()
 	if named == "" {
 		named = x.RelationQuery(members)

@@ -185,7 +185,7 @@ type selectReply struct {
 
 // selectMembers asks the model which members satisfy the subgoal; it may
 // only name members.
-func (sg *subgoalRun) selectMembers(ctx context.Context, text string, members []kgqa.Term, facts []kgqa.Fact) ([]kgqa.Term, error) {
+func selectMembers(ctx context.Context, sg *subgoalRun, text string, members []kgqa.Term, facts []kgqa.Fact) ([]kgqa.Term, error) {
 	d := sg.e.g.Dialect()
 	facts = promptFacts(d, text, facts, sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
 	data := prompts.SelectData{Plan: sg.view(), Subgoal: text}

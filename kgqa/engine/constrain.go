@@ -31,8 +31,8 @@ import (
 // of its other needs. A member is kept when one of its values compares as
 // stated with one of the bound's values, as a SPARQL FILTER between two
 // variables keeps every binding that satisfies it.
-func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
-	members, capped := sg.neededEntities(), sg.neededCapped()
+func constrain(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
+	members, capped := sg.neededEntities(), neededCapped(sg)
 	var bounds []value
 	boundID, bounded := sg.s.Args.BoundRef()
 	if bounded && sg.s.Op == kgqa.OpCompare {
@@ -50,7 +50,7 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	}
 	sg.rec.Anchors = members
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(members)})
-	args := sg.args()
+	args := args(sg)
 	rec.Cmp, rec.Order = args.Cmp, args.Order
 	text := sg.text()
 	x := sg.newExplorer(text)
@@ -61,13 +61,13 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		var err error
-		tent, err = sg.tentative(gctx, text)
+		tent, err = tentative(gctx, sg, text)
 		return err
 	})
 	if len(members) > 0 && members[0].IsEntity() {
 		g.Go(func() error {
 			var err error
-			facts, end, err = sg.attributeFacts(gctx, x, members, args, end)
+			facts, end, err = attributeFacts(gctx, sg, x, members, args, end)
 			return err
 		})
 	}
@@ -80,7 +80,7 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	sg.addFacts(facts)
 	capped = capped || cappedFrom(sg.rec.Rounds, members)
 	if len(members) == 0 {
-		res, end, _, err := sg.tentativeStands(ctx, tent, members, "the needed set is empty", capped, end)
+		res, end, _, err := tentativeStands(ctx, sg, tent, members, "the needed set is empty", capped, end)
 		return res, end, err
 	}
 	// Dated mediators: only the value of the date the subgoal names (its
@@ -106,7 +106,7 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	}
 	if ok {
 		rec.Method, rec.Note = "exact", joinNotes(rec.Note, note)
-		out = sg.keepUnvalued(out, members, tent, rec)
+		out = keepUnvalued(sg, out, members, tent, rec)
 		res := kgqa.Result{Text: names(out), Entities: out, Source: "exact", Capped: capped}
 		sg.rec.Corrected = corrected(tent, res)
 		return res, end, nil
@@ -116,12 +116,12 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 		if sg.rec.Boundary != "" {
 			why = sg.rec.Boundary + ": the KG holds no value of the attribute for any member (no relation of theirs carries it)"
 		}
-		if res, e, ok, err := sg.tentativeStands(ctx, tent, members, why, capped, end); ok || err != nil {
+		if res, e, ok, err := tentativeStands(ctx, sg, tent, members, why, capped, end); ok || err != nil {
 			return res, e, err
 		}
 	}
 	rec.Method = "llm"
-	out, err = sg.selectMembers(ctx, text, members, facts)
+	out, err = selectMembers(ctx, sg, text, members, facts)
 	if err != nil {
 		return kgqa.Result{}, end, err
 	}
@@ -135,7 +135,7 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 // first and to the KG by exact name otherwise. ok is false when the
 // tentative answer names nothing and the needed set is not empty: the
 // model then selects from the members.
-func (sg *subgoalRun) tentativeStands(ctx context.Context, t *kgqa.Tentative, members []kgqa.Term, why string, capped bool, end int) (kgqa.Result, int, bool, error) {
+func tentativeStands(ctx context.Context, sg *subgoalRun, t *kgqa.Tentative, members []kgqa.Term, why string, capped bool, end int) (kgqa.Result, int, bool, error) {
 	rec := sg.rec.SetOp
 	if t == nil || len(t.Names) == 0 {
 		if len(members) == 0 {
@@ -149,7 +149,7 @@ func (sg *subgoalRun) tentativeStands(ctx context.Context, t *kgqa.Tentative, me
 		pseudo[i] = kgqa.Fact{Head: m, Tail: m}
 	}
 	ents, rest := refine.Resolve(pseudo, t.Names)
-	res, err := sg.fromTentative(ctx, &kgqa.Tentative{Answer: t.Answer, Names: rest})
+	res, err := fromTentative(ctx, sg, &kgqa.Tentative{Answer: t.Answer, Names: rest})
 	if err != nil {
 		return kgqa.Result{}, end, false, err
 	}
@@ -161,7 +161,7 @@ func (sg *subgoalRun) tentativeStands(ctx context.Context, t *kgqa.Tentative, me
 
 // args returns the subgoal's structured constraint, completed from its
 // text where the plan left it out.
-func (sg *subgoalRun) args() kgqa.Args {
+func args(sg *subgoalRun) kgqa.Args {
 	var a kgqa.Args
 	if sg.s.Args != nil {
 		a = *sg.s.Args
@@ -193,7 +193,7 @@ func inferOrder(text string) string {
 // attributeFacts finds the relation that carries the compared attribute and
 // fetches its values for every member. The relation is chosen lexically
 // when one name clearly matches the attribute, else by the model.
-func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explore.Explorer, members []kgqa.Term, args kgqa.Args, d int) ([]kgqa.Fact, int, error) {
+func attributeFacts(ctx context.Context, sg *subgoalRun, x *explore.Explorer, members []kgqa.Term, args kgqa.Args, d int) ([]kgqa.Fact, int, error) {
 	rd := &kgqa.Round{Anchors: members, Chosen: []kgqa.Relation{}, Facts: []kgqa.Fact{}}
 	defer func() {
 		sg.rec.Rounds = append(sg.rec.Rounds, rd)
@@ -230,7 +230,7 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explore.Explorer, m
 			// carries the attribute.
 			sg.rec.Boundary = retrieval.ReasonPropertyNotInKG
 		}
-		if best, why, ok := sg.planAttribute(x, members, offered, rd.Chosen); ok {
+		if best, why, ok := planAttribute(sg, x, members, offered, rd.Chosen); ok {
 			rd.Chosen, rd.ChosenBy, rd.Fallback = []kgqa.Relation{best}, chosenByPlan, why
 			sg.rec.SetOp.Note = joinNotes(sg.rec.SetOp.Note, why)
 		}
@@ -241,7 +241,7 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explore.Explorer, m
 	}
 	facts := rd.Facts
 	if args.Cmp != "" || args.Order != "" {
-		facts = sg.bestAttribute(rd.Chosen, members, facts)
+		facts = bestAttribute(sg, rd.Chosen, members, facts)
 	} else if len(rd.Chosen) == 1 {
 		a := rd.Chosen[0]
 		sg.rec.SetOp.Attribute = &a
@@ -254,7 +254,7 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explore.Explorer, m
 // date) to the most members, ties in the model's order, and returns its
 // facts; the others are named in the set operation's note. A relation
 // whose values do not parse cannot be compared exactly.
-func (sg *subgoalRun) bestAttribute(chosen []kgqa.Relation, members []kgqa.Term, facts []kgqa.Fact) []kgqa.Fact {
+func bestAttribute(sg *subgoalRun, chosen []kgqa.Relation, members []kgqa.Term, facts []kgqa.Fact) []kgqa.Fact {
 	if len(chosen) == 0 {
 		return facts
 	}
@@ -306,7 +306,7 @@ func factRelation(f kgqa.Fact) kgqa.Relation {
 // keepUnvalued adds to an exact result the members the tentative answer
 // names that have no value of the attribute: exact logic cannot rule them
 // out, so they stay candidates beside what it kept.
-func (sg *subgoalRun) keepUnvalued(out, members []kgqa.Term, t *kgqa.Tentative, rec *kgqa.SetOpRecord) []kgqa.Term {
+func keepUnvalued(sg *subgoalRun, out, members []kgqa.Term, t *kgqa.Tentative, rec *kgqa.SetOpRecord) []kgqa.Term {
 	out = nonNil(out)
 	if t == nil || len(t.Names) == 0 || rec.Unparsed == 0 {
 		return out

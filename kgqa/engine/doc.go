@@ -25,7 +25,9 @@
 //     composed from its subgoals' tentative answers; certificate.go: the
 //     SPARQL query that reproduces the answer.
 //
-// The state of one question is a run (run.go), of one subgoal a
-// subgoalRun (subgoal.go), of one subgoal's walk over the KG an
-// explore.Explorer.
+// The state of one question is a run, of one subgoal a subgoalRun, of
+// one subgoal's walk over the KG an explore.Explorer; each keeps its
+// methods (what it records, what it lets a step read) in its own file,
+// run.go, subgoal.go and explore/explorer.go. The steps are functions
+// of the state they work on: find(ctx, sg), planRetrieval(r, ...).
 package engine

@@ -15,14 +15,14 @@ import (
 // the tentative answer is kept. A subgoal whose text names two relations
 // explores a second hop from the first's answer; a verified branch of a
 // conjunction is first checked against the branch that ran before it.
-func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
-	if res, end, settled, err := sg.checkBranch(ctx); err != nil || settled {
+func find(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
+	if res, end, settled, err := checkBranch(ctx, sg); err != nil || settled {
 		return res, end, err
 	}
 	text, anchors := sg.text(), sg.anchors()
-	sg.started(anchors)
+	started(sg, anchors)
 	x := sg.explorerFor(text)
-	tent, rd, end, err := sg.answerAndExplore(ctx, x, text, anchors)
+	tent, rd, end, err := answerAndExplore(ctx, sg, x, text, anchors)
 	if err != nil {
 		return kgqa.Result{}, end, err
 	}
@@ -30,46 +30,46 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 	var first *firstHop
 	depth := 0
 	for round := 1; ; round++ {
-		all = sg.explored(rd, all)
+		all = explored(sg, rd, all)
 		facts := promptFacts(sg.e.g.Dialect(), text, all, sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
-		v, err := sg.refineRound(ctx, round, text, facts, anchors, tent, sg.fuse())
+		v, err := refineRound(ctx, sg, round, text, facts, anchors, tent, sg.fuse())
 		if err != nil {
 			return kgqa.Result{}, end, err
 		}
 		if len(facts) > 0 {
 			end++
 		}
-		sg.recordFused(v)
+		recordFused(sg, v)
 		if v.Aligned && (len(v.Entities) > 0 || v.Answer != "") {
-			if depth > 0 || !sg.bundlesHops() || round >= sg.b.MaxRounds || len(v.Entities) == 0 {
-				return sg.accept(ctx, x, tent, v, all, facts, end)
+			if depth > 0 || !bundlesHops(sg) || round >= sg.b.MaxRounds || len(v.Entities) == 0 {
+				return accept(ctx, sg, x, tent, v, all, facts, end)
 			}
 			// The first of the two hops the subgoal names: what it found
 			// is where the second starts, and the answer if that hop
 			// finds nothing aligned.
 			first = &firstHop{v: v, all: slices.Clone(all), facts: facts}
-			if rd, end, err = sg.exploreRound(ctx, x, round+1, v.Entities, 1, end); err != nil {
+			if rd, end, err = exploreRound(ctx, sg, x, round+1, v.Entities, 1, end); err != nil {
 				return kgqa.Result{}, end, err
 			}
 			rd.DepthReason, depth = retrieval.ReasonCompositionTwoRelations, 1
 			continue
 		}
-		if sg.answeredEarly() || round >= sg.b.MaxRounds {
+		if answeredEarly(sg) || round >= sg.b.MaxRounds {
 			break
 		}
 		var ok bool
-		if rd, depth, end, ok, err = sg.nextRound(ctx, x, round+1, rd, depth, end); err != nil || !ok {
+		if rd, depth, end, ok, err = nextRound(ctx, sg, x, round+1, rd, depth, end); err != nil || !ok {
 			if err != nil {
 				return kgqa.Result{}, end, err
 			}
 			break
 		}
 	}
-	return sg.settle(ctx, x, text, anchors, tent, first, all, end)
+	return settle(ctx, sg, x, text, anchors, tent, first, all, end)
 }
 
 // started records the subgoal's anchors and reports that it started.
-func (sg *subgoalRun) started(anchors []kgqa.Term) {
+func started(sg *subgoalRun, anchors []kgqa.Term) {
 	sg.rec.Anchors = anchors
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(anchors)})
 }
@@ -77,13 +77,13 @@ func (sg *subgoalRun) started(anchors []kgqa.Term) {
 // answerAndExplore asks for the tentative answer and explores the first
 // round at once: neither depends on the other. It returns the LLM depth
 // at which both ended.
-func (sg *subgoalRun) answerAndExplore(ctx context.Context, x *explore.Explorer, text string, anchors []kgqa.Term) (*kgqa.Tentative, *kgqa.Round, int, error) {
+func answerAndExplore(ctx context.Context, sg *subgoalRun, x *explore.Explorer, text string, anchors []kgqa.Term) (*kgqa.Tentative, *kgqa.Round, int, error) {
 	var tent *kgqa.Tentative
 	var rd *kgqa.Round
 	end := sg.d0
 	err := both(ctx, func(gctx context.Context) error {
 		var err error
-		tent, err = sg.tentative(gctx, text)
+		tent, err = tentative(gctx, sg, text)
 		return err
 	}, func(gctx context.Context) error {
 		var err error
@@ -104,7 +104,7 @@ func (sg *subgoalRun) answerAndExplore(ctx context.Context, x *explore.Explorer,
 
 // explored records round rd and its facts, reports it, and returns all
 // with its facts added.
-func (sg *subgoalRun) explored(rd *kgqa.Round, all []kgqa.Fact) []kgqa.Fact {
+func explored(sg *subgoalRun, rd *kgqa.Round, all []kgqa.Fact) []kgqa.Fact {
 	sg.rec.Rounds = append(sg.rec.Rounds, rd)
 	rc := *rd
 	sg.emit.send(kgqa.Event{Type: kgqa.EventExploration, Subgoal: sg.s.ID, Round: &rc})
@@ -114,7 +114,7 @@ func (sg *subgoalRun) explored(rd *kgqa.Round, all []kgqa.Fact) []kgqa.Fact {
 
 // exploreRound runs round n from anchors; a round that fails is recorded
 // as far as it got.
-func (sg *subgoalRun) exploreRound(ctx context.Context, x *explore.Explorer, n int, anchors []kgqa.Term, depth, end int) (*kgqa.Round, int, error) {
+func exploreRound(ctx context.Context, sg *subgoalRun, x *explore.Explorer, n int, anchors []kgqa.Term, depth, end int) (*kgqa.Round, int, error) {
 	rd, end, err := x.Round(sg.inRound(ctx, n), anchors, depth, end)
 	if err != nil {
 		sg.rec.Rounds = append(sg.rec.Rounds, rd)
@@ -124,12 +124,12 @@ func (sg *subgoalRun) exploreRound(ctx context.Context, x *explore.Explorer, n i
 
 // nextRound runs round n from where round rd leads (explore.Next); ok is
 // false when there is nowhere left to go.
-func (sg *subgoalRun) nextRound(ctx context.Context, x *explore.Explorer, n int, rd *kgqa.Round, depth, end int) (*kgqa.Round, int, int, bool, error) {
+func nextRound(ctx context.Context, sg *subgoalRun, x *explore.Explorer, n int, rd *kgqa.Round, depth, end int) (*kgqa.Round, int, int, bool, error) {
 	next, depth, end, ok, err := x.Next(sg.inRound(ctx, n), rd, depth, end)
 	if err != nil || !ok {
 		return nil, depth, end, false, err
 	}
-	rd, end, err = sg.exploreRound(ctx, x, n, next, depth, end)
+	rd, end, err = exploreRound(ctx, sg, x, n, next, depth, end)
 	return rd, depth, end, err == nil, err
 }
 
@@ -137,19 +137,19 @@ func (sg *subgoalRun) nextRound(ctx context.Context, x *explore.Explorer, n int,
 // once: the first hop's answer when the second found nothing aligned,
 // else a retry along the anchors' untried relations, else (asymmetric
 // trust) the tentative answer.
-func (sg *subgoalRun) settle(ctx context.Context, x *explore.Explorer, text string, anchors []kgqa.Term, tent *kgqa.Tentative, first *firstHop, all []kgqa.Fact, end int) (kgqa.Result, int, error) {
+func settle(ctx context.Context, sg *subgoalRun, x *explore.Explorer, text string, anchors []kgqa.Term, tent *kgqa.Tentative, first *firstHop, all []kgqa.Fact, end int) (kgqa.Result, int, error) {
 	if first != nil {
 		sg.rec.Verdict = &first.v
-		return sg.accept(ctx, x, tent, first.v, first.all, first.facts, end)
+		return accept(ctx, sg, x, tent, first.v, first.all, first.facts, end)
 	}
-	if !sg.answeredEarly() {
-		res, e, ok, err := sg.retry(ctx, x, text, anchors, tent, all, end)
+	if !answeredEarly(sg) {
+		res, e, ok, err := retry(ctx, sg, x, text, anchors, tent, all, end)
 		if err != nil || ok {
 			return res, e, err
 		}
 		end = e
 	}
-	res, err := sg.fromTentative(ctx, tent)
+	res, err := fromTentative(ctx, sg, tent)
 	return res, end, err
 }
 
@@ -164,7 +164,7 @@ type firstHop struct {
 // bundlesHops reports whether the subgoal's pack gave it a second hop
 // because its text names two relations: the first hop's answer is then
 // where the second starts.
-func (sg *subgoalRun) bundlesHops() bool {
+func bundlesHops(sg *subgoalRun) bool {
 	return sg.pack().Reasons[retrieval.ParamDepth] == retrieval.ReasonCompositionTwoRelations && sg.b.Depth >= 2
 }
 
@@ -172,12 +172,12 @@ func (sg *subgoalRun) bundlesHops() bool {
 // candidates of the branch it waits for (see verify). settled is false
 // when the check settled nothing and the branch is to be explored in full,
 // with its tentative answer.
-func (sg *subgoalRun) checkBranch(ctx context.Context) (res kgqa.Result, end int, settled bool, err error) {
+func checkBranch(ctx context.Context, sg *subgoalRun) (res kgqa.Result, end int, settled bool, err error) {
 	against, ok := sg.verifyAgainst[sg.s.ID]
 	if !ok {
 		return kgqa.Result{}, sg.d0, false, nil
 	}
-	res, end, settled, err = sg.verify(ctx, against)
+	res, end, settled, err = verify(ctx, sg, against)
 	if err != nil || settled {
 		return res, end, settled, err
 	}
@@ -197,7 +197,7 @@ func (sg *subgoalRun) checkBranch(ctx context.Context) (res kgqa.Result, end int
 // tentative answer, neighbour list or refinement. ok is false when the
 // check settles nothing (no relation to check, or no candidate passed), so
 // the branch is explored in full instead.
-func (sg *subgoalRun) verify(ctx context.Context, against string) (res kgqa.Result, end int, ok bool, err error) {
+func verify(ctx context.Context, sg *subgoalRun, against string) (res kgqa.Result, end int, ok bool, err error) {
 	sg.mu.Lock()
 	first := sg.results[against]
 	sg.mu.Unlock()
@@ -216,7 +216,7 @@ func (sg *subgoalRun) verify(ctx context.Context, against string) (res kgqa.Resu
 	}
 	v.Candidates = len(cands)
 	text, anchors := sg.text(), sg.anchors()
-	sg.started(anchors)
+	started(sg, anchors)
 	x := sg.explorerFor(text)
 	if len(cands) == 0 {
 		// No entity to check (the first branch kept a tentative answer,

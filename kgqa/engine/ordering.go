@@ -38,7 +38,7 @@ const (
 // with the smallest count runs first, and each other branch waits for it
 // and checks its candidates. It records the decision in the intersect's
 // trace.
-func (r *run) orderBranches(ctx context.Context, plan *kgqa.Plan) error {
+func orderBranches(ctx context.Context, r *run, plan *kgqa.Plan) error {
 	r.verifyAgainst, r.after, r.branchOf = map[string]string{}, map[string][]string{}, map[string]*kgqa.BranchOrder{}
 	r.picks, r.tentativeBefore = map[string]*explore.Explorer{}, map[string]bool{}
 	if r.b.Ordering != OrderingCost {
@@ -67,7 +67,7 @@ func (r *run) orderBranches(ctx context.Context, plan *kgqa.Plan) error {
 		if len(branches) < 2 {
 			continue
 		}
-		ord, err := r.estimateBranches(ctx, plan, branches)
+		ord, err := estimateBranches(ctx, r, plan, branches)
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (r *run) orderBranches(ctx context.Context, plan *kgqa.Plan) error {
 // first round would, and estimates each branch by the KG's count of facts
 // along the chosen relations from its anchors (-1 when it chose none). The
 // choices are kept in r.picks for the branches' first rounds.
-func (r *run) estimateBranches(ctx context.Context, plan *kgqa.Plan, branches []kgqa.Subgoal) (*kgqa.Ordering, error) {
+func estimateBranches(ctx context.Context, r *run, plan *kgqa.Plan, branches []kgqa.Subgoal) (*kgqa.Ordering, error) {
 	ord := &kgqa.Ordering{Method: OrderingCost, Branches: make([]kgqa.BranchOrder, len(branches))}
 	xs := make([]*explore.Explorer, len(branches))
 	g, gctx := errgroup.WithContext(ctx)

@@ -139,7 +139,9 @@ func (e *Engine) replanForTopics(ctx context.Context, question string, p *kgqa.P
 	return &q, info, true
 }
 
-func (r *run) plan(ctx context.Context, req Request) (*kgqa.Plan, kgqa.PlanInfo, error) {
+// planFor is the plan of req: the plan it gives, validated, or the
+// planner's, whose calls set the run's critical path so far.
+func planFor(ctx context.Context, r *run, req Request) (*kgqa.Plan, kgqa.PlanInfo, error) {
 	if req.Plan != nil {
 		p := *req.Plan
 		if p.Version == 0 {
@@ -345,7 +347,7 @@ func hasUserTurn(history []kgqa.Message) bool {
 // safety verdict; it is never rewritten, whatever the verdict, since it
 // follows nothing. refused is true for an unsafe message: the answer
 // stops there (StopRefused).
-func (r *run) classify(ctx context.Context, question string, history []kgqa.Message, screen bool) (standalone string, refused bool, err error) {
+func classify(ctx context.Context, r *run, question string, history []kgqa.Message, screen bool) (standalone string, refused bool, err error) {
 	follows := hasUserTurn(history)
 	if !follows && !screen {
 		return question, false, nil

@@ -12,12 +12,12 @@ import (
 // refineRound asks the refiner whether facts answer the subgoal (and,
 // with fuse, whether the question is answered), rechecks the verdict
 // (overrule), and records and reports it.
-func (sg *subgoalRun) refineRound(ctx context.Context, round int, text string, facts []kgqa.Fact, anchors []kgqa.Term, tent *kgqa.Tentative, fuse bool) (kgqa.Verdict, error) {
+func refineRound(ctx context.Context, sg *subgoalRun, round int, text string, facts []kgqa.Fact, anchors []kgqa.Term, tent *kgqa.Tentative, fuse bool) (kgqa.Verdict, error) {
 	v, err := sg.e.refiner.Refine(sg.inRound(ctx, round), refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts, Fuse: fuse})
 	if err != nil {
 		return kgqa.Verdict{}, stepErr("refine", sg.s.ID, err)
 	}
-	v = sg.overrule(v, anchors, tent)
+	v = overrule(sg, v, anchors, tent)
 	sg.rec.Verdict = &v
 	vc := v
 	sg.emit.send(kgqa.Event{Type: kgqa.EventRefinement, Subgoal: sg.s.ID, Verdict: &vc})
@@ -43,7 +43,7 @@ const (
 // relation chosen the wrong way round); taking it would feed the topic
 // entity itself to the next steps. The tentative answer stands, as for
 // any misaligned evidence, and exploration goes on.
-func (sg *subgoalRun) overrule(v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.Tentative) kgqa.Verdict {
+func overrule(sg *subgoalRun, v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.Tentative) kgqa.Verdict {
 	if !v.Aligned || len(sg.s.Needs) > 0 || len(v.Entities) == 0 || len(anchors) == 0 {
 		return v
 	}
@@ -76,7 +76,7 @@ func (sg *subgoalRun) overrule(v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.T
 // the wrong relation's entities, are left out). ok reports whether that gave an aligned answer, which is then
 // the subgoal's result. It costs a relations call and a refine call, and
 // only on subgoals that would otherwise rest on the tentative answer.
-func (sg *subgoalRun) retry(ctx context.Context, x *explore.Explorer, text string, anchors []kgqa.Term, tent *kgqa.Tentative, all []kgqa.Fact, end int) (kgqa.Result, int, bool, error) {
+func retry(ctx context.Context, sg *subgoalRun, x *explore.Explorer, text string, anchors []kgqa.Term, tent *kgqa.Tentative, all []kgqa.Fact, end int) (kgqa.Result, int, bool, error) {
 	if len(all) == 0 || len(anchors) == 0 || (tent != nil && len(tent.Names) > 0) {
 		// A tentative answer that names something stands on misaligned
 		// evidence, as PARoG's asymmetric trust has it.
@@ -85,7 +85,7 @@ func (sg *subgoalRun) retry(ctx context.Context, x *explore.Explorer, text strin
 	// Untried from these anchors: a relation chosen one hop further on
 	// (from other entities) is still to try here.
 	round := len(sg.rec.Rounds) + 1
-	rd, end, err := x.Retry(sg.inRound(ctx, round), anchors, sg.triedFrom(anchors), end)
+	rd, end, err := x.Retry(sg.inRound(ctx, round), anchors, triedFrom(sg, anchors), end)
 	if rd == nil && err == nil {
 		return kgqa.Result{}, end, false, nil
 	}
@@ -104,7 +104,7 @@ func (sg *subgoalRun) retry(ctx context.Context, x *explore.Explorer, text strin
 	all = append(all, rd.Facts...)
 	sg.addFacts(rd.Facts)
 	facts := promptFacts(sg.e.g.Dialect(), text, fromAnchors(all, anchors), sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
-	v, err := sg.refineRound(ctx, round, text, facts, anchors, tent, false)
+	v, err := refineRound(ctx, sg, round, text, facts, anchors, tent, false)
 	if err != nil {
 		return kgqa.Result{}, end, false, err
 	}
@@ -112,13 +112,13 @@ func (sg *subgoalRun) retry(ctx context.Context, x *explore.Explorer, text strin
 	if !v.Aligned || (len(v.Entities) == 0 && v.Answer == "") {
 		return kgqa.Result{}, end, false, nil
 	}
-	res, end, err := sg.accept(ctx, x, tent, v, all, facts, end)
+	res, end, err := accept(ctx, sg, x, tent, v, all, facts, end)
 	return res, end, err == nil, err
 }
 
 // triedFrom is the set of relations the subgoal's rounds chose from any of
 // anchors.
-func (sg *subgoalRun) triedFrom(anchors []kgqa.Term) map[kgqa.Relation]bool {
+func triedFrom(sg *subgoalRun, anchors []kgqa.Term) map[kgqa.Relation]bool {
 	at := map[string]bool{}
 	for _, a := range anchors {
 		at[a.Key()] = true
@@ -151,7 +151,7 @@ func fromAnchors(facts []kgqa.Fact, anchors []kgqa.Term) []kgqa.Fact {
 }
 
 // accept makes the subgoal's result of an aligned verdict v.
-func (sg *subgoalRun) accept(ctx context.Context, x *explore.Explorer, tent *kgqa.Tentative, v kgqa.Verdict, all, facts []kgqa.Fact, end int) (kgqa.Result, int, error) {
+func accept(ctx context.Context, sg *subgoalRun, x *explore.Explorer, tent *kgqa.Tentative, v kgqa.Verdict, all, facts []kgqa.Fact, end int) (kgqa.Result, int, error) {
 	res := kgqa.Result{Text: v.Answer, Entities: nonNil(v.Entities), Source: "evidence"}
 	if res.Text == "" {
 		res.Text = names(res.Entities)
@@ -161,12 +161,12 @@ func (sg *subgoalRun) accept(ctx context.Context, x *explore.Explorer, tent *kgq
 		res, sg.rec.Expansion = expand(res, all, facts)
 	}
 	res.Capped = cappedFrom(sg.rec.Rounds, res.Entities)
-	return sg.truncate(ctx, x, res, facts, end)
+	return truncate(ctx, sg, x, res, facts, end)
 }
 
 // truncate applies WithResultTruncation: the result keeps at most Width
 // entities, pruned like a frontier and recorded in Truncation.
-func (sg *subgoalRun) truncate(ctx context.Context, x *explore.Explorer, res kgqa.Result, facts []kgqa.Fact, end int) (kgqa.Result, int, error) {
+func truncate(ctx context.Context, sg *subgoalRun, x *explore.Explorer, res kgqa.Result, facts []kgqa.Fact, end int) (kgqa.Result, int, error) {
 	if !sg.truncates() || len(res.Entities) <= sg.b.Width {
 		return res, end, nil
 	}

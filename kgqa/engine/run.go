@@ -90,7 +90,7 @@ func (r *run) do(ctx context.Context, req Request) error {
 		// lookup that no lookup can take.
 		return fmt.Errorf("question: %w", err)
 	}
-	q, refused, err := r.classify(ctx, req.Question, req.History, req.Screen)
+	q, refused, err := classify(ctx, r, req.Question, req.History, req.Screen)
 	if err != nil || refused {
 		return err
 	}
@@ -99,7 +99,7 @@ func (r *run) do(ctx context.Context, req Request) error {
 		r.pre = 1
 		r.reach(1)
 	}
-	if req.Plan == nil && len(req.TopicEntities) == 0 && r.answerDirect(req.Question) {
+	if req.Plan == nil && len(req.TopicEntities) == 0 && answerDirect(r, req.Question) {
 		return nil
 	}
 	// Planning and linking depend only on the question: run them at once.
@@ -113,15 +113,15 @@ func (r *run) do(ctx context.Context, req Request) error {
 	err = both(ctx, func(gctx context.Context) error {
 		var err error
 		if len(req.TopicEntities) > 0 {
-			topics, err = r.requestedTopics(gctx, req.TopicEntities)
+			topics, err = requestedTopics(gctx, r, req.TopicEntities)
 			return err
 		}
 		linkLLM = true
-		topics, mentions, err = r.linkTopics(gctx, req.Question)
+		topics, mentions, err = linkTopics(gctx, r, req.Question)
 		return err
 	}, func(gctx context.Context) error {
 		var err error
-		plan, info, err = r.plan(gctx, req)
+		plan, info, err = planFor(gctx, r, req)
 		if err == nil {
 			pi := info
 			r.emit.send(kgqa.Event{Type: kgqa.EventPlan, Plan: plan, PlanInfo: &pi})
@@ -147,13 +147,13 @@ func (r *run) do(ctx context.Context, req Request) error {
 	if err != nil {
 		return err
 	}
-	r.planRetrieval(plan, topics)
+	planRetrieval(r, plan, topics)
 	if len(topics) == 0 {
 		if r.b.OutsideKG == "notice" {
-			r.answerOutsideKG()
+			answerOutsideKG(r)
 			return nil
 		}
-		return r.answerWithoutKG(ctx, plan)
+		return answerWithoutKG(ctx, r, plan)
 	}
 	if linkLLM && r.base < 1 {
 		r.base = 1
@@ -161,10 +161,10 @@ func (r *run) do(ctx context.Context, req Request) error {
 	r.base += r.pre
 	r.reach(r.base)
 	r.topicList = topics
-	if err := r.execute(ctx, plan); err != nil {
+	if err := execute(ctx, r, plan); err != nil {
 		return err
 	}
-	r.propertyBoundary(plan)
+	propertyBoundary(r, plan)
 	return nil
 }
 

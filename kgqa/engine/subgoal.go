@@ -29,11 +29,11 @@ type subgoalRun struct {
 func (sg *subgoalRun) execute(ctx context.Context) (kgqa.Result, int, error) {
 	switch sg.s.Op {
 	case kgqa.OpFind:
-		return sg.find(ctx)
+		return find(ctx, sg)
 	case kgqa.OpIntersect, kgqa.OpUnion, kgqa.OpCount:
-		return sg.exactSet()
+		return exactSet(sg)
 	case kgqa.OpCompare, kgqa.OpSuperlative, kgqa.OpFilter:
-		return sg.constrain(ctx)
+		return constrain(ctx, sg)
 	}
 	return kgqa.Result{}, sg.d0, stepErr("plan", sg.s.ID, fmt.Errorf("unknown op %q", sg.s.Op))
 }
@@ -43,7 +43,7 @@ var refPattern = regexp.MustCompile(`#(\d+)`)
 // text returns the subgoal's text with "#k" references to its
 // prerequisites followed by the names of the result they refer to.
 func (sg *subgoalRun) text() string {
-	known := sg.prerequisites(sg.plan, sg.s.ID)
+	known := prerequisites(sg.run, sg.plan, sg.s.ID)
 	sg.mu.Lock()
 	defer sg.mu.Unlock()
 	return refPattern.ReplaceAllStringFunc(sg.s.Text, func(m string) string {
@@ -76,7 +76,7 @@ func clip(s string, n int) string {
 // view renders the plan for a prompt, marking the current subgoal and
 // listing the results of its prerequisites.
 func (sg *subgoalRun) view() prompts.PlanView {
-	return sg.run.view(sg.plan, sg.s.ID, sg.prerequisites(sg.plan, sg.s.ID))
+	return sg.run.view(sg.plan, sg.s.ID, prerequisites(sg.run, sg.plan, sg.s.ID))
 }
 
 // neededEntities returns the union of the results of the subgoals s needs.
@@ -152,7 +152,7 @@ func topicsOf(ts []kgqa.Term) []kgqa.Topic {
 
 // fuse reports whether this subgoal's refine call also judges sufficiency.
 func (sg *subgoalRun) fuse() bool {
-	return sg.b.FuseSufficiency && sg.s.ID != sg.plan.AnswerID() && sg.mayStopEarly(sg.plan, sg.s.ID)
+	return sg.b.FuseSufficiency && sg.s.ID != sg.plan.AnswerID() && mayStopEarly(sg.run, sg.plan, sg.s.ID)
 }
 
 // addFacts records evidence for the sufficiency and final prompts.
@@ -215,4 +215,13 @@ func (sg *subgoalRun) exploring(text string) explore.Subgoal {
 		Text: text, Question: question, View: sg.view, Pack: sg.pack, Budgets: sg.b,
 		Fail: func(err error) error { return stepErr("explore", id, err) },
 	}
+}
+
+// withPack returns the budgets b with the pack's parameters.
+func withPack(b config.Engine, p *retrieval.Pack) config.Engine {
+	if p == nil {
+		return b
+	}
+	b.Width, b.Depth, b.MaxRelationsPerEntity, b.MaxEntitiesPerRelation = p.Width, p.Depth, p.Relations, p.FactsPerPair
+	return b
 }

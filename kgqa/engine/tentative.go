@@ -19,7 +19,7 @@ type tentativeReply struct {
 // model could not put in shape, repair included, is no guess: it returns
 // an empty one, the question goes on, and the evidence decides. A pack
 // that asks for no guess gets an empty one without asking.
-func (sg *subgoalRun) tentative(ctx context.Context, text string) (*kgqa.Tentative, error) {
+func tentative(ctx context.Context, sg *subgoalRun, text string) (*kgqa.Tentative, error) {
 	if !sg.pack().Tentative {
 		return &kgqa.Tentative{}, nil
 	}
@@ -48,12 +48,12 @@ func (sg *subgoalRun) tentative(ctx context.Context, text string) (*kgqa.Tentati
 // they have decide. A name the KG does not hold stays a term without id.
 // Each grounding, with the expected type and every candidate's score, is
 // in the subgoal's trace.
-func (sg *subgoalRun) fromTentative(ctx context.Context, t *kgqa.Tentative) (kgqa.Result, error) {
+func fromTentative(ctx context.Context, sg *subgoalRun, t *kgqa.Tentative) (kgqa.Result, error) {
 	res := kgqa.Result{Text: t.Answer, Source: "tentative", Entities: []kgqa.Term{}}
 	feeds := sg.plan == nil || sg.plan.AnswerID() != sg.s.ID
 	var w answerType
 	if len(t.Names) > 0 {
-		w = sg.expectedType()
+		w = expectedType(sg)
 	}
 	for _, name := range t.Names {
 		ents, scores, err := sg.e.ground(ctx, name, w)
