@@ -44,7 +44,7 @@ func promptFacts(d kg.Dialect, text string, facts []kgqa.Fact, perPair, max int)
 	if perPair > 0 {
 		facts = capPairs(d, text, facts, perPair)
 	}
-	return explore.RankFacts(d, text, facts, max)
+	return rankFacts(d, text, facts, max)
 }
 
 // capPairs keeps at most perPair facts of each (anchor, relation) pair,
@@ -187,4 +187,25 @@ func cappedFrom(rounds []*kgqa.Round, ts []kgqa.Term) bool {
 		}
 	}
 	return false
+}
+
+// rankFacts keeps the n facts most lexically relevant to text, in their
+// original order among equals.
+func rankFacts(d kg.Dialect, text string, facts []kgqa.Fact, n int) []kgqa.Fact {
+	if len(facts) <= n {
+		return facts
+	}
+	q := explore.Tokens(text)
+	idx := make([]int, len(facts))
+	score := make([]float64, len(facts))
+	for i, f := range facts {
+		idx[i] = i
+		score[i] = explore.Overlap(q, explore.FactWords(d, f))
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
+	out := make([]kgqa.Fact, 0, n)
+	for _, i := range idx[:n] {
+		out = append(out, facts[i])
+	}
+	return out
 }

@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/parog/parog-go/internal/naming"
@@ -66,25 +65,4 @@ func yearOf(s string) (string, bool) {
 		}
 	}
 	return s[:4], true
-}
-
-// RankFacts keeps the n facts most lexically relevant to text, in their
-// original order among equals.
-func RankFacts(d kg.Dialect, text string, facts []kgqa.Fact, n int) []kgqa.Fact {
-	if len(facts) <= n {
-		return facts
-	}
-	q := Tokens(text)
-	idx := make([]int, len(facts))
-	score := make([]float64, len(facts))
-	for i, f := range facts {
-		idx[i] = i
-		score[i] = Overlap(q, FactWords(d, f))
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
-	out := make([]kgqa.Fact, 0, n)
-	for _, i := range idx[:n] {
-		out = append(out, facts[i])
-	}
-	return out
 }
