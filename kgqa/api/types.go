@@ -130,7 +130,7 @@ type Trace struct {
 	// call rather than the answer subgoal's result.
 	Final *kgqa.FinalRecord `json:"final,omitempty"`
 	// TentativeAnswer is the question's parametric answer composed from
-	// the subgoals' tentative answers (see answer.TentativeAnswer).
+	// the subgoals' tentative answers (see kgqa.TentativeAnswer).
 	TentativeAnswer *kgqa.TentativeAnswer `json:"tentative_answer,omitempty"`
 	// Stop says why the engine stopped.
 	Stop kgqa.StopReason `json:"stop_reason"`

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/engine/explore"
 )
 
 // chosenByPlan marks, in a round, an attribute relation taken from the
@@ -18,10 +19,10 @@ const chosenByPlan = "plan_attribute"
 // contradicts the plan (see namedAttribute), the relation the plan names
 // is compared instead: "total time" names a total time, not a cooking
 // time. It costs no call; why explains the override for the trace.
-func (sg *subgoalRun) planAttribute(x *explorer, members []kgqa.Term, offered, chosen []kgqa.Relation) (best kgqa.Relation, why string, ok bool) {
-	named := x.attrHint
+func planAttribute(sg *subgoalRun, x *explore.Explorer, members []kgqa.Term, offered, chosen []kgqa.Relation) (best kgqa.Relation, why string, ok bool) {
+	named := x.Attribute()
 	if named == "" {
-		named = x.relationQuery(members)
+		named = x.RelationQuery(members)
 	}
 	d := sg.e.g.Dialect()
 	return namedAttribute(named, d.Readable, offered, chosen)
@@ -39,10 +40,10 @@ func namedAttribute(named string, readable func(string) string, offered, chosen 
 	if len(chosen) == 0 || len(offered) < 2 {
 		return kgqa.Relation{}, "", false
 	}
-	q := tokens(named)
+	q := explore.Tokens(named)
 	matched := func(r kgqa.Relation) int {
 		n := 0
-		for w := range tokens(readable(r.ID)) {
+		for w := range explore.Tokens(readable(r.ID)) {
 			if q[w] {
 				n++
 			}

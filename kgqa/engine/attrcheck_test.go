@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/parog/parog-go/kgqa"
@@ -42,7 +43,7 @@ func TestAttributeContradictingThePlanIsReplaced(t *testing.T) {
 // The override needs the plan to name one offered relation clearly:
 // otherwise the model's choice stands.
 func TestNamedAttributeOverridesOnlyAClearMatch(t *testing.T) {
-	readable := func(id string) string { return wordSeparators.Replace(id) }
+	readable := func(id string) string { return strings.NewReplacer("_", " ", ".", " ", ":", " ").Replace(id) }
 	rel := func(id string) kgqa.Relation { return kgqa.Relation{ID: id, Dir: kgqa.Out} }
 	total, cooking, prep := rel("food.recipe.total_time"), rel("food.recipe.cooking_time"), rel("food.recipe.preparation_time")
 	death, burial := rel("people.deceased_person.date_of_death"), rel("people.deceased_person.date_of_burial")

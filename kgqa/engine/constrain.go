@@ -3,12 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/prompts"
+	"github.com/parog/parog-go/kgqa/engine/explore"
 	"github.com/parog/parog-go/kgqa/retrieval"
 	"github.com/parog/parog-go/refine"
 	"golang.org/x/sync/errgroup"
@@ -32,8 +31,8 @@ import (
 // of its other needs. A member is kept when one of its values compares as
 // stated with one of the bound's values, as a SPARQL FILTER between two
 // variables keeps every binding that satisfies it.
-func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
-	members, capped := sg.neededEntities(), sg.neededCapped()
+func constrain(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
+	members, capped := sg.neededEntities(), neededCapped(sg)
 	var bounds []value
 	boundID, bounded := sg.s.Args.BoundRef()
 	if bounded && sg.s.Op == kgqa.OpCompare {
@@ -51,24 +50,24 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	}
 	sg.rec.Anchors = members
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(members)})
-	args := sg.args()
+	args := args(sg)
 	rec.Cmp, rec.Order = args.Cmp, args.Order
 	text := sg.text()
-	x := newExplorer(sg, text)
-	x.attrHint = args.Attribute
+	x := sg.newExplorer(text)
+	x.SetAttribute(args.Attribute)
 	end := sg.d0
 	var facts []kgqa.Fact
 	var tent *kgqa.Tentative
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		var err error
-		tent, err = sg.tentative(gctx, text)
+		tent, err = tentative(gctx, sg, text)
 		return err
 	})
 	if len(members) > 0 && members[0].IsEntity() {
 		g.Go(func() error {
 			var err error
-			facts, end, err = sg.attributeFacts(gctx, x, members, args, end)
+			facts, end, err = attributeFacts(gctx, sg, x, members, args, end)
 			return err
 		})
 	}
@@ -81,7 +80,7 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	sg.addFacts(facts)
 	capped = capped || cappedFrom(sg.rec.Rounds, members)
 	if len(members) == 0 {
-		res, end, _, err := sg.tentativeStands(ctx, tent, members, "the needed set is empty", capped, end)
+		res, end, _, err := tentativeStands(ctx, sg, tent, members, "the needed set is empty", capped, end)
 		return res, end, err
 	}
 	// Dated mediators: only the value of the date the subgoal names (its
@@ -107,7 +106,7 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	}
 	if ok {
 		rec.Method, rec.Note = "exact", joinNotes(rec.Note, note)
-		out = sg.keepUnvalued(out, members, tent, rec)
+		out = keepUnvalued(sg, out, members, tent, rec)
 		res := kgqa.Result{Text: names(out), Entities: out, Source: "exact", Capped: capped}
 		sg.rec.Corrected = corrected(tent, res)
 		return res, end, nil
@@ -117,12 +116,12 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 		if sg.rec.Boundary != "" {
 			why = sg.rec.Boundary + ": the KG holds no value of the attribute for any member (no relation of theirs carries it)"
 		}
-		if res, e, ok, err := sg.tentativeStands(ctx, tent, members, why, capped, end); ok || err != nil {
+		if res, e, ok, err := tentativeStands(ctx, sg, tent, members, why, capped, end); ok || err != nil {
 			return res, e, err
 		}
 	}
 	rec.Method = "llm"
-	out, err = sg.selectMembers(ctx, text, members, facts)
+	out, err = selectMembers(ctx, sg, text, members, facts)
 	if err != nil {
 		return kgqa.Result{}, end, err
 	}
@@ -136,7 +135,7 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 // first and to the KG by exact name otherwise. ok is false when the
 // tentative answer names nothing and the needed set is not empty: the
 // model then selects from the members.
-func (sg *subgoalRun) tentativeStands(ctx context.Context, t *kgqa.Tentative, members []kgqa.Term, why string, capped bool, end int) (kgqa.Result, int, bool, error) {
+func tentativeStands(ctx context.Context, sg *subgoalRun, t *kgqa.Tentative, members []kgqa.Term, why string, capped bool, end int) (kgqa.Result, int, bool, error) {
 	rec := sg.rec.SetOp
 	if t == nil || len(t.Names) == 0 {
 		if len(members) == 0 {
@@ -150,7 +149,7 @@ func (sg *subgoalRun) tentativeStands(ctx context.Context, t *kgqa.Tentative, me
 		pseudo[i] = kgqa.Fact{Head: m, Tail: m}
 	}
 	ents, rest := refine.Resolve(pseudo, t.Names)
-	res, err := sg.fromTentative(ctx, &kgqa.Tentative{Answer: t.Answer, Names: rest})
+	res, err := fromTentative(ctx, sg, &kgqa.Tentative{Answer: t.Answer, Names: rest})
 	if err != nil {
 		return kgqa.Result{}, end, false, err
 	}
@@ -162,7 +161,7 @@ func (sg *subgoalRun) tentativeStands(ctx context.Context, t *kgqa.Tentative, me
 
 // args returns the subgoal's structured constraint, completed from its
 // text where the plan left it out.
-func (sg *subgoalRun) args() kgqa.Args {
+func args(sg *subgoalRun) kgqa.Args {
 	var a kgqa.Args
 	if sg.s.Args != nil {
 		a = *sg.s.Args
@@ -177,7 +176,7 @@ func (sg *subgoalRun) args() kgqa.Args {
 }
 
 func inferOrder(text string) string {
-	words := tokens(text)
+	words := explore.Tokens(text)
 	for _, w := range []string{"last", "latest", "recent", "newest", "largest", "biggest", "highest", "longest", "tallest", "maximum", "greatest", "most"} {
 		if words[naming.Stem(w)] {
 			return "max"
@@ -194,18 +193,18 @@ func inferOrder(text string) string {
 // attributeFacts finds the relation that carries the compared attribute and
 // fetches its values for every member. The relation is chosen lexically
 // when one name clearly matches the attribute, else by the model.
-func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members []kgqa.Term, args kgqa.Args, d int) ([]kgqa.Fact, int, error) {
+func attributeFacts(ctx context.Context, sg *subgoalRun, x *explore.Explorer, members []kgqa.Term, args kgqa.Args, d int) ([]kgqa.Fact, int, error) {
 	rd := &kgqa.Round{Anchors: members, Chosen: []kgqa.Relation{}, Facts: []kgqa.Fact{}}
 	defer func() {
 		sg.rec.Rounds = append(sg.rec.Rounds, rd)
 		rc := *rd
 		sg.emit.send(kgqa.Event{Type: kgqa.EventExploration, Subgoal: sg.s.ID, Round: &rc})
 	}()
-	rels, err := x.relations(ctx, members)
+	rels, err := x.Relations(ctx, members)
 	if err != nil {
 		return nil, d, err
 	}
-	offered, has, cut, err := x.offer(ctx, members, rels)
+	offered, has, cut, err := x.Offer(ctx, members, rels)
 	if err != nil {
 		return nil, d, err
 	}
@@ -221,7 +220,7 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members [
 	if len(offered) == 1 {
 		rd.Chosen, rd.ChosenBy = offered, "only_offered"
 	} else {
-		calls, err := x.choosePaged(ctx, rd, offered, max)
+		calls, err := x.ChoosePaged(ctx, rd, offered, max)
 		d += calls
 		if err != nil {
 			return nil, d, err
@@ -231,18 +230,18 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members [
 			// carries the attribute.
 			sg.rec.Boundary = retrieval.ReasonPropertyNotInKG
 		}
-		if best, why, ok := sg.planAttribute(x, members, offered, rd.Chosen); ok {
+		if best, why, ok := planAttribute(sg, x, members, offered, rd.Chosen); ok {
 			rd.Chosen, rd.ChosenBy, rd.Fallback = []kgqa.Relation{best}, chosenByPlan, why
 			sg.rec.SetOp.Note = joinNotes(sg.rec.SetOp.Note, why)
 		}
 	}
-	rd.Facts, err = x.neighbors(ctx, rd, rd.Chosen, has)
+	rd.Facts, err = x.Neighbors(ctx, rd, rd.Chosen, has)
 	if err != nil {
 		return nil, d, err
 	}
 	facts := rd.Facts
 	if args.Cmp != "" || args.Order != "" {
-		facts = sg.bestAttribute(rd.Chosen, members, facts)
+		facts = bestAttribute(sg, rd.Chosen, members, facts)
 	} else if len(rd.Chosen) == 1 {
 		a := rd.Chosen[0]
 		sg.rec.SetOp.Attribute = &a
@@ -255,7 +254,7 @@ func (sg *subgoalRun) attributeFacts(ctx context.Context, x *explorer, members [
 // date) to the most members, ties in the model's order, and returns its
 // facts; the others are named in the set operation's note. A relation
 // whose values do not parse cannot be compared exactly.
-func (sg *subgoalRun) bestAttribute(chosen []kgqa.Relation, members []kgqa.Term, facts []kgqa.Fact) []kgqa.Fact {
+func bestAttribute(sg *subgoalRun, chosen []kgqa.Relation, members []kgqa.Term, facts []kgqa.Fact) []kgqa.Fact {
 	if len(chosen) == 0 {
 		return facts
 	}
@@ -307,7 +306,7 @@ func factRelation(f kgqa.Fact) kgqa.Relation {
 // keepUnvalued adds to an exact result the members the tentative answer
 // names that have no value of the attribute: exact logic cannot rule them
 // out, so they stay candidates beside what it kept.
-func (sg *subgoalRun) keepUnvalued(out, members []kgqa.Term, t *kgqa.Tentative, rec *kgqa.SetOpRecord) []kgqa.Term {
+func keepUnvalued(sg *subgoalRun, out, members []kgqa.Term, t *kgqa.Tentative, rec *kgqa.SetOpRecord) []kgqa.Term {
 	out = nonNil(out)
 	if t == nil || len(t.Names) == 0 || rec.Unparsed == 0 {
 		return out
@@ -330,218 +329,4 @@ func (sg *subgoalRun) keepUnvalued(out, members []kgqa.Term, t *kgqa.Tentative, 
 		rec.Note = joinNotes(rec.Note, "kept from the tentative answer, having no value to compare: "+strings.Join(kept, ", "))
 	}
 	return out
-}
-
-// exactConstraint applies a comparison or an argmax/argmin to the members'
-// parsed values. ok is false when the constraint or the values do not
-// parse, so that the model must decide.
-func exactConstraint(members []kgqa.Term, facts []kgqa.Fact, a kgqa.Args, rec *kgqa.SetOpRecord) ([]kgqa.Term, bool) {
-	if a.Cmp == "" && a.Order == "" {
-		return nil, false
-	}
-	vals := memberValues(members, facts, rec)
-	if len(vals) == 0 {
-		return nil, false
-	}
-	if a.Order != "" {
-		return argBest(members, vals, a.Order == "max")
-	}
-	ref, ok := parseRef(a.Value, vals)
-	if !ok {
-		return nil, false
-	}
-	return compareWith(members, vals, a.Cmp, []value{ref})
-}
-
-// memberValues parses each member's values: a literal member is its own
-// value, an entity's are the tails of its facts. It records the first
-// value of each member and counts those without one.
-func memberValues(members []kgqa.Term, facts []kgqa.Fact, rec *kgqa.SetOpRecord) map[string][]value {
-	vals := map[string][]value{}
-	rec.Values = map[string]string{}
-	for _, m := range members {
-		if !m.IsEntity() {
-			if v, ok := parseValue(m); ok {
-				vals[m.Key()] = append(vals[m.Key()], v)
-			}
-			continue
-		}
-		for _, f := range facts {
-			if f.Head.ID == m.ID {
-				if v, ok := parseValue(f.Tail); ok {
-					vals[m.Key()] = append(vals[m.Key()], v)
-				}
-			}
-		}
-	}
-	for _, m := range members {
-		if vs := vals[m.Key()]; len(vs) > 0 {
-			rec.Values[m.Key()] = vs[0].String()
-		} else {
-			rec.Unparsed++
-		}
-	}
-	return vals
-}
-
-// compareWith keeps the members with a value that compares as op says
-// with one of refs. ok is false when no value was of a reference's kind:
-// exact logic cannot decide.
-func compareWith(members []kgqa.Term, vals map[string][]value, op string, refs []value) ([]kgqa.Term, bool) {
-	var out []kgqa.Term
-	compared := false
-	for _, m := range members {
-		kept := false
-		for _, v := range vals[m.Key()] {
-			for _, ref := range refs {
-				c, ok := v.cmp(ref)
-				compared = compared || ok
-				if ok && holds(c, op) {
-					kept = true
-					break
-				}
-			}
-			if kept {
-				break
-			}
-		}
-		if kept {
-			out = append(out, m)
-		}
-	}
-	return out, compared
-}
-
-// boundedConstraint applies a comparison with another subgoal's values
-// (bounds). ok is false when the operator, the bounds or the members'
-// values do not parse, so that the model must decide.
-func boundedConstraint(members []kgqa.Term, facts []kgqa.Fact, a kgqa.Args, bounds []value, rec *kgqa.SetOpRecord) ([]kgqa.Term, bool) {
-	if a.Cmp == "" {
-		return nil, false
-	}
-	vals := memberValues(members, facts, rec)
-	if len(vals) == 0 || len(bounds) == 0 {
-		return nil, false
-	}
-	return compareWith(members, vals, a.Cmp, bounds)
-}
-
-// parseRef reads a comparison's reference value in the kind of the
-// members' values: "4600" is a year against dates but a number against
-// elevations (parseText alone reads a bare four-digit number as a year).
-func parseRef(s string, vals map[string][]value) (value, bool) {
-	times, nums := 0, 0
-	for _, vs := range vals {
-		for _, v := range vs {
-			if v.isTime {
-				times++
-			} else {
-				nums++
-			}
-		}
-	}
-	if nums > times {
-		if f, err := strconv.ParseFloat(strings.TrimSpace(strings.ReplaceAll(s, ",", "")), 64); err == nil {
-			return value{num: f}, true
-		}
-	}
-	return parseText(s)
-}
-
-// argBest keeps the member(s) with the largest (or smallest) value; a
-// member with several values counts by its best one.
-func argBest(members []kgqa.Term, vals map[string][]value, isMax bool) ([]kgqa.Term, bool) {
-	sign := 1
-	if !isMax {
-		sign = -1
-	}
-	var best *value
-	var out []kgqa.Term
-	for _, m := range members {
-		for _, v := range vals[m.Key()] {
-			if best == nil {
-				b := v
-				best, out = &b, []kgqa.Term{m}
-				continue
-			}
-			c, ok := v.cmp(*best)
-			if !ok {
-				return nil, false // mixed kinds: let the model decide
-			}
-			switch c * sign {
-			case 1:
-				b := v
-				best, out = &b, []kgqa.Term{m}
-			case 0:
-				if !contains(out, m) {
-					out = append(out, m)
-				}
-			}
-		}
-	}
-	return out, best != nil
-}
-
-func holds(c int, op string) bool {
-	switch op {
-	case "<":
-		return c < 0
-	case "<=":
-		return c <= 0
-	case ">":
-		return c > 0
-	case ">=":
-		return c >= 0
-	case "=":
-		return c == 0
-	}
-	return false
-}
-
-type selectReply struct {
-	Entities  []string `json:"entities"`
-	UsedFacts []int    `json:"used_facts"`
-	Reason    string   `json:"reason"`
-}
-
-// selectMembers asks the model which members satisfy the subgoal; it may
-// only name members.
-func (sg *subgoalRun) selectMembers(ctx context.Context, text string, members []kgqa.Term, facts []kgqa.Fact) ([]kgqa.Term, error) {
-	d := sg.e.g.Dialect()
-	facts = promptFacts(d, text, facts, sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
-	data := prompts.SelectData{Plan: sg.view(), Subgoal: text}
-	for _, m := range members {
-		data.Members = append(data.Members, prompts.Term(m))
-	}
-	for _, f := range facts {
-		data.Facts = append(data.Facts, prompts.Fact(d, f))
-	}
-	req, err := sg.e.tmpl.Request(kgqa.Reasoner, prompts.Select, data)
-	if err != nil {
-		return nil, stepErr("set_op", sg.s.ID, err)
-	}
-	pseudo := make([]kgqa.Fact, len(members)) // members as resolvable terms
-	for i, m := range members {
-		pseudo[i] = kgqa.Fact{Head: m, Tail: m}
-	}
-	var rep selectReply
-	var out []kgqa.Term
-	check := func() error {
-		var rej []string
-		out, rej = refine.Resolve(pseudo, rep.Entities)
-		if len(rej) > 0 {
-			return fmt.Errorf("%q is not one of the candidates", rej[0])
-		}
-		for _, n := range rep.UsedFacts {
-			if n < 1 || n > len(facts) {
-				return fmt.Errorf("used_facts: %d is not a fact number (1..%d)", n, len(facts))
-			}
-		}
-		return nil
-	}
-	if _, err := sg.e.chat.JSON(ctx, req, &rep, check); err != nil {
-		return nil, stepErr("set_op", sg.s.ID, err)
-	}
-	sg.rec.SetOp.Note = joinNotes(sg.rec.SetOp.Note, strings.TrimSpace(rep.Reason))
-	return out, nil
 }

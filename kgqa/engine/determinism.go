@@ -26,7 +26,7 @@ import (
 // prerequisites returns the subgoals id depends on, transitively: those it
 // needs and those the cost-based ordering makes it wait for (a verified
 // branch checks the other branch's candidates). id itself is not included.
-func (r *run) prerequisites(plan *kgqa.Plan, id string) map[string]bool {
+func prerequisites(r *run, plan *kgqa.Plan, id string) map[string]bool {
 	byID := make(map[string]kgqa.Subgoal, len(plan.Subgoals))
 	for _, s := range plan.Subgoals {
 		byID[s.ID] = s
@@ -47,8 +47,8 @@ func (r *run) prerequisites(plan *kgqa.Plan, id string) map[string]bool {
 
 // judgedAfter returns what a judgement made after subgoal id may see: its
 // prerequisites and id itself.
-func (r *run) judgedAfter(plan *kgqa.Plan, id string) map[string]bool {
-	known := r.prerequisites(plan, id)
+func judgedAfter(r *run, plan *kgqa.Plan, id string) map[string]bool {
+	known := prerequisites(r, plan, id)
 	known[id] = true
 	return known
 }
@@ -57,13 +57,13 @@ func (r *run) judgedAfter(plan *kgqa.Plan, id string) map[string]bool {
 // position in the one-at-a-time order, or its wave when subgoals run in
 // parallel. A subgoal of higher rank than another starts after it has
 // finished, on every run.
-func (r *run) rankSubgoals(plan *kgqa.Plan) error {
+func rankSubgoals(r *run, plan *kgqa.Plan) error {
 	r.rank = make(map[string]int, len(plan.Subgoals))
 	r.pos = make(map[string]int, len(plan.Subgoals))
 	for i, s := range plan.Subgoals {
 		r.pos[s.ID] = i
 	}
-	order, err := r.executionOrder(plan)
+	order, err := executionOrder(r, plan)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (r *run) rankSubgoals(plan *kgqa.Plan) error {
 
 // waveWait lists what subgoal s waits for when subgoals run in parallel:
 // the subgoals it waits for and every needed subgoal of an earlier wave.
-func (r *run) waveWait(plan *kgqa.Plan, s kgqa.Subgoal, needed map[string]bool) []string {
+func waveWait(r *run, plan *kgqa.Plan, s kgqa.Subgoal, needed map[string]bool) []string {
 	wait := r.waitsFor(s)
 	for _, t := range plan.Subgoals {
 		if needed[t.ID] && r.rank[t.ID] < r.rank[s.ID] && !slices.Contains(wait, t.ID) {
@@ -98,7 +98,7 @@ func (r *run) waveWait(plan *kgqa.Plan, s kgqa.Subgoal, needed map[string]bool) 
 // factsOf copies the facts gathered by the subgoals in known (all of them
 // when known is nil), in plan order of the subgoal that found them, so the
 // list does not depend on which subgoal finished first.
-func (r *run) factsOf(known map[string]bool) []kgqa.Fact {
+func factsOf(r *run, known map[string]bool) []kgqa.Fact {
 	r.mu.Lock()
 	refs := make([]factRef, 0, len(r.facts))
 	for _, f := range r.facts {

@@ -589,13 +589,13 @@ func TestConstraintKeepsUnvaluedTentativeMembers(t *testing.T) {
 	a, b, c := kgqa.Term{ID: "m.a", Name: "Alpha"}, kgqa.Term{ID: "m.b", Name: "Beta"}, kgqa.Term{ID: "m.c", Name: "Gamma"}
 	rec := &kgqa.SetOpRecord{Values: map[string]string{"m.a": "2001", "m.b": "1999"}, Unparsed: 1}
 	sg := &subgoalRun{rec: &kgqa.SubgoalRecord{SetOp: rec}}
-	out := sg.keepUnvalued([]kgqa.Term{a}, []kgqa.Term{a, b, c}, &kgqa.Tentative{Answer: "Gamma", Names: []string{"Gamma"}}, rec)
+	out := keepUnvalued(sg, []kgqa.Term{a}, []kgqa.Term{a, b, c}, &kgqa.Tentative{Answer: "Gamma", Names: []string{"Gamma"}}, rec)
 	assert.Equal(t, []string{"m.a", "m.c"}, entityIDs(out))
 	assert.Contains(t, rec.Note, "Gamma")
 	// A tentative answer that names a valued member the comparison
 	// dropped does not bring it back.
 	rec.Note = ""
-	out = sg.keepUnvalued([]kgqa.Term{a}, []kgqa.Term{a, b, c}, &kgqa.Tentative{Answer: "Beta", Names: []string{"Beta"}}, rec)
+	out = keepUnvalued(sg, []kgqa.Term{a}, []kgqa.Term{a, b, c}, &kgqa.Tentative{Answer: "Beta", Names: []string{"Beta"}}, rec)
 	assert.Equal(t, []string{"m.a"}, entityIDs(out))
 	assert.Empty(t, rec.Note)
 }
@@ -614,7 +614,7 @@ func TestBestAttributeByValues(t *testing.T) {
 		{Head: b, Path: []string{born.ID}, Dir: kgqa.Out, Tail: date("1961-08-04")},
 	}
 	sg := &subgoalRun{rec: &kgqa.SubgoalRecord{SetOp: &kgqa.SetOpRecord{}}}
-	got := sg.bestAttribute([]kgqa.Relation{start, born}, []kgqa.Term{a, b}, facts)
+	got := bestAttribute(sg, []kgqa.Relation{start, born}, []kgqa.Term{a, b}, facts)
 	require.NotNil(t, sg.rec.SetOp.Attribute)
 	assert.Equal(t, born, *sg.rec.SetOp.Attribute)
 	assert.Len(t, got, 2)

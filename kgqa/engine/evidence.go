@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/engine/explore"
 	"github.com/parog/parog-go/kgqa/kg"
 )
 
@@ -60,7 +61,7 @@ func capPairs(d kg.Dialect, text string, facts []kgqa.Fact, perPair int) []kgqa.
 		k := pairKey(f)
 		byPair[k] = append(byPair[k], i)
 	}
-	q := tokens(text)
+	q := explore.Tokens(text)
 	drop := make([]bool, len(facts))
 	for _, idx := range byPair {
 		if len(idx) <= perPair {
@@ -69,7 +70,7 @@ func capPairs(d kg.Dialect, text string, facts []kgqa.Fact, perPair int) []kgqa.
 		words := make(map[int]map[string]bool, len(idx))
 		medWords := map[string]map[string]bool{}
 		for _, i := range idx {
-			words[i] = factWords(d, facts[i])
+			words[i] = explore.FactWords(d, facts[i])
 			if m := facts[i].Mediator; m != "" {
 				if medWords[m] == nil {
 					medWords[m] = map[string]bool{}
@@ -83,10 +84,10 @@ func capPairs(d kg.Dialect, text string, facts []kgqa.Fact, perPair int) []kgqa.
 		// whole shares with text, then each by its own words.
 		group, own := make(map[int]float64, len(idx)), make(map[int]float64, len(idx))
 		for _, i := range idx {
-			own[i] = overlap(q, words[i])
+			own[i] = explore.Overlap(q, words[i])
 			group[i] = own[i]
 			if m := facts[i].Mediator; m != "" {
-				group[i] = overlap(q, medWords[m])
+				group[i] = explore.Overlap(q, medWords[m])
 			}
 		}
 		ranked := append([]int(nil), idx...)
@@ -186,4 +187,25 @@ func cappedFrom(rounds []*kgqa.Round, ts []kgqa.Term) bool {
 		}
 	}
 	return false
+}
+
+// rankFacts keeps the n facts most lexically relevant to text, in their
+// original order among equals.
+func rankFacts(d kg.Dialect, text string, facts []kgqa.Fact, n int) []kgqa.Fact {
+	if len(facts) <= n {
+		return facts
+	}
+	q := explore.Tokens(text)
+	idx := make([]int, len(facts))
+	score := make([]float64, len(facts))
+	for i, f := range facts {
+		idx[i] = i
+		score[i] = explore.Overlap(q, explore.FactWords(d, f))
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
+	out := make([]kgqa.Fact, 0, n)
+	for _, i := range idx[:n] {
+		out = append(out, facts[i])
+	}
+	return out
 }

@@ -20,7 +20,7 @@ const (
 )
 
 // requestedTopics validates and names the topic entities of the request.
-func (r *run) requestedTopics(ctx context.Context, ids []string) ([]kgqa.Topic, error) {
+func requestedTopics(ctx context.Context, r *run, ids []string) ([]kgqa.Topic, error) {
 	d := r.e.g.Dialect()
 	var out []kgqa.Topic
 	for _, id := range ids {
@@ -45,7 +45,7 @@ type mentionsReply struct {
 // resolves them by name. Ambiguous mentions keep every candidate (the
 // relation filter sorts them out) and are reported; unresolved ones are
 // reported and dropped.
-func (r *run) linkTopics(ctx context.Context, question string) ([]kgqa.Topic, []kgqa.Mention, error) {
+func linkTopics(ctx context.Context, r *run, question string) ([]kgqa.Topic, []kgqa.Mention, error) {
 	req, err := r.e.tmpl.Request(kgqa.Reasoner, prompts.Mentions, prompts.MentionsData{Question: question})
 	if err != nil {
 		return nil, nil, stepErr("link", "", err)

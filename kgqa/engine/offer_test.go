@@ -8,6 +8,7 @@ import (
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/engine/explore"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
@@ -50,7 +51,7 @@ func TestRelationsPromptOffersEveryRelationGroupedByType(t *testing.T) {
 	require.True(t, ok)
 	out, in, _ := strings.Cut(list, "in (the anchor is the object):")
 	for _, r := range rels {
-		typ, name := relationType(r.ID)
+		typ, name := explore.RelationType(r.ID)
 		section := out
 		if r.Dir == kgqa.In {
 			section = in
@@ -102,7 +103,7 @@ func TestRelationCutIsRankedAndRecorded(t *testing.T) {
 			assert.Equal(t, len(rels), rd.Cut.Available)
 			assert.Equal(t, 2, rd.Cut.Shown)
 			assert.Equal(t, len(rels)-2, rd.Cut.DroppedCount)
-			assert.Len(t, rd.Cut.Dropped, min(len(rels)-2, maxDroppedShown))
+			assert.Len(t, rd.Cut.Dropped, min(len(rels)-2, explore.MaxDroppedShown))
 			assert.Equal(t, 2, rd.Offered)
 			for _, d := range rd.Cut.Dropped {
 				assert.NotContains(t, rd.OfferedRelations, d, "a dropped relation is not offered")
@@ -160,32 +161,6 @@ func TestRelationReplyIsResolvedAgainstTheOffered(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestOfferedIndexRefusesAnAmbiguousName(t *testing.T) {
-	ix := newOfferedIndex([]kgqa.Relation{
-		{ID: "people.person.nationality", Dir: kgqa.Out},
-		{ID: "sports.pro_athlete.nationality", Dir: kgqa.Out},
-		{ID: "location.country.capital", Dir: kgqa.Out},
-		{ID: "people.person.nationality", Dir: kgqa.In},
-		{ID: "P47", Dir: kgqa.Out},
-	})
-	_, err := ix.resolve("nationality", "out")
-	require.ErrorIs(t, err, errAmbiguousName)
-	assert.ErrorContains(t, err, "full id")
-	r, err := ix.resolve("nationality", "in")
-	require.NoError(t, err, "one relation of that direction has the name")
-	assert.Equal(t, kgqa.Relation{ID: "people.person.nationality", Dir: kgqa.In}, r)
-	r, err = ix.resolve("Capital", "out")
-	require.NoError(t, err)
-	assert.Equal(t, "location.country.capital", r.ID)
-	r, err = ix.resolve("p47", "out")
-	require.NoError(t, err)
-	assert.Equal(t, "P47", r.ID)
-	_, err = ix.resolve("capital", "in")
-	assert.ErrorIs(t, err, errNotOffered, "the direction counts")
-	_, err = ix.resolve("country.capital", "out")
-	assert.ErrorIs(t, err, errNotOffered, "a partial type is not a name")
 }
 
 func TestUnofferedRelationsTwiceFallBackLexically(t *testing.T) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -42,6 +43,45 @@ func TestOverridesApply(t *testing.T) {
 			}
 			require.NoError(t, err)
 			tc.check(t, b)
+		})
+	}
+}
+
+// Every override sets the config.Engine field of its name, and only it: a
+// field added to Overrides and left out of apply fails here.
+func TestOverridesApplyEveryField(t *testing.T) {
+	base := config.Default().Engine
+	ot := reflect.TypeOf(Overrides{})
+	for i := range ot.NumField() {
+		name := ot.Field(i).Name
+		t.Run(name, func(t *testing.T) {
+			var o Overrides
+			f := reflect.ValueOf(&o).Elem().Field(i)
+			v := reflect.New(f.Type().Elem())
+			want := reflect.New(f.Type().Elem()).Elem()
+			switch v.Elem().Interface().(type) {
+			case int:
+				n := int64(1) // a value other than the configured one
+				if reflect.ValueOf(base).FieldByName(name).Int() == 1 {
+					n = 2
+				}
+				v.Elem().SetInt(n)
+			case bool:
+				v.Elem().SetBool(!reflect.ValueOf(base).FieldByName(name).Bool())
+			case time.Duration:
+				v.Elem().SetInt(int64(time.Millisecond))
+			default:
+				t.Fatalf("no test value for %s", f.Type())
+			}
+			want.Set(v.Elem())
+			f.Set(v)
+			b, err := o.apply(base)
+			require.NoError(t, err)
+			got := reflect.ValueOf(b).FieldByName(name)
+			require.True(t, got.IsValid(), "config.Engine has no field %s", name)
+			assert.Equal(t, want.Interface(), got.Interface())
+			reflect.ValueOf(&b).Elem().FieldByName(name).Set(reflect.ValueOf(base).FieldByName(name))
+			assert.Equal(t, base, b, "only %s changed", name)
 		})
 	}
 }

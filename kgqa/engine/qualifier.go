@@ -7,6 +7,7 @@ import (
 
 	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/engine/explore"
 )
 
 // A measurement that changes over time is stored as one mediator per date:
@@ -137,7 +138,7 @@ func datesCompared(a kgqa.Args) bool {
 		v, ok := parseText(a.Value)
 		return ok && v.isTime
 	}
-	words := tokens(a.Attribute)
+	words := explore.Tokens(a.Attribute)
 	for _, w := range []string{"date", "year", "time", "when"} {
 		if words[naming.Stem(w)] {
 			return true

@@ -21,7 +21,7 @@ const (
 // answerDirect answers a question of the direct route (a greeting,
 // arithmetic, a question about the service) without planning, linking or
 // any model call. It reports false when the question is not one.
-func (r *run) answerDirect(question string) bool {
+func answerDirect(r *run, question string) bool {
 	if !r.b.Direct {
 		return false
 	}
@@ -40,7 +40,7 @@ func (r *run) answerDirect(question string) bool {
 // planRetrieval records the question's retrieval plan and each subgoal's
 // pack. It runs once the plan and the topic entities are known: a question
 // with no topic entity is outside the KG.
-func (r *run) planRetrieval(plan *kgqa.Plan, topics []kgqa.Topic) {
+func planRetrieval(r *run, plan *kgqa.Plan, topics []kgqa.Topic) {
 	rp := &retrieval.Plan{Route: retrieval.RouteKG, Reasons: map[string]string{"route": retrieval.ReasonTopicsLinked}}
 	if len(topics) == 0 {
 		rp.Route, rp.Reasons["route"] = retrieval.RouteBoundary, retrieval.ReasonNoTopicEntity
@@ -106,7 +106,7 @@ func kindNames(ks []kgqa.Kind) []string {
 
 // answerOutsideKG answers a question of the boundary route with a notice
 // that the KG does not cover it, naming the mentions that did not link.
-func (r *run) answerOutsideKG() {
+func answerOutsideKG(r *run) {
 	for _, s := range r.ans.Subgoals {
 		s.Status = statusSkipped
 	}
@@ -123,37 +123,12 @@ func (r *run) answerOutsideKG() {
 	r.ans.Stop = kgqa.StopPlanComplete
 }
 
-// withPack returns the budgets b with the pack's parameters.
-func withPack(b config.Engine, p *retrieval.Pack) config.Engine {
-	if p == nil {
-		return b
-	}
-	b.Width, b.Depth, b.MaxRelationsPerEntity, b.MaxEntitiesPerRelation = p.Width, p.Depth, p.Relations, p.FactsPerPair
-	return b
-}
-
-// pack is the pack of a subgoal run, or the engine's budgets as a
-// pack when the subgoal has none.
-func (sg *subgoalRun) pack() retrieval.Pack {
-	if sg.rec.Retrieval != nil {
-		return *sg.rec.Retrieval
-	}
-	return retrieval.Pack{
-		Width: sg.b.Width, Depth: sg.b.Depth, Relations: sg.b.MaxRelationsPerEntity, FactsPerPair: sg.b.MaxEntitiesPerRelation,
-		FactsPerPrompt: sg.e.maxFacts, TruncateNeighbors: sg.e.truncate, Tentative: true, Prune: retrieval.PruneAuto,
-	}
-}
-
-// truncates reports whether the subgoal's result and neighbour lists are
-// cut to the top-k (WithResultTruncation, unless its pack forbids it).
-func (sg *subgoalRun) truncates() bool { return sg.e.truncate && sg.pack().TruncateNeighbors }
-
 // propertyBoundary marks the question boundary when its answer subgoal
 // asks for a property the KG does not have (the subgoal's Boundary), and,
 // with engine.outside_kg notice, answers that the KG does not cover it in
 // place of the tentative answer, which otherwise stands (the subgoal's
 // set operation says why).
-func (r *run) propertyBoundary(plan *kgqa.Plan) {
+func propertyBoundary(r *run, plan *kgqa.Plan) {
 	rec := r.records[plan.AnswerID()]
 	if rec == nil || rec.Boundary == "" || r.ans.RetrievalPlan == nil {
 		return

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -24,7 +23,7 @@ const (
 // once, in waves (see determinism.go): each subgoal once the subgoals it
 // needs and every earlier wave are done. An early stop (the question judged
 // answerable) lets its wave finish and skips the rest without error.
-func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
+func execute(ctx context.Context, r *run, plan *kgqa.Plan) error {
 	r.results = map[string]*kgqa.Result{}
 	r.depth = map[string]int{}
 	r.records = map[string]*kgqa.SubgoalRecord{}
@@ -37,14 +36,14 @@ func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
 			rec.Status, rec.Error = statusSkipped, "not needed by the answer subgoal"
 		}
 	}
-	if err := r.orderBranches(ctx, plan); err != nil {
+	if err := orderBranches(ctx, r, plan); err != nil {
 		return err
 	}
-	if err := r.rankSubgoals(plan); err != nil {
+	if err := rankSubgoals(r, plan); err != nil {
 		return err
 	}
 	if r.b.Parallelism <= 1 {
-		return r.executeInOrder(ctx, plan, needed)
+		return executeInOrder(ctx, r, plan, needed)
 	}
 	done := make(map[string]chan struct{}, len(plan.Subgoals))
 	for _, s := range plan.Subgoals {
@@ -58,7 +57,7 @@ func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
 			continue
 		}
 		tasks = append(tasks, func() error {
-			for _, n := range r.waveWait(plan, s, needed) {
+			for _, n := range waveWait(r, plan, s, needed) {
 				select {
 				case <-done[n]:
 				case <-gctx.Done():
@@ -82,7 +81,7 @@ func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
 			}
 			// The stop, if this subgoal makes one, is recorded before done
 			// releases the next wave.
-			if _, err := r.runSubgoal(gctx, plan, s); err != nil {
+			if _, err := runSubgoal(gctx, r, plan, s); err != nil {
 				return r.quiet(err)
 			}
 			close(done[s.ID])
@@ -93,13 +92,13 @@ func (r *run) execute(ctx context.Context, plan *kgqa.Plan) error {
 		return err
 	}
 	if r.isStopped() {
-		r.skipAfterStop()
+		skipAfterStop(r)
 		return nil
 	}
 	// Every needed subgoal finished: concluding from their results is
 	// computation, and the final-answer call, when one is needed, fails on
 	// its own if the deadline has passed.
-	return r.conclude(ctx, plan)
+	return conclude(ctx, r, plan)
 }
 
 // runGroup runs tasks in g and waits for them. A single task runs on this
@@ -125,8 +124,8 @@ func runGroup(g *errgroup.Group, tasks []func() error) error {
 // one subgoal at a time the order is then the same on every run; the
 // prompts are the same at any parallelism (see determinism.go), which a
 // replayed or sharded eval relies on.
-func (r *run) executeInOrder(ctx context.Context, plan *kgqa.Plan, needed map[string]bool) error {
-	order, err := r.executionOrder(plan)
+func executeInOrder(ctx context.Context, r *run, plan *kgqa.Plan, needed map[string]bool) error {
+	order, err := executionOrder(r, plan)
 	if err != nil {
 		return err
 	}
@@ -135,20 +134,20 @@ func (r *run) executeInOrder(ctx context.Context, plan *kgqa.Plan, needed map[st
 		if !needed[s.ID] {
 			continue
 		}
-		sufficient, err := r.runSubgoal(ctx, plan, s)
+		sufficient, err := runSubgoal(ctx, r, plan, s)
 		if err != nil {
 			return err
 		}
 		if sufficient {
-			r.skipAfterStop()
+			skipAfterStop(r)
 			return nil
 		}
 	}
-	return r.conclude(ctx, plan)
+	return conclude(ctx, r, plan)
 }
 
 // skipAfterStop marks the subgoals an early stop left undone.
-func (r *run) skipAfterStop() {
+func skipAfterStop(r *run) {
 	for _, rec := range r.ans.Subgoals {
 		if rec.Status == statusPending || rec.Status == statusRunning {
 			rec.Status, rec.Error = statusSkipped, "question answered early"
@@ -156,29 +155,9 @@ func (r *run) skipAfterStop() {
 	}
 }
 
-// waitsFor lists the subgoals s starts after: those it needs and those
-// the cost-based ordering makes it wait for (r.after).
-func (r *run) waitsFor(s kgqa.Subgoal) []string {
-	return append(slices.Clone(s.Needs), r.after[s.ID]...)
-}
-
-// quiet turns the cancellation caused by an early stop into success.
-func (r *run) quiet(err error) error {
-	if r.isStopped() && errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
-}
-
-func (r *run) isStopped() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stopped
-}
-
 // runSubgoal runs one subgoal, records its result and reports whether the
 // question was judged answerable after it.
-func (r *run) runSubgoal(ctx context.Context, plan *kgqa.Plan, s kgqa.Subgoal) (bool, error) {
+func runSubgoal(ctx context.Context, r *run, plan *kgqa.Plan, s kgqa.Subgoal) (bool, error) {
 	start := time.Now()
 	rec := r.records[s.ID]
 	r.mu.Lock()
@@ -208,10 +187,10 @@ func (r *run) runSubgoal(ctx context.Context, plan *kgqa.Plan, s kgqa.Subgoal) (
 	r.reach(end)
 	resCopy := res
 	r.emit.send(kgqa.Event{Type: kgqa.EventSubgoalDone, Subgoal: s.ID, Result: &resCopy, SetOp: rec.SetOp})
-	if s.ID == plan.AnswerID() || !r.mayStopEarly(plan, s.ID) {
+	if s.ID == plan.AnswerID() || !mayStopEarly(r, plan, s.ID) {
 		return false, nil
 	}
-	return sg.sufficiency(ctx)
+	return sufficiency(ctx, sg)
 }
 
 // mayStopEarly reports whether asking if the question can be answered
@@ -221,7 +200,7 @@ func (r *run) runSubgoal(ctx context.Context, plan *kgqa.Plan, s kgqa.Subgoal) (
 // is the model's free text: it must never stand in for an intersection,
 // a count, a comparison or a superlative that exact logic is still to
 // compute, so those steps always run.
-func (r *run) mayStopEarly(plan *kgqa.Plan, finished string) bool {
+func mayStopEarly(r *run, plan *kgqa.Plan, finished string) bool {
 	needed := plan.Ancestors(plan.AnswerID())
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -244,7 +223,7 @@ func (r *run) mayStopEarly(plan *kgqa.Plan, finished string) bool {
 // tentative answers, composed by the plan), as when no topic entity
 // links: it is flagged AnsweredWithoutKG so that evaluations count it
 // apart.
-func (r *run) conclude(ctx context.Context, plan *kgqa.Plan) error {
+func conclude(ctx context.Context, r *run, plan *kgqa.Plan) error {
 	r.mu.Lock()
 	res := r.results[plan.AnswerID()]
 	noFacts := len(r.facts) == 0
@@ -261,7 +240,7 @@ func (r *run) conclude(ctx context.Context, plan *kgqa.Plan) error {
 		}
 		return nil
 	}
-	return r.finalAnswer(ctx, plan)
+	return finalAnswer(ctx, r, plan)
 }
 
 // noFactsReason is the trace's note on a question whose topic entities
@@ -292,7 +271,7 @@ func names(ts []kgqa.Term) string {
 // executionOrder returns the subgoal indexes in an order where each
 // subgoal follows those it needs and those it waits for (r.after), ties in
 // Plan.Order's order.
-func (r *run) executionOrder(plan *kgqa.Plan) ([]int, error) {
+func executionOrder(r *run, plan *kgqa.Plan) ([]int, error) {
 	order, err := plan.Order()
 	if err != nil || len(r.after) == 0 {
 		return order, err

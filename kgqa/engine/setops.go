@@ -13,7 +13,7 @@ func normName(t kgqa.Term) string { return naming.Fold(t.Name) }
 
 // exactSet runs intersect, union and count on the needed results, exactly
 // and without the model.
-func (sg *subgoalRun) exactSet() (kgqa.Result, int, error) {
+func exactSet(sg *subgoalRun) (kgqa.Result, int, error) {
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID})
 	sg.mu.Lock()
 	sets := make([][]kgqa.Term, 0, len(sg.s.Needs))
@@ -33,7 +33,7 @@ func (sg *subgoalRun) exactSet() (kgqa.Result, int, error) {
 		}
 	}
 	sg.mu.Unlock()
-	capped := sg.neededCapped()
+	capped := neededCapped(sg)
 	rec := &kgqa.SetOpRecord{Method: "exact"}
 	for _, s := range sets {
 		rec.Inputs = append(rec.Inputs, len(s))
@@ -68,7 +68,7 @@ func (sg *subgoalRun) exactSet() (kgqa.Result, int, error) {
 }
 
 // neededCapped reports whether a result s needs is capped.
-func (sg *subgoalRun) neededCapped() bool {
+func neededCapped(sg *subgoalRun) bool {
 	sg.mu.Lock()
 	defer sg.mu.Unlock()
 	for _, n := range sg.s.Needs {

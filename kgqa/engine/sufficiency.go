@@ -24,9 +24,9 @@ type finalReply struct {
 // evidence returns the facts the subgoals in known gathered (all facts when
 // known is nil), most relevant to the question first, and their prompt
 // lines.
-func (r *run) evidence(known map[string]bool) ([]kgqa.Fact, []string) {
+func evidence(r *run, known map[string]bool) ([]kgqa.Fact, []string) {
 	d := r.e.g.Dialect()
-	facts := promptFacts(d, r.ans.Question, r.factsOf(known), r.b.MaxEntitiesPerRelation, r.e.maxFacts)
+	facts := promptFacts(d, r.ans.Question, factsOf(r, known), r.b.MaxEntitiesPerRelation, r.e.maxFacts)
 	lines := make([]string, len(facts))
 	for i, f := range facts {
 		lines[i] = prompts.Fact(d, f)
@@ -37,11 +37,11 @@ func (r *run) evidence(known map[string]bool) ([]kgqa.Fact, []string) {
 // resolveAll maps a model's entity references to terms of every fact the
 // subgoals in known gathered, not only those of one prompt: an answer that
 // stops the run early may name the entities of any subgoal it rests on.
-func (r *run) resolveAll(known map[string]bool, refs []string) []kgqa.Term {
+func resolveAll(r *run, known map[string]bool, refs []string) []kgqa.Term {
 	if len(refs) == 0 {
 		return nil
 	}
-	ents, _ := refine.Resolve(r.factsOf(known), refs)
+	ents, _ := refine.Resolve(factsOf(r, known), refs)
 	return ents
 }
 
@@ -49,7 +49,7 @@ func (r *run) resolveAll(known map[string]bool, refs []string) []kgqa.Term {
 // the question can be answered already; the judgement comes from the fused
 // refine call or from a call of its own. When it can, the run stops early
 // with that answer.
-func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
+func sufficiency(ctx context.Context, sg *subgoalRun) (bool, error) {
 	if sg.s.Op != kgqa.OpFind || sg.rec.Verdict == nil || sg.rec.Verdict.FactsShown == 0 {
 		return false, nil
 	}
@@ -58,8 +58,8 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 		if sg.b.FuseSufficiency {
 			return false, nil
 		}
-		known := sg.judgedAfter(sg.plan, sg.s.ID)
-		_, lines := sg.evidence(known)
+		known := judgedAfter(sg.run, sg.plan, sg.s.ID)
+		_, lines := evidence(sg.run, known)
 		req, err := sg.e.tmpl.Request(kgqa.Reasoner, prompts.Sufficiency, prompts.SufficiencyData{Plan: sg.run.view(sg.plan, "", known), Facts: lines})
 		if err != nil {
 			return false, stepErr("sufficiency", sg.s.ID, err)
@@ -68,7 +68,7 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 		if _, err := sg.e.chat.JSON(ctx, req, &rep, nil); err != nil {
 			return false, stepErr("sufficiency", sg.s.ID, err)
 		}
-		ents := sg.resolveAll(known, rep.Entities)
+		ents := resolveAll(sg.run, known, rep.Entities)
 		suf = &kgqa.Sufficiency{Sufficient: rep.Sufficient, Answer: rep.Answer, Entities: ents, Reason: rep.Reason}
 		sg.rec.Sufficiency = suf
 		sg.mu.Lock()
@@ -78,7 +78,7 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 		sg.reach(d)
 	}
 	if suf.Sufficient && suf.Overruled == "" {
-		suf.Overruled = sg.earlyInput(suf)
+		suf.Overruled = earlyInput(sg, suf)
 	}
 	sc := *suf
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSufficiency, Subgoal: sg.s.ID, Sufficiency: &sc})
@@ -105,8 +105,8 @@ func (sg *subgoalRun) sufficiency(ctx context.Context) (bool, error) {
 
 // finalAnswer asks the model to answer from everything gathered when the
 // answer subgoal produced nothing.
-func (r *run) finalAnswer(ctx context.Context, plan *kgqa.Plan) error {
-	facts, lines := r.evidence(nil)
+func finalAnswer(ctx context.Context, r *run, plan *kgqa.Plan) error {
+	facts, lines := evidence(r, nil)
 	req, err := r.e.tmpl.Request(kgqa.Reasoner, prompts.Final, prompts.SufficiencyData{Plan: r.view(plan, "", nil), Facts: lines})
 	if err != nil {
 		return stepErr("final", "", err)
@@ -131,7 +131,7 @@ func (r *run) finalAnswer(ctx context.Context, plan *kgqa.Plan) error {
 // own knowledge, as PoG does, rather than failing it: the final-answer
 // prompt with the plan and no facts. The answer is flagged
 // AnsweredWithoutKG and its subgoals are skipped.
-func (r *run) answerWithoutKG(ctx context.Context, plan *kgqa.Plan) error {
+func answerWithoutKG(ctx context.Context, r *run, plan *kgqa.Plan) error {
 	for _, s := range r.ans.Subgoals {
 		s.Status = statusSkipped
 	}
@@ -157,7 +157,7 @@ func (r *run) answerWithoutKG(ctx context.Context, plan *kgqa.Plan) error {
 // hop of a composition). Answering with it would answer the question one
 // hop short. An answer that picks some of the result (the latest of the
 // championships found) may be what the later step would pick, and stops.
-func (sg *subgoalRun) earlyInput(suf *kgqa.Sufficiency) string {
+func earlyInput(sg *subgoalRun, suf *kgqa.Sufficiency) string {
 	ans := sg.plan.AnswerID()
 	if ans == sg.s.ID || len(suf.Entities) == 0 || !sg.plan.Ancestors(ans)[sg.s.ID] {
 		return ""
@@ -183,4 +183,27 @@ func (sg *subgoalRun) earlyInput(suf *kgqa.Sufficiency) string {
 		return "" // a choice among the result: the later step may be that choice
 	}
 	return "the answer is this subgoal's whole result, which " + ans + " still takes as input"
+}
+
+// recordFused records the sufficiency judgement a fused refine call
+// made, if it made one. The final answer may name entities of earlier
+// subgoals: it is resolved against all evidence, as the separate check
+// does.
+func recordFused(sg *subgoalRun, v kgqa.Verdict) {
+	if v.Sufficient == nil {
+		return
+	}
+	ents := v.FinalEntities
+	if *v.Sufficient {
+		ents = resolveAll(sg.run, judgedAfter(sg.run, sg.plan, sg.s.ID), v.FinalRefs)
+	}
+	sg.rec.Sufficiency = &kgqa.Sufficiency{Sufficient: *v.Sufficient, Answer: v.FinalAnswer, Entities: ents, Fused: true, Reason: v.Reason}
+}
+
+// answeredEarly reports whether a fused judgement found the question
+// answered: the run stops after this subgoal, so a further round would be
+// wasted.
+func answeredEarly(sg *subgoalRun) bool {
+	suf := sg.rec.Sufficiency
+	return suf != nil && suf.Sufficient && (suf.Answer != "" || len(suf.Entities) > 0)
 }

@@ -1,152 +1,111 @@
 package engine
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
+	"context"
+	"errors"
 
 	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/prompts"
 )
 
-// tentativeAnswer composes the question's tentative answer from the
-// subgoal records of plan. It returns nil when there is no plan.
-func tentativeAnswer(plan *kgqa.Plan, recs []*kgqa.SubgoalRecord) *kgqa.TentativeAnswer {
-	if plan == nil || len(plan.Subgoals) == 0 {
-		return nil
-	}
-	c := &tentComposer{subgoals: map[string]kgqa.Subgoal{}, recs: map[string]*kgqa.SubgoalRecord{}, done: map[string]tentValue{}}
-	for _, s := range plan.Subgoals {
-		c.subgoals[s.ID] = s
-	}
-	for _, r := range recs {
-		c.recs[r.ID] = r
-	}
-	v := c.eval(plan.AnswerID())
-	if v.reason != "" {
-		return &kgqa.TentativeAnswer{Names: []string{}, Reason: v.reason}
-	}
-	return &kgqa.TentativeAnswer{Derivable: true, Names: v.names}
+type tentativeReply struct {
+	Reason   string   `json:"reason"`
+	Answer   string   `json:"answer"`
+	Entities []string `json:"entities"`
 }
 
-// tentValue is a subgoal's composed tentative answer: names, or the reason
-// it has none.
-type tentValue struct {
-	names  []string
-	reason string
-	blank  string // a find it rests on whose tentative answer names nothing
+// tentative asks for a parametric answer to the subgoal. A guess the
+// model could not put in shape, repair included, is no guess: it returns
+// an empty one, the question goes on, and the evidence decides. A pack
+// that asks for no guess gets an empty one without asking.
+func tentative(ctx context.Context, sg *subgoalRun, text string) (*kgqa.Tentative, error) {
+	if !sg.pack().Tentative {
+		return &kgqa.Tentative{}, nil
+	}
+	req, err := sg.e.tmpl.Request(kgqa.Reasoner, prompts.Tentative, prompts.SubgoalData{Plan: sg.view(), Subgoal: text})
+	if err != nil {
+		return nil, stepErr("tentative", sg.s.ID, err)
+	}
+	var rep tentativeReply
+	_, err = sg.e.chat.JSON(ctx, req, &rep, nil)
+	switch {
+	case errors.Is(err, kgqa.ErrSchema):
+		return &kgqa.Tentative{}, nil
+	case err != nil:
+		return nil, stepErr("tentative", sg.s.ID, err)
+	}
+	t := &kgqa.Tentative{Answer: rep.Answer, Names: rep.Entities}
+	sg.emit.send(kgqa.Event{Type: kgqa.EventTentative, Subgoal: sg.s.ID, Tentative: t})
+	return t, nil
 }
 
-type tentComposer struct {
-	subgoals map[string]kgqa.Subgoal
-	recs     map[string]*kgqa.SubgoalRecord
-	done     map[string]tentValue
+// fromTentative turns a kept tentative answer into a result, grounding
+// each name it gives in the KG (see ground) with the homonyms ranked by
+// the type the subgoal's exploration says its answer has (expectedType),
+// then by popularity: the best for the answer subgoal, the best few for a
+// subgoal whose result later steps explore from, where the relations
+// they have decide. A name the KG does not hold stays a term without id.
+// Each grounding, with the expected type and every candidate's score, is
+// in the subgoal's trace.
+func fromTentative(ctx context.Context, sg *subgoalRun, t *kgqa.Tentative) (kgqa.Result, error) {
+	res := kgqa.Result{Text: t.Answer, Source: "tentative", Entities: []kgqa.Term{}}
+	feeds := sg.plan == nil || sg.plan.AnswerID() != sg.s.ID
+	var w answerType
+	if len(t.Names) > 0 {
+		w = expectedType(sg)
+	}
+	for _, name := range t.Names {
+		ents, scores, err := sg.e.ground(ctx, name, w)
+		if err != nil {
+			return kgqa.Result{}, stepErr("refine", sg.s.ID, err)
+		}
+		g := kgqa.Mention{Text: name, Candidates: ents, Status: mentionResolved, Expected: w.record(), Scores: scores}
+		switch {
+		case len(ents) == 0:
+			g.Status = mentionUnresolved
+			res.Entities = append(res.Entities, kgqa.Term{Name: name})
+		case len(ents) > 1 && feeds:
+			g.Status = mentionAmbiguous
+			for _, c := range ents {
+				res.Entities = append(res.Entities, kgqa.Term{ID: c.ID, Name: c.Name})
+			}
+		default:
+			if len(ents) > 1 {
+				g.Status = mentionAmbiguous
+			}
+			res.Entities = append(res.Entities, kgqa.Term{ID: ents[0].ID, Name: ents[0].Name})
+		}
+		sg.mu.Lock()
+		sg.rec.Grounding = append(sg.rec.Grounding, g)
+		sg.mu.Unlock()
+	}
+	if res.Text == "" {
+		res.Text = names(res.Entities)
+	}
+	return res, nil
 }
 
-func (c *tentComposer) eval(id string) tentValue {
-	if v, ok := c.done[id]; ok {
-		return v
+// corrected reports whether the result differs from the tentative answer.
+func corrected(t *kgqa.Tentative, res kgqa.Result) bool {
+	if t == nil {
+		return false
 	}
-	// A validated plan is acyclic; the placeholder guards a trace that
-	// is not.
-	c.done[id] = tentValue{reason: fmt.Sprintf("subgoal %s depends on itself", id)}
-	v := c.compute(id)
-	c.done[id] = v
-	return v
-}
-
-func (c *tentComposer) compute(id string) tentValue {
-	s, ok := c.subgoals[id]
-	if !ok {
-		return tentValue{reason: fmt.Sprintf("subgoal %s is not in the plan", id)}
+	want := map[string]bool{}
+	for _, n := range t.Names {
+		want[naming.Fold(n)] = true
 	}
-	switch s.Op {
-	case kgqa.OpFind, kgqa.OpFilter, kgqa.OpCompare, kgqa.OpSuperlative:
-		rec := c.recs[id]
-		if rec == nil || rec.Tentative == nil {
-			status := "no record"
-			if rec != nil {
-				status = rec.Status
-			}
-			return tentValue{reason: fmt.Sprintf("subgoal %s (%s) has no tentative answer (%s)", id, s.Op, status)}
-		}
-		v := tentValue{names: unionNames([][]string{rec.Tentative.Names})}
-		if len(v.names) == 0 {
-			v.blank = id
-		}
-		return v
-	case kgqa.OpIntersect, kgqa.OpUnion, kgqa.OpCount:
-		sets := make([][]string, 0, len(s.Needs))
-		blank := ""
-		for _, n := range s.Needs {
-			v := c.eval(n)
-			if v.reason != "" {
-				return v
-			}
-			sets = append(sets, v.names)
-			if blank == "" {
-				blank = v.blank
-			}
-		}
-		switch s.Op {
-		case kgqa.OpIntersect:
-			return tentValue{names: intersectNames(sets), blank: blank}
-		case kgqa.OpUnion:
-			return tentValue{names: unionNames(sets), blank: blank}
-		}
-		if blank != "" {
-			return tentValue{reason: fmt.Sprintf("subgoal %s (count) rests on subgoal %s, whose tentative answer names no entity", id, blank)}
-		}
-		return tentValue{names: []string{strconv.Itoa(len(unionNames(sets)))}}
+	got := map[string]bool{}
+	for _, e := range res.Entities {
+		got[naming.Fold(e.Name)] = true
 	}
-	return tentValue{reason: fmt.Sprintf("subgoal %s has unknown op %q", id, s.Op)}
-}
-
-// unionNames merges name sets, keeping the first spelling of each
-// normalised name and dropping blank ones.
-func unionNames(sets [][]string) []string {
-	out := []string{}
-	seen := map[string]bool{}
-	for _, s := range sets {
-		for _, n := range s {
-			n = strings.TrimSpace(n)
-			k := naming.Fold(n)
-			if k == "" || seen[k] {
-				continue
-			}
-			seen[k] = true
-			out = append(out, n)
+	if len(want) != len(got) {
+		return true
+	}
+	for n := range want {
+		if !got[n] {
+			return true
 		}
 	}
-	return out
-}
-
-// intersectNames keeps the names of the first set whose normalised form
-// is in every other set.
-func intersectNames(sets [][]string) []string {
-	if len(sets) == 0 {
-		return []string{}
-	}
-	out := []string{}
-	for _, n := range unionNames(sets[:1]) {
-		k := naming.Fold(n)
-		all := true
-		for _, s := range sets[1:] {
-			found := false
-			for _, m := range s {
-				if naming.Fold(m) == k {
-					found = true
-					break
-				}
-			}
-			if !found {
-				all = false
-				break
-			}
-		}
-		if all {
-			out = append(out, n)
-		}
-	}
-	return out
+	return false
 }

@@ -81,7 +81,7 @@ func (w *answerType) add(s *kg.Schema, rel string, dir kgqa.Direction) {
 // round without facts contributes the relations it chose. When
 // exploration traversed nothing, the subgoal's wh-word is a weak
 // fallback.
-func (sg *subgoalRun) expectedType() answerType {
+func expectedType(sg *subgoalRun) answerType {
 	w := answerType{types: map[string]bool{}, rels: map[kgqa.Relation]bool{}, from: "relations"}
 	tail := sg.s.Op == kgqa.OpFind
 	for _, rd := range sg.rec.Rounds {

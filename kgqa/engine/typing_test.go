@@ -80,7 +80,7 @@ func TestTentativeGroundedByExpectedType(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				sg := typedSubgoal(t, e, c.anchor, c.rel)
-				res, err := sg.fromTentative(t.Context(), &kgqa.Tentative{Answer: "Chicago", Names: []string{"Chicago"}})
+				res, err := fromTentative(t.Context(), sg, &kgqa.Tentative{Answer: "Chicago", Names: []string{"Chicago"}})
 				require.NoError(t, err)
 				require.NotEmpty(t, res.Entities)
 				assert.Equal(t, c.want, res.Entities[0].ID, "schema %v", withSchema)
@@ -130,7 +130,7 @@ func TestExpectedTypeFromQuestionWord(t *testing.T) {
 	h := newHarnessOn(t, g, kgqatest.NewDemoModel(), config.Default().Engine)
 	e := mustNew(t, g, h.client, config.Default().Engine, WithSchema(schema))
 	sg := &subgoalRun{run: &run{e: e}, s: kgqa.Subgoal{ID: "s1", Text: "Where did the band play first?", Op: kgqa.OpFind}, rec: &kgqa.SubgoalRecord{}}
-	w := sg.expectedType()
+	w := expectedType(sg)
 	assert.Equal(t, &kgqa.ExpectedType{Types: []string{"location.location"}, From: "question_word"}, w.record())
 	got, _, err := e.ground(t.Context(), "Chicago", w)
 	require.NoError(t, err)
@@ -139,7 +139,7 @@ func TestExpectedTypeFromQuestionWord(t *testing.T) {
 
 	for _, text := range []string{"Find the film's release year.", "Keep those of #1 whose gender is Male."} {
 		sg.s.Text = text
-		assert.Nil(t, sg.expectedType().record(), "no opening wh-word, no facts: nothing expected (%s)", text)
+		assert.Nil(t, expectedType(sg).record(), "no opening wh-word, no facts: nothing expected (%s)", text)
 	}
 }
 

@@ -19,12 +19,24 @@ import (
 // ask serves POST /v1/ask: one JSON answer, or NDJSON events with
 // stream:true.
 func (s *Server) ask(c *gin.Context) {
-	var req api.AskRequest
-	if err := decode(c, &req, true); err != nil {
+	serveQuestion(s, c, true, func(req api.AskRequest) (engine.Request, bool, error) {
+		kreq, err := s.engineRequest(req)
+		return kreq, req.Stream, err
+	}, s.streamAsk, s.answerAsk)
+}
+
+// serveQuestion is the preamble of the handlers that answer a question
+// (ask and chat): it decodes the body into a request R (strictly: unknown
+// fields refused), validates it into the engine's request once (prepare,
+// which also says whether to stream), admits it under its deadline, and
+// streams it or runs it.
+func serveQuestion[R any](s *Server, c *gin.Context, strict bool, prepare func(R) (engine.Request, bool, error), stream, run func(*gin.Context, engine.Request)) {
+	var req R
+	if err := decode(c, &req, strict); err != nil {
 		s.fail(c, err)
 		return
 	}
-	kreq, err := s.engineRequest(req)
+	kreq, streaming, err := prepare(req)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -34,10 +46,15 @@ func (s *Server) ask(c *gin.Context) {
 		return
 	}
 	defer release()
-	if req.Stream {
-		s.streamAsk(c, kreq)
+	if streaming {
+		stream(c, kreq)
 		return
 	}
+	run(c, kreq)
+}
+
+// answerAsk runs an admitted /v1/ask and writes its one JSON answer.
+func (s *Server) answerAsk(c *gin.Context, kreq engine.Request) {
 	ans, err := s.runAsk(c.Request.Context(), kreq)
 	if err != nil {
 		s.fail(c, s.askError(c, ans, err))
@@ -137,30 +154,41 @@ func (s *Server) checkEngine() error {
 	return nil
 }
 
-// overrides turns a request's options into the engine's overrides, one
-// field to one, and checks them against the engine's own merge (400 with
+// overrides turns a request's options into the engine's overrides
+// (overridesOf) and checks them against the engine's own merge (400 with
 // the engine's reason). The question's deadline is the shorter of
 // server.request_timeout and deadline_ms; the engine applies it, with its
 // own engine.deadline, once.
 func (s *Server) overrides(o *api.Options) (engine.Overrides, error) {
-	timeout := s.requestTimeout()
-	ov := engine.Overrides{Deadline: &timeout}
-	if o != nil {
-		ov.Width, ov.Depth, ov.MaxRounds = o.Width, o.Depth, o.MaxRounds
-		ov.MaxEntitiesPerRelation, ov.MaxRelationsPerEntity = o.MaxEntitiesPerRelation, o.MaxRelationsPerEntity
-		ov.Parallelism, ov.FuseSufficiency = o.Parallelism, o.FuseSufficiency
-		if o.DeadlineMS != nil {
-			// Compared in milliseconds: a huge value would overflow a
-			// Duration and read as already past.
-			if *o.DeadlineMS < 1 || *o.DeadlineMS > timeout.Milliseconds() {
-				return ov, errorf(http.StatusBadRequest, "options.deadline_ms must be between 1 and %d, got %d", timeout.Milliseconds(), *o.DeadlineMS)
-			}
-			d := time.Duration(*o.DeadlineMS) * time.Millisecond
-			ov.Deadline = &d
-		}
+	ov, err := overridesOf(o, s.requestTimeout())
+	if err != nil {
+		return ov, err
 	}
 	if _, err := s.engine.Budgets(ov); err != nil {
 		return ov, errorf(http.StatusBadRequest, "options.%s", strings.TrimPrefix(err.Error(), engine.ErrBadOverride.Error()+": "))
+	}
+	return ov, nil
+}
+
+// overridesOf maps the API's options to the engine's overrides, one field
+// to one (TestOverridesOfMapsEveryField fails on a field of either left
+// out), with the deadline timeout unless deadline_ms shortens it.
+func overridesOf(o *api.Options, timeout time.Duration) (engine.Overrides, error) {
+	ov := engine.Overrides{Deadline: &timeout}
+	if o == nil {
+		return ov, nil
+	}
+	ov.Width, ov.Depth, ov.MaxRounds = o.Width, o.Depth, o.MaxRounds
+	ov.MaxEntitiesPerRelation, ov.MaxRelationsPerEntity = o.MaxEntitiesPerRelation, o.MaxRelationsPerEntity
+	ov.Parallelism, ov.FuseSufficiency = o.Parallelism, o.FuseSufficiency
+	if o.DeadlineMS != nil {
+		// Compared in milliseconds: a huge value would overflow a
+		// Duration and read as already past.
+		if *o.DeadlineMS < 1 || *o.DeadlineMS > timeout.Milliseconds() {
+			return ov, errorf(http.StatusBadRequest, "options.deadline_ms must be between 1 and %d, got %d", timeout.Milliseconds(), *o.DeadlineMS)
+		}
+		d := time.Duration(*o.DeadlineMS) * time.Millisecond
+		ov.Deadline = &d
 	}
 	return ov, nil
 }

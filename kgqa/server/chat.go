@@ -118,25 +118,15 @@ func (s *Server) models(c *gin.Context) {
 // steps its reasoning_content (streamed as they happen with stream:true).
 // The usage reported is the engine's LLM token total.
 func (s *Server) chatCompletions(c *gin.Context) {
-	var req chatRequest
-	if err := decode(c, &req, false); err != nil {
-		s.fail(c, err)
-		return
-	}
-	kreq, err := s.chatQuestion(req)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	release, ok := s.admit(c, kreq.Overrides.Deadline)
-	if !ok {
-		return
-	}
-	defer release()
-	if req.Stream {
-		s.streamChat(c, kreq)
-		return
-	}
+	serveQuestion(s, c, false, func(req chatRequest) (engine.Request, bool, error) {
+		kreq, err := s.chatQuestion(req)
+		return kreq, req.Stream, err
+	}, s.streamChat, s.answerChat)
+}
+
+// answerChat runs an admitted chat completion and writes its one
+// chat.completion.
+func (s *Server) answerChat(c *gin.Context, kreq engine.Request) {
 	// The engine serialises its events, but a step cut short by the
 	// deadline may still report after Ask returned: hence the lock.
 	var (

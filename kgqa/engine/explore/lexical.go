@@ -1,7 +1,6 @@
-package engine
+package explore
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/parog/parog-go/internal/naming"
@@ -13,9 +12,9 @@ import (
 // words.
 var wordSeparators = strings.NewReplacer("_", " ", ".", " ", ":", " ")
 
-// tokens splits s into lower-case content words with a light stemming, so
+// Tokens splits s into lower-case content words with a light stemming, so
 // that "bordering" meets "borders" and "airports" meets "airport".
-func tokens(s string) map[string]bool {
+func Tokens(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range strings.Fields(naming.Fold(wordSeparators.Replace(s))) {
 		if naming.Stopword(w) || strings.HasPrefix(w, "#") {
@@ -26,9 +25,9 @@ func tokens(s string) map[string]bool {
 	return out
 }
 
-// overlap scores how many of b's words are in a, normalised by b's size
+// Overlap scores how many of b's words are in a, normalised by b's size
 // so that short, exact relation names are not beaten by long ones.
-func overlap(a, b map[string]bool) float64 {
+func Overlap(a, b map[string]bool) float64 {
 	if len(b) == 0 {
 		return 0
 	}
@@ -41,9 +40,9 @@ func overlap(a, b map[string]bool) float64 {
 	return float64(n) + float64(n)/float64(len(b))
 }
 
-// factWords are the words a fact offers to a lexical match; a date also
+// FactWords are the words a fact offers to a lexical match; a date also
 // offers its year, which is how questions name dates ("in 1980").
-func factWords(d kg.Dialect, f kgqa.Fact) map[string]bool {
+func FactWords(d kg.Dialect, f kgqa.Fact) map[string]bool {
 	s := f.Tail.Name
 	if y, ok := yearOf(s); ok {
 		s += " " + y
@@ -51,7 +50,7 @@ func factWords(d kg.Dialect, f kgqa.Fact) map[string]bool {
 	for _, r := range f.Path {
 		s += " " + d.Readable(r)
 	}
-	return tokens(s)
+	return Tokens(s)
 }
 
 // yearOf returns the year of a date literal such as "1980-01-20" or
@@ -66,25 +65,4 @@ func yearOf(s string) (string, bool) {
 		}
 	}
 	return s[:4], true
-}
-
-// rankFacts keeps the n facts most lexically relevant to text, in their
-// original order among equals.
-func rankFacts(d kg.Dialect, text string, facts []kgqa.Fact, n int) []kgqa.Fact {
-	if len(facts) <= n {
-		return facts
-	}
-	q := tokens(text)
-	idx := make([]int, len(facts))
-	score := make([]float64, len(facts))
-	for i, f := range facts {
-		idx[i] = i
-		score[i] = overlap(q, factWords(d, f))
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
-	out := make([]kgqa.Fact, 0, n)
-	for _, i := range idx[:n] {
-		out = append(out, facts[i])
-	}
-	return out
 }

@@ -1,47 +1,12 @@
-package engine
+package explore
 
 import (
 	"context"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/relprior"
 )
-
-// WithRelationPrior ranks every relation offer by the relation prior p
-// (engine.relation_prior) added to word overlap or embeddings, before the
-// offer is paged or cut; nil ranks without one.
-func WithRelationPrior(p *relprior.Prior) Option { return func(e *Engine) { e.prior = p } }
-
-// maxPriorShown bounds the chosen relations whose prior ranks a round
-// records.
-const maxPriorShown = 10
-
-// priorRanks records where the prior put each chosen relation: its place
-// in the ranked offer and by the prior alone among the available ones.
-func (x *explorer) priorRanks(anchors []kgqa.Term, available, ranked, chosen []kgqa.Relation) []kgqa.PriorRank {
-	if x.sg.e.prior == nil || len(chosen) == 0 {
-		return nil
-	}
-	sc := x.priorScorer(anchors)
-	score := make(map[kgqa.Relation]float64, len(available))
-	for _, r := range available {
-		score[r] = sc.Score(r.ID)
-	}
-	var out []kgqa.PriorRank
-	for _, c := range chosen[:min(len(chosen), maxPriorShown)] {
-		pr := kgqa.PriorRank{Relation: c, Rank: slices.Index(ranked, c), Score: score[c]}
-		for _, r := range available {
-			if score[r] > score[c] {
-				pr.PriorRank++
-			}
-		}
-		out = append(out, pr)
-	}
-	return out
-}
 
 // anchorGroup is anchors with the same untried relations.
 type anchorGroup struct {
@@ -51,7 +16,7 @@ type anchorGroup struct {
 // groupAnchors splits the anchors by their untried relations, in the
 // anchors' order: anchors with the same relations are offered them once,
 // since the same offer gets the same choice.
-func (x *explorer) groupAnchors(anchors []kgqa.Term, rels map[string][]kgqa.Relation) []anchorGroup {
+func (x *Explorer) groupAnchors(anchors []kgqa.Term, rels map[string][]kgqa.Relation) []anchorGroup {
 	var out []anchorGroup
 	at := map[string]int{}
 	for _, a := range anchors {
@@ -80,12 +45,12 @@ func (x *explorer) groupAnchors(anchors []kgqa.Term, rels map[string][]kgqa.Rela
 // the model choose for each, recording every offer in rd.AnchorOffers and
 // summing them up in rd. It returns the relations each anchor chose (as
 // offer's has map does for a shared choice) and the model calls made.
-func (x *explorer) pickPerAnchor(ctx context.Context, rd *kgqa.Round, groups []anchorGroup, rels map[string][]kgqa.Relation) (map[kgqa.Relation][]kgqa.Term, int, error) {
+func (x *Explorer) pickPerAnchor(ctx context.Context, rd *kgqa.Round, groups []anchorGroup, rels map[string][]kgqa.Relation) (map[kgqa.Relation][]kgqa.Term, int, error) {
 	has := map[kgqa.Relation][]kgqa.Term{}
 	seen := map[kgqa.Relation]bool{}
 	calls := 0
 	for _, g := range groups {
-		offered, _, cut, err := x.offer(ctx, g.anchors, rels)
+		offered, _, cut, err := x.Offer(ctx, g.anchors, rels)
 		if err != nil {
 			return nil, calls, err
 		}
@@ -96,7 +61,7 @@ func (x *explorer) pickPerAnchor(ctx context.Context, rd *kgqa.Round, groups []a
 		case 1:
 			sub.Chosen, sub.ChosenBy = offered, "only_offered"
 		default:
-			n, err := x.choosePaged(ctx, sub, offered, x.sg.b.MaxRelationsPerEntity)
+			n, err := x.ChoosePaged(ctx, sub, offered, x.sub.Budgets.MaxRelationsPerEntity)
 			calls += n
 			if err != nil {
 				return nil, calls, err
@@ -130,7 +95,7 @@ func (x *explorer) pickPerAnchor(ctx context.Context, rd *kgqa.Round, groups []a
 }
 
 // untriedOf is the anchors' untried relations, each once.
-func (x *explorer) untriedOf(anchors []kgqa.Term, rels map[string][]kgqa.Relation) []kgqa.Relation {
+func (x *Explorer) untriedOf(anchors []kgqa.Term, rels map[string][]kgqa.Relation) []kgqa.Relation {
 	seen := map[kgqa.Relation]bool{}
 	var out []kgqa.Relation
 	for _, a := range anchors {
@@ -142,17 +107,4 @@ func (x *explorer) untriedOf(anchors []kgqa.Term, rels map[string][]kgqa.Relatio
 		}
 	}
 	return out
-}
-
-// ranking names how offers are ranked: by embeddings when an endpoint is
-// configured, else by word overlap, with the prior when one is loaded.
-func (x *explorer) ranking() string {
-	m := "lexical"
-	if x.sg.e.embedder != nil {
-		m = "embeddings"
-	}
-	if x.sg.e.prior != nil {
-		m += "+prior"
-	}
-	return m
 }

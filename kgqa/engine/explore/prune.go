@@ -1,4 +1,4 @@
-package engine
+package explore
 
 import (
 	"context"
@@ -10,11 +10,13 @@ import (
 	"github.com/parog/parog-go/kgqa/retrieval"
 )
 
-// candidate is an entity competing for the frontier, with the fact that
+// Candidate is an entity competing for the frontier, with the fact that
 // reached it.
-type candidate struct {
-	term kgqa.Term
-	fact kgqa.Fact
+type Candidate struct {
+	// Term is the entity.
+	Term kgqa.Term
+	// Fact is the fact that reached it, matched against the subgoal.
+	Fact kgqa.Fact
 }
 
 type pruneReply struct {
@@ -22,54 +24,54 @@ type pruneReply struct {
 	Keep   []int  `json:"keep"`
 }
 
-// prune keeps at most Width candidates: all of them when they fit, the
+// Prune keeps at most Width candidates: all of them when they fit, the
 // lexical top when the scores separate it from the rest, and otherwise the
 // model's choice; the subgoal's pack may make it always lexical (ties cut
 // in candidate order) or always the model's. It records the method in
 // rd.Pruning.
-func (x *explorer) prune(ctx context.Context, rd *kgqa.Round, cands []candidate, d int) ([]kgqa.Term, int, error) {
-	width := x.sg.b.Width
+func (x *Explorer) Prune(ctx context.Context, rd *kgqa.Round, cands []Candidate, d int) ([]kgqa.Term, int, error) {
+	width := x.sub.Budgets.Width
 	p := &kgqa.Pruning{Candidates: len(cands)}
 	rd.Pruning = p
 	if len(cands) <= width {
 		p.Method = "none"
 		for _, c := range cands {
-			p.Kept = append(p.Kept, c.term)
+			p.Kept = append(p.Kept, c.Term)
 		}
 		return p.Kept, d, nil
 	}
-	dl := x.sg.e.g.Dialect()
-	q := tokens(x.text + " " + x.sg.ans.Question)
+	dl := x.env.Graph.Dialect()
+	q := Tokens(x.sub.Text + " " + x.sub.Question)
 	score := make([]float64, len(cands))
 	order := make([]int, len(cands))
 	for i, c := range cands {
 		order[i] = i
-		score[i] = overlap(q, factWords(dl, c.fact))
+		score[i] = Overlap(q, FactWords(dl, c.Fact))
 	}
 	sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
-	strategy := x.sg.pack().Prune
+	strategy := x.sub.Pack().Prune
 	if strategy == retrieval.PruneLexical || strategy != retrieval.PruneLLM && score[order[width-1]] > score[order[width]] {
 		p.Method = "lexical"
 		for _, i := range order[:width] {
-			p.Kept = append(p.Kept, cands[i].term)
+			p.Kept = append(p.Kept, cands[i].Term)
 		}
 		return p.Kept, d, nil
 	}
 	const maxShown = 50
 	shown := cands
 	if len(shown) > maxShown {
-		shown = make([]candidate, 0, maxShown)
+		shown = make([]Candidate, 0, maxShown)
 		for _, i := range order[:maxShown] {
 			shown = append(shown, cands[i])
 		}
 	}
-	data := prompts.PruneData{Plan: x.sg.view(), Subgoal: x.text, Keep: width}
+	data := prompts.PruneData{Plan: x.sub.View(), Subgoal: x.sub.Text, Keep: width}
 	for _, c := range shown {
-		data.Candidates = append(data.Candidates, prompts.Fact(dl, c.fact))
+		data.Candidates = append(data.Candidates, prompts.Fact(dl, c.Fact))
 	}
-	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Prune, data)
+	req, err := x.env.Prompts.Request(kgqa.Reasoner, prompts.Prune, data)
 	if err != nil {
-		return nil, d, stepErr("explore", x.sg.s.ID, err)
+		return nil, d, x.fail(err)
 	}
 	var rep pruneReply
 	check := func() error {
@@ -80,8 +82,8 @@ func (x *explorer) prune(ctx context.Context, rd *kgqa.Round, cands []candidate,
 		}
 		return nil
 	}
-	if _, err := x.sg.e.chat.JSON(ctx, req, &rep, check); err != nil {
-		return nil, d, stepErr("explore", x.sg.s.ID, err)
+	if _, err := x.env.Chat.JSON(ctx, req, &rep, check); err != nil {
+		return nil, d, x.fail(err)
 	}
 	p.Method = "llm"
 	dup := map[int]bool{}
@@ -90,7 +92,7 @@ func (x *explorer) prune(ctx context.Context, rd *kgqa.Round, cands []candidate,
 			continue
 		}
 		dup[n] = true
-		p.Kept = append(p.Kept, shown[n-1].term)
+		p.Kept = append(p.Kept, shown[n-1].Term)
 	}
 	return p.Kept, d + 1, nil
 }

@@ -103,11 +103,11 @@ func TestExecutionOrderPutsCheckAfterItsBranch(t *testing.T) {
 		{ID: "s3", Text: "Keep what #1 and #2 share", Op: kgqa.OpIntersect, Needs: []string{"s1", "s2"}},
 	}}
 	r := &run{after: map[string][]string{}}
-	order, err := r.executionOrder(plan)
+	order, err := executionOrder(r, plan)
 	require.NoError(t, err)
 	assert.Equal(t, []int{0, 1, 2}, order)
 	r.after["s1"] = []string{"s2"}
-	order, err = r.executionOrder(plan)
+	order, err = executionOrder(r, plan)
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 0, 2}, order)
 }

@@ -1,43 +1,15 @@
-package engine
+package explore
 
 import (
 	"context"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/prompts"
 )
-
-// DefaultRelationsPromptTokens is the most tokens one relations prompt
-// takes by default (WithRelationsPromptBudget): at Freebase's density an
-// anchor has thousands of relations, and a prompt that lists them all is
-// one a small model reads badly and a served model may refuse.
-const DefaultRelationsPromptTokens = 4000
-
-// WithRelationsPromptBudget bounds the tokens (about four bytes each) of
-// one relations prompt; an offer that does not fit is split into pages,
-// most relevant relations first (default DefaultRelationsPromptTokens).
-func WithRelationsPromptBudget(tokens int) Option {
-	return func(e *Engine) {
-		if tokens > 0 {
-			e.relationsBudget = tokens
-		}
-	}
-}
-
-// promptTokens counts a request's tokens as about four bytes each, as the
-// benchmarks do.
-func promptTokens(req kgqa.ChatRequest) int {
-	n := 0
-	for _, m := range req.Messages {
-		n += len(m.Content)
-	}
-	return (n + 3) / 4
-}
 
 // relationCost is about what one relation adds to the prompt, in bytes:
 // its name and a separator, and its type's header when it opens a group.
 func relationCost(r kgqa.Relation, seenType map[string]bool) int {
-	typ, name := relationType(r.ID)
+	typ, name := RelationType(r.ID)
 	n := len(name) + 2
 	k := string(r.Dir) + " " + typ
 	if !seenType[k] {
@@ -47,23 +19,14 @@ func relationCost(r kgqa.Relation, seenType map[string]bool) int {
 	return n
 }
 
-// relationsRequest renders the relations prompt that offers offered.
-func (x *explorer) relationsRequest(rd *kgqa.Round, offered []kgqa.Relation, max int) (kgqa.ChatRequest, error) {
-	req, err := x.sg.e.tmpl.Request(kgqa.Reasoner, prompts.Relations, x.relationsData(rd, offered, max))
-	if err != nil {
-		return kgqa.ChatRequest{}, stepErr("explore", x.sg.s.ID, err)
-	}
-	return req, nil
-}
-
 // room is the bytes one relations prompt leaves for the relations: the
 // budget less the prompt without relations, measured once per offer.
-func (x *explorer) room(rd *kgqa.Round, max int) (int, error) {
+func (x *Explorer) room(rd *kgqa.Round, max int) (int, error) {
 	req, err := x.relationsRequest(rd, nil, max)
 	if err != nil {
 		return 0, err
 	}
-	return x.sg.e.relationsBudget*4 - promptTokens(req)*4, nil
+	return x.env.RelationsBudget*4 - promptTokens(req)*4, nil
 }
 
 // offerCost is the estimated bytes of offered in one prompt.
@@ -83,7 +46,7 @@ func offerCost(offered []kgqa.Relation) int {
 // fits the room that this prompt leaves, it fits the true room too, and
 // the prompt without relations is rendered only otherwise; its room is
 // returned for pages.
-func (x *explorer) onePage(rd *kgqa.Round, offered []kgqa.Relation, max int) (req kgqa.ChatRequest, one bool, room int, err error) {
+func (x *Explorer) onePage(rd *kgqa.Round, offered []kgqa.Relation, max int) (req kgqa.ChatRequest, one bool, room int, err error) {
 	if len(offered) == 0 {
 		room, err = x.room(rd, max)
 		return kgqa.ChatRequest{}, false, room, err
@@ -94,7 +57,7 @@ func (x *explorer) onePage(rd *kgqa.Round, offered []kgqa.Relation, max int) (re
 	if len(offered) == 1 {
 		return req, true, 0, nil
 	}
-	budget, tokens, cost := x.sg.e.relationsBudget, promptTokens(req), offerCost(offered)
+	budget, tokens, cost := x.env.RelationsBudget, promptTokens(req), offerCost(offered)
 	if tokens <= budget && cost <= budget*4-tokens*4 {
 		return req, true, 0, nil
 	}
@@ -111,7 +74,7 @@ func (x *explorer) onePage(rd *kgqa.Round, offered []kgqa.Relation, max int) (re
 // fits the budget: room is what the prompt without relations leaves
 // (see room), and each relation's share is estimated. A page holds one
 // relation at least.
-func (x *explorer) pages(rd *kgqa.Round, offered []kgqa.Relation, max, room int) ([][]kgqa.Relation, error) {
+func (x *Explorer) pages(rd *kgqa.Round, offered []kgqa.Relation, max, room int) ([][]kgqa.Relation, error) {
 	var out [][]kgqa.Relation
 	var page []kgqa.Relation
 	used, seen := 0, map[string]bool{}
@@ -142,12 +105,12 @@ func (x *explorer) pages(rd *kgqa.Round, offered []kgqa.Relation, max, room int)
 }
 
 // fit splits page in halves until each half's prompt fits the budget.
-func (x *explorer) fit(rd *kgqa.Round, page []kgqa.Relation, max int) ([][]kgqa.Relation, error) {
+func (x *Explorer) fit(rd *kgqa.Round, page []kgqa.Relation, max int) ([][]kgqa.Relation, error) {
 	req, err := x.relationsRequest(rd, page, max)
 	if err != nil {
 		return nil, err
 	}
-	if len(page) == 1 || promptTokens(req) <= x.sg.e.relationsBudget {
+	if len(page) == 1 || promptTokens(req) <= x.env.RelationsBudget {
 		return [][]kgqa.Relation{page}, nil
 	}
 	a, err := x.fit(rd, page[:len(page)/2], max)
@@ -158,14 +121,14 @@ func (x *explorer) fit(rd *kgqa.Round, page []kgqa.Relation, max int) ([][]kgqa.
 	return append(a, b...), err
 }
 
-// choosePaged has the model choose among the offered relations. An offer
+// ChoosePaged has the model choose among the offered relations. An offer
 // that fits one prompt is one choice, as before paging. A larger one is
 // offered page by page, most relevant first; the model keeps up to max
 // relations of each page, and, when the pages kept more than max between
 // them, chooses among those in a last prompt: every relation is seen, and
 // the best of one page does not win only because it came first. It
 // returns the number of model calls made.
-func (x *explorer) choosePaged(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int) (int, error) {
+func (x *Explorer) ChoosePaged(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int) (int, error) {
 	req, one, room, err := x.onePage(rd, offered, max)
 	if err != nil {
 		return 0, err

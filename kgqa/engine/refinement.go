@@ -5,8 +5,24 @@ import (
 	"slices"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/engine/explore"
 	"github.com/parog/parog-go/refine"
 )
+
+// refineRound asks the refiner whether facts answer the subgoal (and,
+// with fuse, whether the question is answered), rechecks the verdict
+// (overrule), and records and reports it.
+func refineRound(ctx context.Context, sg *subgoalRun, round int, text string, facts []kgqa.Fact, anchors []kgqa.Term, tent *kgqa.Tentative, fuse bool) (kgqa.Verdict, error) {
+	v, err := sg.e.refiner.Refine(sg.inRound(ctx, round), refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts, Fuse: fuse})
+	if err != nil {
+		return kgqa.Verdict{}, stepErr("refine", sg.s.ID, err)
+	}
+	v = overrule(sg, v, anchors, tent)
+	sg.rec.Verdict = &v
+	vc := v
+	sg.emit.send(kgqa.Event{Type: kgqa.EventRefinement, Subgoal: sg.s.ID, Verdict: &vc})
+	return v, nil
+}
 
 // The engine's own checks of what the model says during a find: the
 // self-refinement loop trusts an "aligned" verdict only when it is
@@ -27,7 +43,7 @@ const (
 // relation chosen the wrong way round); taking it would feed the topic
 // entity itself to the next steps. The tentative answer stands, as for
 // any misaligned evidence, and exploration goes on.
-func (sg *subgoalRun) overrule(v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.Tentative) kgqa.Verdict {
+func overrule(sg *subgoalRun, v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.Tentative) kgqa.Verdict {
 	if !v.Aligned || len(sg.s.Needs) > 0 || len(v.Entities) == 0 || len(anchors) == 0 {
 		return v
 	}
@@ -60,7 +76,7 @@ func (sg *subgoalRun) overrule(v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.T
 // the wrong relation's entities, are left out). ok reports whether that gave an aligned answer, which is then
 // the subgoal's result. It costs a relations call and a refine call, and
 // only on subgoals that would otherwise rest on the tentative answer.
-func (sg *subgoalRun) retry(ctx context.Context, x *explorer, text string, anchors []kgqa.Term, tent *kgqa.Tentative, all []kgqa.Fact, end int) (kgqa.Result, int, bool, error) {
+func retry(ctx context.Context, sg *subgoalRun, x *explore.Explorer, text string, anchors []kgqa.Term, tent *kgqa.Tentative, all []kgqa.Fact, end int) (kgqa.Result, int, bool, error) {
 	if len(all) == 0 || len(anchors) == 0 || (tent != nil && len(tent.Names) > 0) {
 		// A tentative answer that names something stands on misaligned
 		// evidence, as PARoG's asymmetric trust has it.
@@ -68,23 +84,11 @@ func (sg *subgoalRun) retry(ctx context.Context, x *explorer, text string, ancho
 	}
 	// Untried from these anchors: a relation chosen one hop further on
 	// (from other entities) is still to try here.
-	x.mu.Lock()
-	saved := x.tried
-	x.tried = sg.triedFrom(anchors)
-	x.mu.Unlock()
-	defer func() {
-		x.mu.Lock()
-		for r := range x.tried {
-			saved[r] = true
-		}
-		x.tried = saved
-		x.mu.Unlock()
-	}()
-	if !x.untried(anchors) {
+	round := len(sg.rec.Rounds) + 1
+	rd, end, err := x.Retry(sg.inRound(ctx, round), anchors, triedFrom(sg, anchors), end)
+	if rd == nil && err == nil {
 		return kgqa.Result{}, end, false, nil
 	}
-	round := len(sg.rec.Rounds) + 1
-	rd, end, err := x.round(sg.inRound(ctx, round), anchors, 0, end)
 	if rd != nil {
 		rd.Retry = retryUntried
 		sg.rec.Rounds = append(sg.rec.Rounds, rd)
@@ -100,25 +104,21 @@ func (sg *subgoalRun) retry(ctx context.Context, x *explorer, text string, ancho
 	all = append(all, rd.Facts...)
 	sg.addFacts(rd.Facts)
 	facts := promptFacts(sg.e.g.Dialect(), text, fromAnchors(all, anchors), sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
-	v, err := sg.e.refiner.Refine(sg.inRound(ctx, round), refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts})
+	v, err := refineRound(ctx, sg, round, text, facts, anchors, tent, false)
 	if err != nil {
-		return kgqa.Result{}, end, false, stepErr("refine", sg.s.ID, err)
+		return kgqa.Result{}, end, false, err
 	}
 	end++
-	v = sg.overrule(v, anchors, tent)
-	sg.rec.Verdict = &v
-	vc := v
-	sg.emit.send(kgqa.Event{Type: kgqa.EventRefinement, Subgoal: sg.s.ID, Verdict: &vc})
 	if !v.Aligned || (len(v.Entities) == 0 && v.Answer == "") {
 		return kgqa.Result{}, end, false, nil
 	}
-	res, end, err := sg.accept(ctx, x, tent, v, all, facts, end)
+	res, end, err := accept(ctx, sg, x, tent, v, all, facts, end)
 	return res, end, err == nil, err
 }
 
 // triedFrom is the set of relations the subgoal's rounds chose from any of
 // anchors.
-func (sg *subgoalRun) triedFrom(anchors []kgqa.Term) map[kgqa.Relation]bool {
+func triedFrom(sg *subgoalRun, anchors []kgqa.Term) map[kgqa.Relation]bool {
 	at := map[string]bool{}
 	for _, a := range anchors {
 		at[a.Key()] = true
@@ -148,4 +148,46 @@ func fromAnchors(facts []kgqa.Fact, anchors []kgqa.Term) []kgqa.Fact {
 		}
 	}
 	return out
+}
+
+// accept makes the subgoal's result of an aligned verdict v.
+func accept(ctx context.Context, sg *subgoalRun, x *explore.Explorer, tent *kgqa.Tentative, v kgqa.Verdict, all, facts []kgqa.Fact, end int) (kgqa.Result, int, error) {
+	res := kgqa.Result{Text: v.Answer, Entities: nonNil(v.Entities), Source: "evidence"}
+	if res.Text == "" {
+		res.Text = names(res.Entities)
+	}
+	sg.rec.Corrected = corrected(tent, res)
+	if !sg.truncates() {
+		res, sg.rec.Expansion = expand(res, all, facts)
+	}
+	res.Capped = cappedFrom(sg.rec.Rounds, res.Entities)
+	return truncate(ctx, sg, x, res, facts, end)
+}
+
+// truncate applies WithResultTruncation: the result keeps at most Width
+// entities, pruned like a frontier and recorded in Truncation.
+func truncate(ctx context.Context, sg *subgoalRun, x *explore.Explorer, res kgqa.Result, facts []kgqa.Fact, end int) (kgqa.Result, int, error) {
+	if !sg.truncates() || len(res.Entities) <= sg.b.Width {
+		return res, end, nil
+	}
+	var cands []explore.Candidate
+	for _, t := range res.Entities {
+		c := explore.Candidate{Term: t, Fact: kgqa.Fact{Head: t, Tail: t}}
+		for _, f := range facts {
+			if f.Tail.Key() == t.Key() || f.Head.Key() == t.Key() {
+				c.Fact = f
+				break
+			}
+		}
+		cands = append(cands, c)
+	}
+	rd := &kgqa.Round{}
+	kept, end, err := x.Prune(ctx, rd, cands, end)
+	if err != nil {
+		return kgqa.Result{}, end, err
+	}
+	sg.rec.Truncation = rd.Pruning
+	res.Entities = kept
+	res.Text = names(kept)
+	return res, end, nil
 }

@@ -221,9 +221,9 @@ func TestRetryCountsRelationsTriedFromItsAnchors(t *testing.T) {
 		{Depth: 0, Anchors: []kgqa.Term{jack}, Chosen: []kgqa.Relation{in}},
 		{Depth: 1, Anchors: []kgqa.Term{child}, Chosen: []kgqa.Relation{out}},
 	}}}
-	assert.Equal(t, map[kgqa.Relation]bool{in: true}, sg.triedFrom([]kgqa.Term{jack}))
-	assert.Equal(t, map[kgqa.Relation]bool{out: true}, sg.triedFrom([]kgqa.Term{child}))
-	assert.Empty(t, sg.triedFrom([]kgqa.Term{{ID: "m.0other", Name: "Someone"}}))
+	assert.Equal(t, map[kgqa.Relation]bool{in: true}, triedFrom(sg, []kgqa.Term{jack}))
+	assert.Equal(t, map[kgqa.Relation]bool{out: true}, triedFrom(sg, []kgqa.Term{child}))
+	assert.Empty(t, triedFrom(sg, []kgqa.Term{{ID: "m.0other", Name: "Someone"}}))
 }
 
 // gen-comparative-2 on the dense world: the retry from the United States
