@@ -159,17 +159,14 @@ func Catalog() []Dataset {
 		},
 		{
 			Name:    "pog",
-			Title:   "Plan-on-Graph's released results with GPT-3.5 on CWQ, WebQSP and GrailQA (Chen et al., NeurIPS 2024), and the question files they are scored against",
-			Licence: "Apache-2.0 (Plan-on-Graph's code); the questions CC BY-SA 4.0 (CWQ, GrailQA) and CC BY 4.0 (WebQSP)",
-			Size:    "about 15 MB",
+			Title:   "Plan-on-Graph's released results with GPT-3.5 on CWQ, WebQSP and GrailQA (Chen et al., NeurIPS 2024); score them against cwq, webqsp (test) and grailqa",
+			Licence: "Apache-2.0 (Plan-on-Graph's code); the questions in them CC BY-SA 4.0 (CWQ, GrailQA) and CC BY 4.0 (WebQSP)",
+			Size:    "6.3 MB",
 			Use:     "evaluation only (test and dev splits)",
 			Files: []File{
 				{URL: pog + "results/PoG_cwq_gpt-3.5-turbo-0125.jsonl", Path: "pog/PoG_cwq_gpt-3.5-turbo-0125.jsonl", SHA256: "efd4d32436a92cc3e0fb3cf482683df4480b2174cb798928fecf756486b42032"},
 				{URL: pog + "results/PoG_webqsp_gpt-3.5-turbo-0125.jsonl", Path: "pog/PoG_webqsp_gpt-3.5-turbo-0125.jsonl", SHA256: "c45988bb215b0d85a5059a2d880ad1d857c6fa855120e9cd449b65bb2e2cbc29"},
 				{URL: pog + "results/PoG_grailqa_gpt-3.5-turbo-0125.jsonl", Path: "pog/PoG_grailqa_gpt-3.5-turbo-0125.jsonl", SHA256: "200be413dd7836e37a09e4ca015f58b393cb8ebdc04cc1c6ee1e4a6ab85f4afc"},
-				{URL: pog + "data/cwq.json", Path: "pog/cwq.json"},
-				{URL: pog + "data/webqsp.json", Path: "pog/webqsp.json"},
-				{URL: pog + "data/grailqa.json", Path: "pog/grailqa.json"},
 			},
 		},
 		{
