@@ -197,6 +197,15 @@ func (l *lineBytes) figure() string {
 	return fmt.Sprintf("%s of %s (%d%%)", mib(l.done), mib(l.total), l.done*100/l.total)
 }
 
+// mib writes a byte count in the unit that reads best.
 func mib(n int64) string {
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
 }
