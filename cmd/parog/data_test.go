@@ -126,3 +126,20 @@ func TestDataUsage(t *testing.T) {
 	assert.Contains(t, out, "licence: CC BY-SA 4.0 (test)")
 	assert.Contains(t, out, "q.json <- http://")
 }
+
+// Away from a terminal a large download prints a line per tenth, each on
+// its own line, and a resumed one says where it resumes.
+func TestDataProgressLines(t *testing.T) {
+	var b strings.Builder
+	p := newByteProgress(&b, false)
+	p.Start("data/freebase/dump.gz.part", 10<<20, 100<<20)
+	for range 90 {
+		p.Add(1 << 20)
+	}
+	p.Finish()
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	require.Len(t, lines, 10, b.String())
+	assert.Equal(t, "data/freebase/dump.gz: resuming at 10.0 MiB of 100.0 MiB (10%)", lines[0])
+	assert.Equal(t, "data/freebase/dump.gz: 20.0 MiB of 100.0 MiB (20%)", lines[1])
+	assert.Equal(t, "data/freebase/dump.gz: 100.0 MiB of 100.0 MiB (100%)", lines[9])
+}
