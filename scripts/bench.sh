@@ -28,7 +28,8 @@ load_dur=${BENCH_LOAD_DURATION:-5s}
 oracle_limit=${BENCH_ORACLE_LIMIT:-100}
 kg_time=${BENCH_KG_TIME:-100x}
 kg_bench=${BENCH_KG:-'(Relations|Neighbors)/.*/.*/callers=1$'}
-data=${PAROG_DATA:-../shared/data}
+data=${PAROG_DATA:-data} # where parog data get writes
+[[ -n ${PAROG_DATA:-} || -f $data/fb15k237/FB15k-237.tar.gz ]] || data=../shared/data
 
 command -v jq >/dev/null || { echo "bench: jq is needed to read the oracle report (apt-get install jq)" >&2; exit 1; }
 mkdir -p "$out"
@@ -63,7 +64,7 @@ $GO build -buildvcs=auto -o bin/parog ./cmd/parog
 slice=out/fb15k237.nt.gz
 questions=out/webqsp_train_fb15k237.json
 if [[ ! -f $slice ]]; then
-	[[ -f $data/fb15k237/FB15k-237.tar.gz ]] || { echo "bench: $data/fb15k237/FB15k-237.tar.gz missing (set PAROG_DATA)" >&2; exit 1; }
+	[[ -f $data/fb15k237/FB15k-237.tar.gz ]] || { echo "bench: $data/fb15k237/FB15k-237.tar.gz missing (bin/parog data get fb15k237 webqsp, or set PAROG_DATA)" >&2; exit 1; }
 	bin/parog kg import fb15k237 --in "$data/fb15k237/FB15k-237.tar.gz" --names "$data/fb15k237/FB15k_mid2name.txt" --out "$slice" >&2
 fi
 if [[ ! -f $questions ]]; then

@@ -48,6 +48,7 @@ func commandTable() []command {
 		{Name: "ask", Summary: "answer one question and print the answer with its reasoning trace", Run: runAsk},
 		{Name: "bench", Summary: "`bench oracle`: measure the engine against a perfect, then noisy, model (ceiling, cost, robustness, refinement)", Run: runBench},
 		{Name: "config", Summary: "list every setting: key, environment variable, value, description", Run: runConfig},
+		{Name: "data", Summary: "`data get NAME...`: download benchmarks and KGs (webqsp, cwq, grailqa, fb15k237, freebase, ...) into data/, resumable and checksummed", Run: runData},
 		{Name: "dataset", Summary: "benchmark files against a KG: which questions can it answer", Run: runDataset},
 		{Name: "eval", Summary: "run the engine over a benchmark (resumable) and report Hits@1; `eval report` summarises results, `eval diff` compares two runs", Run: runEval},
 		{Name: "finetune", Summary: "export planner SFT data, evaluate a served planner, compare planners", Run: runFinetune},

@@ -27,7 +27,7 @@ const module = "github.com/parog/parog-go/"
 // kgqa/kg is the domain core: its adapters (endpoint, embedded) meet it in
 // kgqa/kg/backend and only kgqa/kg/adapters knows them all.
 var layers = map[string][]string{
-	"cmd/parog":                  {"dataset", "dataset/eval/answerable", "dataset/eval", "dataset/oracle/generate", "dataset/eval/harvest", "dataset/oracle", "dataset/oracle/bench", "dataset/eval/pogrule", "dataset/eval/report", "dataset/eval/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kgdata/densify", "kgqa/kgdata/fbimport", "kgqa/kgdata/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/relprior", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
+	"cmd/parog":                  {"dataset", "dataset/eval/answerable", "dataset/eval", "dataset/fetch", "dataset/oracle/generate", "dataset/eval/harvest", "dataset/oracle", "dataset/oracle/bench", "dataset/eval/pogrule", "dataset/eval/report", "dataset/eval/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kgdata/densify", "kgqa/kgdata/fbimport", "kgqa/kgdata/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/relprior", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
 	"dataset":                    {"kgqa/kg/demokg"},
 	"dataset/eval/answerable":    {"dataset", "kgqa/kg", "internal/naming"},
@@ -38,6 +38,7 @@ var layers = map[string][]string{
 	"dataset/oracle":             {"dataset", "dataset/eval/score", "kgqa", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
 	"dataset/oracle/bench":       {"dataset", "dataset/eval", "dataset/oracle", "dataset/eval/score", "kgqa", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
 	"dataset/eval/pogrule":       {"dataset", "dataset/eval/score", "internal/clip"},
+	"dataset/fetch":              {},
 	"dataset/eval/report":        {"dataset", "dataset/eval", "dataset/eval/pogrule", "dataset/eval/score", "internal/clip", "internal/naming", "kgqa/ui"},
 	"dataset/eval/score":         {"dataset", "internal/clip", "internal/naming"},
 	"internal/backoff":           {},

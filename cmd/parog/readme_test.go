@@ -1,6 +1,11 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/parog/parog-go/internal/realdata"
+	"github.com/parog/parog-go/dataset/fetch"
 	"github.com/parog/parog-go/kgqa/config"
 )
 
@@ -55,16 +60,21 @@ func readmeLines(t *testing.T, readme string) [][]string {
 }
 
 // readmeCommands returns the commands of a page that need no model: parog
-// kg, parog sparql2plan (without --teacher), parog finetune export, parog
-// eval report of files that no model run wrote (none under out/), and the
-// mkdir and cat around them.
+// data, parog kg, parog sparql2plan (without --teacher), parog finetune
+// export, parog dataset answerable, parog bench oracle (the oracle is the
+// model, served in-process), parog eval report of files that no model run
+// wrote (none under out/), and the mkdir and cat around them. A command
+// named in prose without its flags (`parog bench oracle`) is a mention,
+// not a command.
 func readmeCommands(t *testing.T, readme string) [][]string {
 	t.Helper()
 	var out [][]string
 	for _, args := range readmeLines(t, readme) {
+		sub := func(a, b string) bool { return len(args) > 2 && args[1] == a && args[2] == b }
 		noModel := args[0] == "parog" && (args[1] == "kg" || args[1] == "sparql2plan" && !slices.Contains(args, "--teacher") ||
-			args[1] == "finetune" && len(args) > 2 && args[2] == "export" ||
-			args[1] == "eval" && len(args) > 2 && args[2] == "report" && !slices.ContainsFunc(args, modelResults))
+			args[1] == "data" && (len(args) > 3 || sub("data", "list")) || sub("finetune", "export") ||
+			(sub("dataset", "answerable") || sub("bench", "oracle")) && slices.Contains(args, "--input") ||
+			sub("eval", "report") && len(args) > 3 && !slices.ContainsFunc(args, modelResults))
 		if noModel || args[0] == "cat" || args[0] == "mkdir" {
 			out = append(out, args)
 		}
@@ -128,29 +138,18 @@ func guides(t *testing.T) []string {
 	return out
 }
 
-// guideData returns the data directory the guides' ../shared/data paths
-// stand for: the real one when present, else the excerpts in testdata,
-// which a fresh clone has.
-func guideData(t *testing.T) string {
-	t.Helper()
-	if d, err := realdata.Dir(); err == nil {
-		return d
-	}
-	d, err := realdata.ExcerptDir()
-	require.NoError(t, err)
-	return d
-}
-
 // TestREADMECommands runs every command of README.md and of each guide in
 // docs/ that needs no model, exactly as written, from a copy of the
-// repository root whose configs/ is the real one and whose ../shared/data
-// is the real data (or, on a fresh clone, its excerpts), so a flag, path or
-// input file that a page names wrongly fails here. Each page starts from
-// an empty out/, which README says to create.
+// repository root that has configs/ and nothing beside it (no data
+// directory, no ../shared), as a fresh clone has: the data comes from the
+// pages' own `parog data get` commands, served by a local mirror of the
+// excerpts in testdata/ with test pins. A flag, path or input file that a
+// page names wrongly, or data a page uses before it says to get it, fails
+// here. Each page starts from an empty out/ and no data/.
 func TestREADMECommands(t *testing.T) {
 	repo, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	data := guideData(t)
+	mirror := testMirror(t)
 	seen := map[string]bool{}
 	for _, guide := range guides(t) {
 		text, err := os.ReadFile(filepath.Join(repo, guide))
@@ -164,31 +163,29 @@ func TestREADMECommands(t *testing.T) {
 			work := filepath.Join(root, "main")
 			require.NoError(t, os.Mkdir(work, 0o755))
 			require.NoError(t, os.Symlink(filepath.Join(repo, "configs"), filepath.Join(work, "configs")))
-			require.NoError(t, os.Mkdir(filepath.Join(root, "shared"), 0o755))
-			require.NoError(t, os.Symlink(data, filepath.Join(root, "shared", "data")))
 			t.Chdir(work)
 			require.NoError(t, os.Mkdir("out", 0o755))
 			for _, args := range cmds {
-				runGuideCommand(t, guide, args, seen)
+				runGuideCommand(t, guide, args, seen, mirror)
 			}
-			// Everything the commands wrote is under out/, which git ignores.
+			// Everything the commands wrote is under out/ and data/, which
+			// git ignores.
 			entries, err := os.ReadDir(".")
 			require.NoError(t, err)
-			var names []string
 			for _, e := range entries {
-				names = append(names, e.Name())
+				assert.Containsf(t, []string{"configs", "out", "data"}, e.Name(), "%s's commands wrote outside out/ and data/", guide)
 			}
-			assert.ElementsMatch(t, []string{"configs", "out"}, names, "%s's commands wrote outside out/", guide)
 		})
 	}
-	for _, c := range []string{"kg", "sparql2plan", "finetune", "eval"} {
+	for _, c := range []string{"data", "kg", "sparql2plan", "finetune", "eval", "dataset", "bench"} {
 		require.Truef(t, seen[c], "no page shows a parog %s command that runs without a model", c)
 	}
 }
 
 // runGuideCommand runs one command of a page: cat and mkdir as the shell
-// would, parog in-process; a parog command must succeed and print.
-func runGuideCommand(t *testing.T, guide string, args []string, seen map[string]bool) {
+// would, parog in-process (parog data get from the test mirror); a parog
+// command must succeed and print.
+func runGuideCommand(t *testing.T, guide string, args []string, seen map[string]bool, mirror string) {
 	t.Helper()
 	name := strings.Join(args, " ")
 	switch args[0] {
@@ -196,11 +193,17 @@ func runGuideCommand(t *testing.T, guide string, args []string, seen map[string]
 		catInto(t, args[1:])
 		return
 	case "mkdir":
-		require.Equal(t, []string{"mkdir", "-p", "out"}, args)
-		require.NoError(t, os.MkdirAll("out", 0o755))
+		require.Len(t, args, 3, "mkdir -p DIR")
+		require.Equal(t, "-p", args[1])
+		require.Truef(t, args[2] == "out" || strings.HasPrefix(args[2], "out/"), "%s makes a directory outside out/: %v", guide, args)
+		require.NoError(t, os.MkdirAll(args[2], 0o755))
 		return
 	}
 	seen[args[1]] = true
+	if len(args) > 2 && args[1] == "data" && args[2] == "get" {
+		args = append([]string{"parog", "data", "get", "--from", mirror}, args[3:]...)
+	}
+	t.Logf("%s: %s", guide, strings.Join(args, " "))
 	code, stdout, stderr := runParog(t, nil, args[1:]...)
 	require.Equalf(t, 0, code, "%s: command failed: %s\nstderr: %s", guide, name, stderr)
 	require.NotEmptyf(t, strings.TrimSpace(stdout), "%s: command printed nothing: %s", guide, name)
@@ -272,4 +275,111 @@ func catInto(t *testing.T, args []string) {
 		all = append(all, b...)
 	}
 	require.NoError(t, os.WriteFile(args[len(args)-1], all, 0o644))
+}
+
+// TestGuidesReadDataFromDataGet checks that no page points at a data
+// directory a clone does not have: the guides read what parog data get
+// writes, under data/.
+func TestGuidesReadDataFromDataGet(t *testing.T) {
+	for _, guide := range append(guides(t), "ARCHITECTURE.md") {
+		text, err := os.ReadFile(filepath.Join("../..", guide))
+		require.NoError(t, err)
+		assert.NotContains(t, string(text), "../shared", guide)
+		assert.NotContains(t, string(text), "shared/data", guide)
+	}
+}
+
+// mirrorSources maps the data directory's files to the excerpts a test
+// mirror serves for them: the slice excerpt for FB15k-237 and WebQSP
+// train, the other excerpts for the rest. cwq.json and grailqa.json join
+// the question excerpt and the gold of the PoG excerpt's rows.
+var mirrorSources = map[string][]string{
+	"fb15k237/FB15k-237.tar.gz":   {"slice/fb15k237/FB15k-237.tar.gz"},
+	"fb15k237/FB15k_mid2name.txt": {"slice/fb15k237/FB15k_mid2name.txt"},
+	"webqsp/WebQSP.train.json":    {"slice/webqsp/WebQSP.train.json"},
+	"webqsp/WebQSP.test.json":     {"slice/webqsp/WebQSP.train.json"}, // questions the slice answers; only a stand-in
+	"cwq.json":                    {"cwq_sample.json", "pog/cwq_gold.json"},
+	"grailqa.json":                {"grailqa_sample.json", "pog/grailqa_gold.json"},
+}
+
+// testMirror serves, on a local HTTP server, a mirror of the data
+// directory made of the excerpts in testdata/ (a small stand-in for a file
+// with none, such as the full Freebase dump), and swaps parog data get's
+// catalogue for one whose pins are the mirror's bytes. It returns the
+// mirror's URL.
+func testMirror(t *testing.T) string {
+	t.Helper()
+	excerpts, err := filepath.Abs("../../testdata")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	hashes := map[string]string{}
+	var catalog []fetch.Dataset
+	for _, d := range fetch.Catalog() {
+		for _, rel := range d.Paths() {
+			b := mirrorFile(t, excerpts, rel)
+			p := filepath.Join(dir, filepath.FromSlash(rel))
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, b, 0o644))
+			sum := sha256.Sum256(b)
+			hashes[rel] = hex.EncodeToString(sum[:])
+		}
+		d.Files = slices.Clone(d.Files)
+		for i, f := range d.Files {
+			if f.SHA256 != "" {
+				d.Files[i].SHA256 = hashes[f.Path]
+			}
+			f.Extract = slices.Clone(f.Extract)
+			for j, m := range f.Extract {
+				if m.SHA256 != "" {
+					f.Extract[j].SHA256 = hashes[m.Path]
+				}
+			}
+			d.Files[i].Extract = f.Extract
+		}
+		catalog = append(catalog, d)
+	}
+	old := dataCatalog
+	dataCatalog = func() []fetch.Dataset { return catalog }
+	t.Cleanup(func() { dataCatalog = old })
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// mirrorFile returns the test mirror's bytes for the data file rel.
+func mirrorFile(t *testing.T, excerpts, rel string) []byte {
+	t.Helper()
+	srcs, ok := mirrorSources[rel]
+	if !ok {
+		if b, err := os.ReadFile(filepath.Join(excerpts, filepath.FromSlash(rel))); err == nil {
+			return b
+		}
+		return []byte("a stand-in for " + rel + "\n")
+	}
+	if len(srcs) == 1 {
+		b, err := os.ReadFile(filepath.Join(excerpts, srcs[0]))
+		require.NoError(t, err)
+		return b
+	}
+	var all []json.RawMessage
+	seen := map[string]bool{}
+	for _, src := range srcs {
+		b, err := os.ReadFile(filepath.Join(excerpts, src))
+		require.NoError(t, err)
+		var recs []map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &recs))
+		for _, r := range recs {
+			id := string(r["ID"]) + string(r["qid"])
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			raw, err := json.Marshal(r)
+			require.NoError(t, err)
+			all = append(all, raw)
+		}
+	}
+	b, err := json.Marshal(all)
+	require.NoError(t, err)
+	return b
 }

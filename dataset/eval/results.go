@@ -24,6 +24,9 @@ import (
 type Result struct {
 	// Question is the question text (PoG: "question").
 	Question string `json:"question"`
+	// RawQuestion repeats the text on WebQSP rows, where PoG's files and
+	// its eval.py name it so (empty, and left out, elsewhere).
+	RawQuestion string `json:"RawQuestion,omitempty"`
 	// Results is the final answer text (PoG: "results").
 	Results string `json:"results"`
 	// CallNum is the number of LLM calls (PoG: "call_num").

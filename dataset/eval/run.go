@@ -253,6 +253,9 @@ func (s *Summary) count(r Result) {
 func answerOne(ctx context.Context, ans Answerer, j job, opts RunOptions) (res Result, panicked bool) {
 	q := j.q
 	res = Result{Question: q.Text, ID: q.ID, Seed: j.seed, Type: q.Label, Gold: q.GoldNames(), Entities: []score.PredEntity{}}
+	if q.Source == dataset.WebQSP {
+		res.RawQuestion = q.Text
+	}
 	start := time.Now()
 	defer func() {
 		res.Time = time.Since(start).Seconds()

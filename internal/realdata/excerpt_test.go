@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -62,15 +63,38 @@ var excerpts = []excerpt{
 	{"freebase-schema/type-instance-counts.tsv", firstLines("freebase-schema/type-instance-counts.tsv", 300)},
 	{"freebase-schema/LICENSE.GrailQA-Apache-2.0", firstLines("freebase-schema/LICENSE.GrailQA-Apache-2.0", 1<<20)},
 	{"freebase-schema/LICENSE.freebase-triples-BSD-2", firstLines("freebase-schema/LICENSE.freebase-triples-BSD-2", 1<<20)},
+	{"slice/webqsp/WebQSP.train.json", webqsp(len(sliceQuestions), sliceQuestions...)},
+	{"slice/fb15k237/FB15k-237.tar.gz", sliceArchive},
+	{"slice/fb15k237/FB15k_mid2name.txt", sliceNames},
+}
+
+// sliceQuestions are the WebQSP train questions of the slice excerpt
+// (testdata/slice/, laid out like the data directory): 60 of the 289 that
+// `parog dataset answerable` finds exact on the whole imported FB15k-237
+// slice, those whose gold queries name the MIDs with the fewest FB15k-237
+// lines. The excerpt keeps every FB15k-237 line that mentions one of those
+// MIDs, so the questions stay exact on it and the whole pipeline (import,
+// answerable, bench oracle, eval, report) runs on a fresh clone.
+var sliceQuestions = []string{
+	"WebQTrn-37", "WebQTrn-112", "WebQTrn-125", "WebQTrn-150", "WebQTrn-179", "WebQTrn-205",
+	"WebQTrn-452", "WebQTrn-487", "WebQTrn-587", "WebQTrn-594", "WebQTrn-690", "WebQTrn-691",
+	"WebQTrn-885", "WebQTrn-1012", "WebQTrn-1081", "WebQTrn-1084", "WebQTrn-1085", "WebQTrn-1100",
+	"WebQTrn-1172", "WebQTrn-1232", "WebQTrn-1235", "WebQTrn-1333", "WebQTrn-1365", "WebQTrn-1433",
+	"WebQTrn-1470", "WebQTrn-1534", "WebQTrn-1655", "WebQTrn-1658", "WebQTrn-1718", "WebQTrn-1837",
+	"WebQTrn-1921", "WebQTrn-1958", "WebQTrn-2014", "WebQTrn-2084", "WebQTrn-2109", "WebQTrn-2191",
+	"WebQTrn-2280", "WebQTrn-2389", "WebQTrn-2473", "WebQTrn-2568", "WebQTrn-2627", "WebQTrn-2675",
+	"WebQTrn-2752", "WebQTrn-2884", "WebQTrn-2966", "WebQTrn-2968", "WebQTrn-2986", "WebQTrn-3060",
+	"WebQTrn-3089", "WebQTrn-3127", "WebQTrn-3149", "WebQTrn-3164", "WebQTrn-3218", "WebQTrn-3344",
+	"WebQTrn-3431", "WebQTrn-3488", "WebQTrn-3532", "WebQTrn-3588", "WebQTrn-3710", "WebQTrn-3718",
 }
 
 // TestExcerptsAreCutFromTheRealData cuts every excerpt from the real data
 // again and compares it with testdata/, so an excerpt is known to be
 // real data, cut as described; with -update it rewrites them.
 func TestExcerptsAreCutFromTheRealData(t *testing.T) {
-	realdata.Path(t, "README.md")
-	data, err := realdata.Dir()
-	require.NoError(t, err)
+	// The data directory whose README describes the files the excerpts
+	// are cut from (parog data get's data/ holds other names for some).
+	data := filepath.Dir(realdata.Path(t, "README.md"))
 	dir, err := realdata.ExcerptDir()
 	require.NoError(t, err)
 	for _, e := range excerpts {
@@ -242,8 +266,26 @@ var fb15kMembers = []struct {
 	lines int
 }{{"valid.txt", 500}, {"train.txt", 2000}, {"test.txt", 500}}
 
-// fb15kLines returns the kept lines of each member of the real archive.
+// fb15kLines returns the kept lines of each member of the real archive:
+// the first ones, as fb15kMembers counts them.
 func fb15kLines(t *testing.T, data string) map[string][]byte {
+	t.Helper()
+	seen := map[string]int{}
+	return fb15kFilter(t, data, func(member, _ string) bool {
+		i := slices.IndexFunc(fb15kMembers, func(m struct {
+			name  string
+			lines int
+		}) bool {
+			return m.name == member
+		})
+		seen[member]++
+		return seen[member] <= fb15kMembers[i].lines
+	})
+}
+
+// fb15kFilter returns the lines of each member of the real archive that
+// keep accepts, in order.
+func fb15kFilter(t *testing.T, data string, keep func(member, line string) bool) map[string][]byte {
 	t.Helper()
 	f, err := os.Open(filepath.Join(data, "fb15k237/FB15k-237.tar.gz"))
 	require.NoError(t, err)
@@ -264,9 +306,11 @@ func fb15kLines(t *testing.T, data string) map[string][]byte {
 			}
 			var b bytes.Buffer
 			sc := bufio.NewScanner(tr)
-			for i := 0; i < m.lines && sc.Scan(); i++ {
-				b.Write(sc.Bytes())
-				b.WriteByte('\n')
+			for sc.Scan() {
+				if keep(m.name, sc.Text()) {
+					b.Write(sc.Bytes())
+					b.WriteByte('\n')
+				}
 			}
 			require.NoError(t, sc.Err())
 			kept[m.name] = b.Bytes()
@@ -279,7 +323,11 @@ func fb15kLines(t *testing.T, data string) map[string][]byte {
 // fb15kArchive writes the kept lines as a .tar.gz of the same layout,
 // with fixed times so that the bytes do not depend on the day.
 func fb15kArchive(t *testing.T, data string) []byte {
-	kept := fb15kLines(t, data)
+	return archiveOf(t, fb15kLines(t, data))
+}
+
+// archiveOf writes FB15k-237's members with the given lines.
+func archiveOf(t *testing.T, kept map[string][]byte) []byte {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
@@ -297,8 +345,13 @@ func fb15kArchive(t *testing.T, data string) []byte {
 
 // fb15kNames keeps the name lines of the MIDs the kept lines mention.
 func fb15kNames(t *testing.T, data string) []byte {
+	return namesOf(t, data, fb15kLines(t, data))
+}
+
+// namesOf keeps the name lines of the MIDs that lines mention.
+func namesOf(t *testing.T, data string, lines map[string][]byte) []byte {
 	mids := map[string]bool{}
-	for _, b := range fb15kLines(t, data) {
+	for _, b := range lines {
 		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 			f := strings.Split(line, "\t")
 			mids[f[0]], mids[f[2]] = true, true
@@ -312,3 +365,44 @@ func fb15kNames(t *testing.T, data string) []byte {
 	}
 	return out.Bytes()
 }
+
+// sliceMIDs returns the MIDs (as /m/X) the gold queries of the slice
+// questions name.
+func sliceMIDs(t *testing.T, data string) map[string]bool {
+	t.Helper()
+	var env struct {
+		Questions []struct {
+			QuestionId string
+			Parses     []struct{ Sparql string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(readFile(t, filepath.Join(data, "webqsp/WebQSP.train.json")), &env))
+	mids := map[string]bool{}
+	for _, q := range env.Questions {
+		if !slices.Contains(sliceQuestions, q.QuestionId) {
+			continue
+		}
+		for _, p := range q.Parses {
+			for _, m := range midInQuery.FindAllStringSubmatch(p.Sparql, -1) {
+				mids["/m/"+m[1]] = true
+			}
+		}
+	}
+	require.NotEmpty(t, mids)
+	return mids
+}
+
+var midInQuery = regexp.MustCompile(`ns:m\.([0-9a-z_]+)`)
+
+// sliceLines keeps every FB15k-237 line that mentions a slice MID.
+func sliceLines(t *testing.T, data string) map[string][]byte {
+	mids := sliceMIDs(t, data)
+	return fb15kFilter(t, data, func(_, line string) bool {
+		f := strings.Split(line, "\t")
+		return len(f) == 3 && (mids[f[0]] || mids[f[2]])
+	})
+}
+
+func sliceArchive(t *testing.T, data string) []byte { return archiveOf(t, sliceLines(t, data)) }
+
+func sliceNames(t *testing.T, data string) []byte { return namesOf(t, data, sliceLines(t, data)) }

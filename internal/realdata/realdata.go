@@ -1,8 +1,9 @@
 // Package realdata finds the real data that tests read (benchmark
 // samples, WebQSP train, FB15k-237, the Freebase schema, PoG's released
-// results): the directory $PAROG_DATA names, else shared/data beside the
-// repository (../shared/data from its root) when it exists. A fresh clone
-// has neither; the tests that need a file then skip, each with one line
+// results): the directory $PAROG_DATA names; else, file by file, data/ in
+// the repository (where `parog data get` writes) and then shared/data
+// beside the repository (../shared/data from its root). A fresh clone has
+// none of them; the tests that need a file then skip, each with one line
 // that names the file and the variable, and make test counts them.
 //
 // Small excerpts of the same files live in the repository's testdata/
@@ -29,24 +30,44 @@ const SkipLogEnv = "PAROG_SKIPLOG"
 
 const module = "module github.com/parog/parog-go\n"
 
-// Dir returns the data directory, or an error saying where it was looked
-// for.
+// DefaultDir is the data directory, relative to the repository root, that
+// `parog data get` writes when PAROG_DATA is unset.
+const DefaultDir = "data"
+
+// Dir returns the data directory: $PAROG_DATA, else data/ in the
+// repository, else shared/data beside it, whichever exists first; or an
+// error saying where it was looked for.
 func Dir() (string, error) {
-	if d := os.Getenv(Env); d != "" {
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			return "", fmt.Errorf("realdata: $%s=%s is not a directory", Env, d)
-		}
-		return d, nil
-	}
-	root, err := moduleRoot()
+	dirs, err := dirs()
 	if err != nil {
 		return "", err
 	}
-	d := filepath.Join(filepath.Dir(root), "shared", "data")
-	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("realdata: no $%s and no %s", Env, d)
+	return dirs[0], nil
+}
+
+// dirs returns the data directories that exist, in the order files are
+// looked for in them: $PAROG_DATA alone when set.
+func dirs() ([]string, error) {
+	if d := os.Getenv(Env); d != "" {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("realdata: $%s=%s is not a directory", Env, d)
+		}
+		return []string{d}, nil
 	}
-	return d, nil
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range []string{filepath.Join(root, DefaultDir), filepath.Join(filepath.Dir(root), "shared", "data")} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("realdata: no $%s, no %s and no %s", Env, filepath.Join(root, DefaultDir), filepath.Join(filepath.Dir(root), "shared", "data"))
+	}
+	return out, nil
 }
 
 // moduleRoot walks up from the working directory to the module's go.mod.
@@ -73,8 +94,8 @@ func moduleRoot() (string, error) {
 // the variable when the directory or the file is missing.
 func Path(tb testing.TB, rel string) string {
 	tb.Helper()
-	d, err := Dir()
-	if err == nil {
+	ds, err := dirs()
+	for _, d := range ds {
 		p := filepath.Join(d, rel)
 		if _, err = os.Stat(p); err == nil {
 			return p

@@ -50,3 +50,30 @@ func TestExcerptFindsTestdata(t *testing.T) {
 	_, err := os.Stat(p)
 	assert.NoError(t, err)
 }
+
+// Without the variable, a file is looked for in data/ of the repository
+// (where parog data get writes) and then in ../shared/data, file by file.
+func TestPathLooksInDataThenShared(t *testing.T) {
+	t.Setenv(Env, "")
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	for _, d := range []string{filepath.Join(repo, DefaultDir, "pog"), filepath.Join(root, "shared", "data", "pog")} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "go.mod"), []byte(module), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, DefaultDir, "pog", "a.json"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "shared", "data", "pog", "a.json"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "shared", "data", "pog", "b.json"), nil, 0o644))
+	t.Chdir(repo)
+	d, err := Dir()
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(repo, DefaultDir), d)
+	assert.Equal(t, filepath.Join(repo, DefaultDir, "pog", "a.json"), Path(t, "pog/a.json"))
+	assert.Equal(t, filepath.Join(root, "shared", "data", "pog", "b.json"), Path(t, "pog/b.json"), "a file data/ lacks comes from ../shared/data")
+
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "shared")))
+	require.NoError(t, os.RemoveAll(filepath.Join(repo, DefaultDir)))
+	_, err = Dir()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), DefaultDir)
+}
