@@ -129,7 +129,7 @@ func parseEvalFlags(env *Env, args []string) (*evalFlags, error) {
 // then the flags.
 func (e *evalFlags) endpoint(env *Env) (config.Endpoint, error) {
 	ep := config.Default().LLM.Planner
-	if e.cf.path != "" || len(e.cf.sets) > 0 {
+	if e.cf.given() || len(e.cf.sets) > 0 {
 		cfg, err := e.cf.load(env)
 		if err != nil {
 			return ep, err

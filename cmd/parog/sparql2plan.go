@@ -139,7 +139,7 @@ func (b *barProgress) finish() {
 // --config names the KG both queries run on.
 func runVerify(ctx context.Context, env *Env, cf *configFlags, input string, f dataset.Format) error {
 	opts := sparql2plan.VerifyOptions{Input: input, Format: f}
-	if cf.path != "" {
+	if cf.given() {
 		cfg, err := cf.load(env)
 		if err != nil {
 			return err
