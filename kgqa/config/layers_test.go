@@ -43,3 +43,39 @@ func TestLoadFilesWithoutKGIsTheDemoGraph(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, cfg.KG.Files, "a store directory is a KG")
 }
+
+func TestCheckKeys(t *testing.T) {
+	hosted := func(base, keyEnv string) Config {
+		c := Default()
+		c.LLM.Reasoner.BaseURL, c.LLM.Reasoner.Model, c.LLM.Reasoner.APIKeyEnv = base, "m", keyEnv
+		return c
+	}
+	cases := []struct {
+		name string
+		cfg  Config
+		env  map[string]string
+		err  string
+	}{
+		{"hosted without its key", hosted("https://api.openai.com/v1", "OPENAI_API_KEY"), nil, "OPENAI_API_KEY is not set"},
+		{"hosted with an empty key", hosted("https://api.openai.com/v1", "OPENAI_API_KEY"), map[string]string{"OPENAI_API_KEY": " "}, "OPENAI_API_KEY is not set"},
+		{"hosted with its key", hosted("https://api.openai.com/v1", "OPENAI_API_KEY"), map[string]string{"OPENAI_API_KEY": "sk-x"}, ""},
+		{"loopback wants no key", hosted("http://127.0.0.1:11434/v1", "OPENAI_API_KEY"), nil, ""},
+		{"localhost wants no key", hosted("http://localhost:8000/v1", "VLLM_API_KEY"), nil, ""},
+		{"compose service wants no key", hosted("http://vllm-planner:8000/v1", "VLLM_API_KEY"), nil, ""},
+		{"private network wants no key", hosted("http://10.1.2.3:8000/v1", "VLLM_API_KEY"), nil, ""},
+		{"no key variable named", hosted("https://api.openai.com/v1", ""), nil, ""},
+		{"unconfigured role", hosted("", "OPENAI_API_KEY"), nil, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.cfg.CheckKeys(envOf(tc.env))
+			if tc.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.err)
+			assert.Contains(t, err.Error(), "llm.reasoner.api_key_env")
+		})
+	}
+}
