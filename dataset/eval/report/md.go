@@ -94,7 +94,8 @@ func writeRunMarkdown(b *strings.Builder, r RunReport) {
 	if r.WithoutKG > 0 {
 		fmt.Fprintf(b, "\nAnswered without the KG (no topic entity, or no fact found; the model's own knowledge): %d results, %d hits.\n", r.WithoutKG, r.WithoutKGHits)
 	}
-	b.WriteString("\n### Failures\n\n")
+	writeMisses(b, r)
+	b.WriteString("\n### Errors (questions whose run failed)\n\n")
 	if len(r.Failures) == 0 {
 		b.WriteString("None.\n\n")
 		return
@@ -104,6 +105,27 @@ func writeRunMarkdown(b *strings.Builder, r RunReport) {
 		fmt.Fprintf(b, "| %s | %d | %s |\n", f.Kind, f.Count, strings.ReplaceAll(oneLineText(f.Example), "|", "\\|"))
 	}
 	b.WriteString("\n")
+}
+
+// writeMisses counts the (question, seed) pairs that missed, wrong or
+// empty answers, errors and missing results alike: what the HTML report's
+// "Misses" table lists one by one.
+func writeMisses(b *strings.Builder, r RunReport) {
+	b.WriteString("\n### Misses\n\n")
+	if !r.Scored {
+		b.WriteString("n/a (no gold answers given).\n")
+		return
+	}
+	n, hits, errs := 0, 0, 0
+	for _, s := range r.Seeds {
+		n, hits, errs = n+s.N, hits+s.Hits, errs+s.Errors
+	}
+	if hits == n {
+		b.WriteString("None: every answer names a gold answer.\n")
+		return
+	}
+	fmt.Fprintf(b, "%d of %d answers miss (%d of them errors, %d results missing); the HTML report (--html) lists each with its trace.\n",
+		n-hits, n, errs, r.Missing)
 }
 
 // share is k of n as a percentage with its counts, or n/a.

@@ -117,7 +117,8 @@ type RunReport struct {
 	Certificates CertificateStats `json:"certificates"`
 	// Efficiency holds cost distributions.
 	Efficiency Efficiency `json:"efficiency"`
-	// Failures counts failed questions by reason.
+	// Failures counts the questions whose run failed (an error), by
+	// reason; wrong answers are not failures but misses (Seeds: N - Hits).
 	Failures []FailureCount `json:"failures,omitempty"`
 	// WithoutKG counts result lines answered from the model's knowledge
 	// alone (no topic entity, or no fact found), and WithoutKGHits the
