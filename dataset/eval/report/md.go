@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,7 +14,16 @@ import (
 func (rep Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Evaluation report\n\n")
-	if rep.Dataset != "" {
+	switch {
+	case rep.Dataset == "mixed":
+		var names []string
+		for _, r := range rep.Runs {
+			if r.Dataset != "" && !slices.Contains(names, r.Dataset) {
+				names = append(names, r.Dataset)
+			}
+		}
+		fmt.Fprintf(&b, "Datasets: mixed (%s); each run is scored on its own.\n\n", strings.Join(names, ", "))
+	case rep.Dataset != "":
 		fmt.Fprintf(&b, "Dataset: %s\n\n", rep.Dataset)
 	}
 	b.WriteString("Scoring rules. **strict**: the top prediction names a gold answer (by id, or by normalised name or alias; no substring matching; " +
