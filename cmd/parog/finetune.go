@@ -185,8 +185,7 @@ func runEvalPlanner(ctx context.Context, env *Env, args []string) error {
 	}
 	opts := finetune.EvalOptions{Model: ep.Model, PlannerURL: ep.BaseURL, Data: e.data, DataSHA256: sum, Concurrency: e.concurrency}
 	if !e.quiet {
-		bar := progressbar.NewOptions(len(recs),
-			progressbar.OptionSetWriter(env.Stderr),
+		bar := newProgress(env, int64(len(recs)),
 			progressbar.OptionSetDescription("planning"),
 			progressbar.OptionShowCount(),
 			progressbar.OptionSetPredictTime(true),
