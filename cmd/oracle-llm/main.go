@@ -5,8 +5,9 @@
 // planner and reasoner at it to measure the engine itself on real data
 // (parog bench oracle does this in one command).
 //
-//	oracle-llm --format webqsp|cwq|grailqa|demo --input FILE [--addr HOST:PORT]
-//	           [--tentative gold|wrong|none|mixed:P] [--noise P --seed S --noise-kinds K,...]
+//	oracle-llm --format webqsp|cwq|grailqa --input FILE [--addr HOST:PORT]
+//	oracle-llm --format demo [--input FILE] [--addr HOST:PORT]
+//	           ... [--tentative gold|wrong|none|mixed:P] [--noise P --seed S --noise-kinds K,...]
 package main
 
 import (

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/oracle"
+	"github.com/parog/parog-go/kgqa/kg/demokg"
 )
 
 // errUsage marks a bad command line (exit status 2).
@@ -35,7 +38,7 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	fs := flag.NewFlagSet("oracle-llm", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "", "question file format: webqsp, cwq, grailqa or demo")
-	input := fs.String("input", "", "question `FILE` with gold SPARQL and answers")
+	input := fs.String("input", "", "question `FILE` with gold SPARQL and answers (default for --format demo: the demo graph's questions)")
 	addr := fs.String("addr", "127.0.0.1:8090", "listen address `HOST:PORT`")
 	tentative := fs.String("tentative", "gold", "tentative answers: gold, wrong, none or mixed:P (a share P wrong)")
 	rate := fs.Float64("noise", 0, "share `P` of replies corrupted, in [0, 1]")
@@ -67,11 +70,11 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	if *rate < 0 || *rate > 1 {
 		return usage(stderr, fmt.Errorf("--noise %g is not in [0, 1]", *rate))
 	}
-	if *input == "" {
-		return usage(stderr, errors.New("--input FILE is required"))
-	}
-	loaded, err := dataset.LoadFile(ctx, *input, f)
+	loaded, err := loadInput(ctx, *input, f)
 	if err != nil {
+		if errors.Is(err, errUsage) {
+			return usage(stderr, errors.New("--input FILE is required (but for --format demo, whose questions are built in)"))
+		}
 		return fmt.Errorf("oracle-llm: %w", err)
 	}
 	m, skipped := oracle.New(loaded.Questions, oracle.WithTentative(policy), oracle.WithNoise(oracle.Noise{Rate: *rate, Seed: *seed, Kinds: ks}),
@@ -79,6 +82,26 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	fmt.Fprintf(stderr, "oracle-llm: %d questions, %d without a gold plan, %d malformed records; tentative %s, noise %g (seed %d, kinds %s), sufficiency %s\n",
 		len(loaded.Questions), len(skipped), len(loaded.Skipped), policy, *rate, *seed, kindsLabel(ks), suf)
 	return serve(ctx, m, *addr, stderr, ready)
+}
+
+// loadInput loads the question file; with no file, --format demo takes
+// the demo graph's own questions (kgqa/kg/demokg/questions.json, built in).
+func loadInput(ctx context.Context, input string, f dataset.Format) (dataset.Loaded, error) {
+	if input != "" {
+		return dataset.LoadFile(ctx, input, f)
+	}
+	if f != dataset.Demo {
+		return dataset.Loaded{}, errUsage
+	}
+	data, err := json.Marshal(demokg.FreebaseQuestions())
+	if err != nil {
+		return dataset.Loaded{}, err
+	}
+	var loaded dataset.Loaded
+	err = dataset.Decode(ctx, bytes.NewReader(data), dataset.Demo,
+		func(q dataset.Question) error { loaded.Questions = append(loaded.Questions, q); return nil },
+		func(s dataset.Skipped) { loaded.Skipped = append(loaded.Skipped, s) })
+	return loaded, err
 }
 
 func usage(w io.Writer, err error) error {

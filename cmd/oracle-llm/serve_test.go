@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
 
@@ -167,7 +169,7 @@ func TestBadCommandLines(t *testing.T) {
 	for name, args := range map[string][]string{
 		"no format":       {"--input", demoFile},
 		"unknown format":  {"--format", "lcquad", "--input", demoFile},
-		"no input":        {"--format", "demo"},
+		"no input":        {"--format", "webqsp"},
 		"bad policy":      {"--format", "demo", "--input", demoFile, "--tentative", "mixed:2"},
 		"bad noise":       {"--format", "demo", "--input", demoFile, "--noise", "1.5"},
 		"bad kind":        {"--format", "demo", "--input", demoFile, "--noise-kinds", "fence,typo"},
@@ -183,4 +185,26 @@ func TestBadCommandLines(t *testing.T) {
 			assert.NotEmpty(t, logs.String(), "the error is printed")
 		})
 	}
+}
+
+// TestDemoNeedsNoInput runs the command docs/oracle.md gives as written:
+// --format demo alone serves the demo graph's built-in questions.
+func TestDemoNeedsNoInput(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var logs lockedBuffer
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, []string{"--format", "demo", "--addr", "127.0.0.1:0"}, &logs, func(a string) { addrc <- a })
+	}()
+	select {
+	case <-addrc:
+	case err := <-done:
+		t.Fatalf("oracle-llm stopped: %v\n%s", err, logs.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("oracle-llm did not start")
+	}
+	cancel()
+	require.NoError(t, <-done)
+	assert.Contains(t, logs.String(), fmt.Sprintf("oracle-llm: %d questions, 0 without a gold plan", len(demokg.FreebaseQuestions())))
 }

@@ -71,7 +71,8 @@ func modelsOnly() appOption { return func(s *appSpec) { s.graph = false } }
 // reasoner model is configured.
 var errNoReasoner = errors.New("no reasoner model is configured: set llm.reasoner.base_url and llm.reasoner.model (or PAROG_LLM_REASONER_BASE_URL and PAROG_LLM_REASONER_MODEL)")
 
-// openApp builds the app from cfg: the shared cache and kg.Open, llm.New
+// openApp builds the app from cfg: config.CheckKeys first (a hosted API
+// whose key variable is unset refuses at once), the shared cache and kg.Open, llm.New
 // (API keys read through env.Getenv, calls observed by the metrics,
 // notices logged to env.Stderr) and kgqa.New. It is the one place the
 // program wires these. The config's relative file paths were resolved
@@ -81,6 +82,13 @@ func openApp(ctx context.Context, cfg config.Config, env *Env, opts ...appOption
 	spec := appSpec{graph: true, models: true}
 	for _, o := range opts {
 		o(&spec)
+	}
+	if spec.models {
+		// Before the KG loads: a hosted API without its key fails at once,
+		// having sent nothing.
+		if err := cfg.CheckKeys(env.Getenv); err != nil {
+			return nil, err
+		}
 	}
 	m := metrics.New()
 	a := &app{Config: cfg, Metrics: m, lopt: append([]llm.Option{

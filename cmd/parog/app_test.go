@@ -32,7 +32,7 @@ func TestEveryCommandOpensTheConfiguredKG(t *testing.T) {
 	require.Equal(t, 0, code, errOut.String())
 	assert.Equal(t, "France\n", out.String())
 
-	cfg, err := (&configFlags{path: "sub/c.yaml"}).load(env)
+	cfg, err := (&configFlags{paths: multiFlag{"sub/c.yaml"}}).load(env)
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name          string

@@ -28,8 +28,9 @@ the oracle model (cmd/oracle-llm) in place of the LLM, and measures
       --missing-from, the share of right ones kept on questions whose
       evidence the KG lacks,
 then (e) the same on the demo graph and its questions (unless --demo=false).
-Writes report.md, report.json, robustness.svg and the results files under
---out/<name>/ and prints the reports.`
+Writes report.md, report.json, robustness.svg and the results files of
+--input in --out, and those of the demo graph in --out/demo, and prints the
+reports.`
 
 type benchFlags struct {
 	cfg          *configFlags
@@ -71,7 +72,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&f.sufficiency, "sufficiency", oracle.SufficiencyStrict, "the oracle's early `stop`: strict (only when the evidence shown determines the answer) or never (every step of every plan runs)")
 	fs.IntVar(&f.concurrency, "concurrency", 4, "questions answered at once")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "deadline of one question")
-	fs.StringVar(&f.out, "out", "bench-oracle", "output `DIR`")
+	fs.StringVar(&f.out, "out", "bench-oracle", "output `DIR` of the reports and results files of --input (the demo graph's go in DIR/demo)")
 	f.hubRelations = bench.DefaultHubRelations
 	countVar(fs, &f.hubRelations, "hub-relations", "in the KG cost, an entity listing at least `N` relations is a hub")
 	fs.BoolVar(&f.demo, "demo", true, "also run the demo graph's questions")
@@ -119,6 +120,7 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 	if o.Name == "" || o.Name == "." {
 		o.Name = string(format)
 	}
+	o.Dir = f.out
 	if err := f.bench(ctx, env, o, format); err != nil {
 		return err
 	}
@@ -130,6 +132,7 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 		return err
 	}
 	o.Name, o.Questions, o.Missing, o.Config = "demo", demo, nil, demoGraphConfig(cfg)
+	o.Dir = filepath.Join(f.out, "demo")
 	return f.bench(ctx, env, o, dataset.Demo)
 }
 
@@ -142,7 +145,7 @@ func demoGraphConfig(cfg config.Config) config.Config {
 }
 
 // bench opens the KG once, picks the questions lacking evidence, runs the
-// measures and writes the reports.
+// measures and writes the reports in o.Dir.
 func (f *benchFlags) bench(ctx context.Context, env *Env, o bench.BenchOptions, format dataset.Format) error {
 	a, err := openApp(ctx, o.Config, env, graphOnly())
 	if err != nil {
@@ -160,7 +163,6 @@ func (f *benchFlags) bench(ctx context.Context, env *Env, o bench.BenchOptions, 
 			return err
 		}
 	}
-	o.Dir = filepath.Join(f.out, o.Name)
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}

@@ -18,9 +18,10 @@ func TestBenchOracleCLI(t *testing.T) {
 	assert.Contains(t, stdout, "## Ceiling from evidence alone")
 	assert.Contains(t, stdout, "| 0.2 | 1 |", "the robustness row of noise 0.2")
 	for _, f := range []string{"report.md", "report.json", "robustness.svg", "ceiling.jsonl", "evidence.jsonl", "noise-0.2-seed-1.jsonl", "tentative-wrong.jsonl"} {
-		assert.FileExists(t, filepath.Join(dir, "demo", f))
+		assert.FileExists(t, filepath.Join(dir, f), "--out is where the reports go, as docs/oracle.md says")
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "demo", "report.json"))
+	assert.NoDirExists(t, filepath.Join(dir, "demo"), "--demo=false")
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	require.NoError(t, err)
 	var rep struct {
 		Ceiling     struct{ Total int } `json:"ceiling"`

@@ -186,13 +186,13 @@ func countVar(fs *flag.FlagSet, p *int, name, usage string) {
 
 // configFlags are the flags every command that needs a configuration takes.
 type configFlags struct {
-	path string
-	sets multiFlag
+	paths multiFlag
+	sets  multiFlag
 }
 
 func addConfigFlags(fs *flag.FlagSet) *configFlags {
 	cf := &configFlags{}
-	fs.StringVar(&cf.path, "config", "", "YAML configuration `FILE` (see configs/)")
+	fs.Var(&cf.paths, "config", "YAML configuration `FILE` (see configs/); repeatable: the files merge in order, a later one winning key by key")
 	fs.Var(&cf.sets, "set", "override a setting, `key=value` (repeatable; see parog config)")
 	return cf
 }
@@ -221,15 +221,30 @@ func (cf *configFlags) openGraph(ctx context.Context, env *Env) (*app, error) {
 }
 
 func (cf *configFlags) load(env *Env) (config.Config, error) {
-	if cf.path == "" {
+	cfg, _, err := cf.loadSources(env)
+	return cfg, err
+}
+
+// given reports whether the command line names a config file.
+func (cf *configFlags) given() bool { return len(cf.paths) > 0 }
+
+// loadSources loads the layered configuration (the --config files in
+// order, or PAROG_CONFIG, a comma-separated list, when none is given) and
+// says where each value came from.
+func (cf *configFlags) loadSources(env *Env) (config.Config, config.Sources, error) {
+	if len(cf.paths) == 0 {
 		if p, ok := env.Getenv("PAROG_CONFIG"); ok && p != "" {
-			cf.path = p
+			for _, f := range strings.Split(p, ",") {
+				if f = strings.TrimSpace(f); f != "" {
+					cf.paths = append(cf.paths, f)
+				}
+			}
 		}
 	}
-	if cf.path == "" {
-		return config.Config{}, usageError("--config FILE is required (or set PAROG_CONFIG), e.g. --config configs/demo.yaml")
+	if len(cf.paths) == 0 {
+		return config.Config{}, nil, usageError("--config FILE is required (or set PAROG_CONFIG), e.g. --config configs/demo.yaml")
 	}
-	return config.Load(cf.path, env.Getenv, cf.sets)
+	return config.LoadFiles(cf.paths, env.Getenv, cf.sets)
 }
 
 // multiFlag collects a repeatable string flag.

@@ -243,8 +243,7 @@ func (f *evalRunFlags) progress(env *Env, total int) *progressbar.ProgressBar {
 	if f.noProgress || total <= 0 {
 		return nil
 	}
-	return progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(env.Stderr),
+	return newProgress(env, int64(total),
 		progressbar.OptionSetDescription("Hits@1     -"),
 		progressbar.OptionShowCount(),
 		progressbar.OptionSetPredictTime(true),

@@ -129,7 +129,7 @@ func parseEvalFlags(env *Env, args []string) (*evalFlags, error) {
 // then the flags.
 func (e *evalFlags) endpoint(env *Env) (config.Endpoint, error) {
 	ep := config.Default().LLM.Planner
-	if e.cf.path != "" || len(e.cf.sets) > 0 {
+	if e.cf.given() || len(e.cf.sets) > 0 {
 		cfg, err := e.cf.load(env)
 		if err != nil {
 			return ep, err
@@ -185,8 +185,7 @@ func runEvalPlanner(ctx context.Context, env *Env, args []string) error {
 	}
 	opts := finetune.EvalOptions{Model: ep.Model, PlannerURL: ep.BaseURL, Data: e.data, DataSHA256: sum, Concurrency: e.concurrency}
 	if !e.quiet {
-		bar := progressbar.NewOptions(len(recs),
-			progressbar.OptionSetWriter(env.Stderr),
+		bar := newProgress(env, int64(len(recs)),
 			progressbar.OptionSetDescription("planning"),
 			progressbar.OptionShowCount(),
 			progressbar.OptionSetPredictTime(true),

@@ -102,8 +102,7 @@ func runImportFreebase(ctx context.Context, env *Env, args []string) error {
 	}
 	o := fbimport.DumpOptions{Langs: splitList(*lang), Noise: splitList(*noise), ShardLines: *shard}
 	if !*quiet {
-		bar := progressbar.NewOptions64(st.Size(),
-			progressbar.OptionSetWriter(env.Stderr),
+		bar := newProgress(env, st.Size(),
 			progressbar.OptionSetDescription("importing "+filepath.Base(*in)),
 			progressbar.OptionShowBytes(true),
 			progressbar.OptionSetPredictTime(true),

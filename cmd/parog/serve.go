@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strings"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -47,10 +49,22 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if *addr != "" {
 		cfg.Server.Addr = *addr
 	}
-	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: logLevel(env)}))
 	logSettings(log, &cfg)
 	if err := server.CheckConfig(cfg.Server, env.Getenv); err != nil {
 		return err
+	}
+	var demo server.Demo
+	if wantsDemoModel(cfg) {
+		dm, err := startDemoModel(ctx, env)
+		if err != nil {
+			return err
+		}
+		defer dm.Close()
+		cfg.LLM.Reasoner = dm.Endpoint
+		demo = server.Demo{Label: demoModelLabel, Questions: dm.Questions}
+		log.Warn("no language model configured: "+demoModelLabel+" (a model config replaces it, e.g. --config configs/llm-ollama.yaml)",
+			"questions", len(dm.Questions))
 	}
 	cache, err := cacheFlags.open()
 	if err != nil {
@@ -68,7 +82,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		server.WithEngine(a.Engine), server.WithLLMConfig(cfg.LLM), server.WithCapabilities(a.LLM.Capabilities),
 		server.WithPinger(a.LLM),
 		server.WithLogger(log), server.WithMetrics(a.Metrics), server.WithGetenv(env.Getenv),
-		server.WithFiles(*files))
+		server.WithFiles(*files), server.WithDemo(demo))
 	if err != nil {
 		return err
 	}
@@ -83,14 +97,47 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	return srv.Serve(ctx, ln)
 }
 
-// logSettings logs the effective configuration as one line, secrets masked.
+// logSettings logs the configuration in a few short lines (the KG, the
+// models); every setting, secrets masked, goes to the debug level
+// (PAROG_LOG_LEVEL=debug) and to parog config.
 func logSettings(log *slog.Logger, cfg *config.Config) {
 	settings := config.Settings(cfg)
 	attrs := make([]any, 0, len(settings))
 	for _, s := range settings {
 		attrs = append(attrs, slog.String(s.Key, s.Value))
 	}
-	log.Info("configuration", slog.Group("config", attrs...))
+	log.Debug("configuration", slog.Group("config", attrs...))
+	k := cfg.KG
+	if k.Backend == "sparql" {
+		log.Info("knowledge graph", "backend", k.Backend, "dialect", k.Dialect, "endpoint", k.Endpoint)
+	} else {
+		log.Info("knowledge graph", "backend", k.Backend, "dialect", k.Dialect, "files", strings.Join(k.Files, ","), "dir", k.Dir)
+	}
+	for _, r := range []struct {
+		role string
+		ep   config.Endpoint
+	}{{"reasoner", cfg.LLM.Reasoner}, {"planner", cfg.LLM.Planner}} {
+		if r.ep.BaseURL != "" {
+			log.Info("model", "role", r.role, "model", r.ep.Model, "host", hostOf(r.ep.BaseURL))
+		}
+	}
+}
+
+// hostOf is the host of a base URL, without the path or any credentials.
+func hostOf(base string) string {
+	if u, err := url.Parse(base); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "(bad URL)"
+}
+
+// logLevel is PAROG_LOG_LEVEL (debug, info, warn, error; default info).
+func logLevel(env *Env) slog.Level {
+	var l slog.Level
+	if v, ok := env.Getenv("PAROG_LOG_LEVEL"); ok && l.UnmarshalText([]byte(v)) == nil {
+		return l
+	}
+	return slog.LevelInfo
 }
 
 // gcHeadroom is the heap growth between collections that server.gc_percent

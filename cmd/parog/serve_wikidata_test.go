@@ -49,7 +49,7 @@ func TestServeWikidataDemo(t *testing.T) {
 		}
 	}()
 	addr := waitListening(t, logs)
-	assert.Contains(t, logs.String(), "config.kg.dialect=wikidata")
+	assert.Contains(t, logs.String(), "dialect=wikidata")
 
 	body, err := json.Marshal(api.AskRequest{Question: q.Question})
 	require.NoError(t, err)

@@ -118,7 +118,7 @@ type barProgress struct {
 }
 
 func (b *barProgress) Start(total int) {
-	b.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(b.env.Stderr), progressbar.OptionSetDescription("sparql2plan"),
+	b.bar = newProgress(b.env, int64(total), progressbar.OptionSetDescription("sparql2plan"),
 		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(100_000_000))
 }
 
@@ -131,7 +131,9 @@ func (b *barProgress) Done() {
 func (b *barProgress) finish() {
 	if b.bar != nil {
 		_ = b.bar.Finish()
-		fmt.Fprintln(b.env.Stderr)
+		if isTerminal(b.env.Stderr) {
+			fmt.Fprintln(b.env.Stderr)
+		}
 	}
 }
 
@@ -139,7 +141,7 @@ func (b *barProgress) finish() {
 // --config names the KG both queries run on.
 func runVerify(ctx context.Context, env *Env, cf *configFlags, input string, f dataset.Format) error {
 	opts := sparql2plan.VerifyOptions{Input: input, Format: f}
-	if cf.path != "" {
+	if cf.given() {
 		cfg, err := cf.load(env)
 		if err != nil {
 			return err

@@ -245,6 +245,10 @@ type HealthResponse struct {
 	Status string `json:"status"`
 	// Checks are the dependency checks (readyz only), in a fixed order.
 	Checks []Check `json:"checks,omitempty"`
+	// Model says what answers questions when it is not a configured
+	// language model ("scripted demo model: answers the demo questions");
+	// empty otherwise (readyz only).
+	Model string `json:"model,omitempty"`
 }
 
 // Check is the outcome of one readiness check.

@@ -55,45 +55,137 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("config: %s: %s", e.Key, e.Reason)
 }
 
-// Load builds the configuration: defaults, then the YAML file at path (if
-// not empty), then PAROG_* variables read through getenv (nil reads the
-// process environment), then sets, each "key=value" with a dotted key. Paths
-// in kg.files, kg.dir and kg.schema are made relative to the file's directory. The
-// result is validated.
+// Load builds the configuration from one file (or none, when path is
+// empty): LoadFiles with that file alone.
 func Load(path string, getenv func(string) (string, bool), sets []string) (Config, error) {
+	var paths []string
+	if path != "" {
+		paths = []string{path}
+	}
+	cfg, _, err := LoadFiles(paths, getenv, sets)
+	return cfg, err
+}
+
+// Sources says where each setting's value came from, by dotted key: a
+// file's path, an environment variable's name, "--set", or "default" for
+// a key nobody set.
+type Sources map[string]string
+
+// Of is the source of key ("default" when nothing set it).
+func (s Sources) Of(key string) string {
+	if src, ok := s[key]; ok {
+		return src
+	}
+	return "default"
+}
+
+// DemoGraph is what kg.files holds when no layer names a KG: the shipped
+// Freebase-style demo graph, so that a file holding only model settings
+// (configs/llm-*.yaml) runs on its own.
+const DemoGraph = "builtin:demo-freebase"
+
+// LoadFiles builds the configuration in layers: defaults, then each YAML
+// file of paths in order (a later file wins key by key; a list such as
+// kg.files is replaced whole), then PAROG_* variables read through getenv
+// (nil reads the process environment), then sets, each "key=value" with a
+// dotted key. The paths a file sets (kg.files, kg.dir, kg.schema,
+// engine.relation_prior, prompts.dir) are made relative to that file's
+// directory. An embedded KG that no layer gives files or a directory is the
+// demo graph (DemoGraph). The result is validated; Sources says which layer
+// set each key.
+func LoadFiles(paths []string, getenv func(string) (string, bool), sets []string) (Config, Sources, error) {
 	cfg := Default()
+	src := Sources{}
 	if getenv == nil {
 		getenv = os.LookupEnv
 	}
-	if path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return cfg, fmt.Errorf("config: read %s: %w", path, err)
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) { // an empty file is all defaults
-			return cfg, fmt.Errorf("config: %s: %w", path, err)
-		}
-		resolvePaths(&cfg.KG, filepath.Dir(path))
-		if d := cfg.Engine.RelationPrior; d != "" && !filepath.IsAbs(d) {
-			cfg.Engine.RelationPrior = filepath.Join(filepath.Dir(path), d)
-		}
-		if d := cfg.Prompts.Dir; d != "" && !filepath.IsAbs(d) {
-			cfg.Prompts.Dir = filepath.Join(filepath.Dir(path), d)
+	for _, path := range paths {
+		if err := loadLayer(&cfg, src, path); err != nil {
+			return cfg, src, err
 		}
 	}
 	for _, s := range Settings(&cfg) {
 		if v, ok := getenv(s.Env); ok {
 			if err := setValue(s.field, v); err != nil {
-				return cfg, &Error{Key: s.Key, Source: s.Env, Reason: err.Error()}
+				return cfg, src, &Error{Key: s.Key, Source: s.Env, Reason: err.Error()}
 			}
+			src[s.Key] = s.Env
 		}
 	}
 	if err := Apply(&cfg, sets); err != nil {
-		return cfg, err
+		return cfg, src, err
 	}
-	return cfg, cfg.Validate()
+	for _, kv := range sets {
+		k, _, _ := strings.Cut(kv, "=")
+		src[strings.TrimSpace(k)] = "--set"
+	}
+	if cfg.KG.Backend == "embedded" && len(cfg.KG.Files) == 0 && cfg.KG.Dir == "" {
+		cfg.KG.Files = []string{DemoGraph}
+		src["kg.files"] = "default (no KG configured)"
+	}
+	return cfg, src, cfg.Validate()
+}
+
+// loadLayer decodes the YAML file at path over cfg, records the keys it
+// sets in src and resolves the paths it sets against its directory.
+func loadLayer(cfg *Config, src Sources, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config: read %s: %w", path, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("config: %s: %w", path, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) { // an empty file is all defaults
+		return fmt.Errorf("config: %s: %w", path, err)
+	}
+	set := map[string]bool{}
+	if len(doc.Content) == 1 {
+		leafKeys(doc.Content[0], "", set)
+	}
+	for k := range set {
+		src[k] = path
+	}
+	dir := filepath.Dir(path)
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "builtin:") {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	if set["kg.files"] {
+		for i, f := range cfg.KG.Files {
+			cfg.KG.Files[i] = rel(f)
+		}
+	}
+	for key, p := range map[string]*string{"kg.dir": &cfg.KG.Dir, "kg.schema": &cfg.KG.Schema,
+		"engine.relation_prior": &cfg.Engine.RelationPrior, "prompts.dir": &cfg.Prompts.Dir} {
+		if set[key] {
+			*p = rel(*p)
+		}
+	}
+	return nil
+}
+
+// leafKeys adds the dotted keys of n's leaves (a sequence is one leaf) to
+// set.
+func leafKeys(n *yaml.Node, prefix string, set map[string]bool) {
+	if n.Kind != yaml.MappingNode {
+		if prefix != "" {
+			set[prefix] = true
+		}
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key := n.Content[i].Value
+		if prefix != "" {
+			key = prefix + "." + key
+		}
+		leafKeys(n.Content[i+1], key, set)
+	}
 }
 
 // Apply sets "key=value" pairs (dotted keys, as in Settings) on cfg.
@@ -119,20 +211,6 @@ func Apply(cfg *Config, sets []string) error {
 		}
 	}
 	return nil
-}
-
-func resolvePaths(k *KG, dir string) {
-	for i, f := range k.Files {
-		if !strings.HasPrefix(f, "builtin:") && f != "" && !filepath.IsAbs(f) {
-			k.Files[i] = filepath.Join(dir, f)
-		}
-	}
-	if k.Dir != "" && !filepath.IsAbs(k.Dir) {
-		k.Dir = filepath.Join(dir, k.Dir)
-	}
-	if k.Schema != "" && !filepath.IsAbs(k.Schema) {
-		k.Schema = filepath.Join(dir, k.Schema)
-	}
 }
 
 // Settings lists every leaf setting of cfg, in declaration order.

@@ -23,7 +23,8 @@ const statusClientClosed = 499
 
 // noLLMMessage names the settings that make /v1/ask work.
 const noLLMMessage = "no language model is configured: set llm.reasoner.base_url (PAROG_LLM_REASONER_BASE_URL) " +
-	"and llm.reasoner.model (PAROG_LLM_REASONER_MODEL); optionally llm.planner.base_url and llm.planner.model for a fine-tuned planner"
+	"and llm.reasoner.model (PAROG_LLM_REASONER_MODEL), e.g. --config configs/llm-ollama.yaml after the KG's config; optionally llm.planner.base_url and llm.planner.model for a fine-tuned planner. " +
+	"Without a model, parog serve on the demo graph (make run) answers the demo questions with a scripted demo model"
 
 // httpError is an error with the status it maps to and the message the
 // caller sees. Handlers return it for what they reject themselves.

@@ -42,7 +42,7 @@ type readiness struct {
 func (s *Server) readyz(c *gin.Context) {
 	resp := s.readiness(c.Request.Context())
 	if !s.authenticated(c) {
-		public := api.HealthResponse{Status: resp.Status}
+		public := api.HealthResponse{Status: resp.Status, Model: resp.Model}
 		for _, ch := range resp.Checks {
 			public.Checks = append(public.Checks, api.Check{Name: ch.Name, Status: ch.Status})
 		}
@@ -92,7 +92,7 @@ func (s *Server) readiness(ctx context.Context) api.HealthResponse {
 		ask.Status, ask.Detail = "unavailable", classify(err).msg
 	}
 	checks = append(checks, ask)
-	resp := api.HealthResponse{Status: "ok", Checks: checks}
+	resp := api.HealthResponse{Status: "ok", Checks: checks, Model: s.demo.Label}
 	for _, ch := range checks {
 		if ch.Status == "unavailable" {
 			resp.Status = "unavailable"

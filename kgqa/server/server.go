@@ -67,6 +67,7 @@ type Server struct {
 	pinger  Pinger
 	pingErr error // why no pinger could be built
 	files   string
+	demo    Demo
 
 	keys         [][]byte
 	limiter      *limiter

@@ -21,10 +21,25 @@ func WithFiles(dir string) Option { return func(s *Server) { s.files = dir } }
 // uiIndex serves the trace viewer's page at / and /ui/.
 func (s *Server) uiIndex(c *gin.Context) { ui.ServeIndex(c.Writer, c.Request) }
 
+// uiAuthResponse is the body of GET /ui/auth.
+type uiAuthResponse struct {
+	// KeyRequired: the API wants a key.
+	KeyRequired bool `json:"key_required"`
+	// Ask: questions are answered (a model is configured).
+	Ask bool `json:"ask"`
+	// Model names the scripted demo model when it answers (WithDemo).
+	Model string `json:"model,omitempty"`
+	// Questions are the questions it answers, for the viewer to list.
+	Questions []DemoQuestion `json:"questions,omitempty"`
+}
+
 // uiAuth serves GET /ui/auth: whether the API wants a key, so that the
-// viewer asks for one before it sends any request that needs it.
+// viewer asks for one before it sends any request that needs it; whether
+// questions are answered, and by the scripted demo model with its
+// questions (WithDemo).
 func (s *Server) uiAuth(c *gin.Context) {
-	c.JSON(http.StatusOK, gin.H{"key_required": len(s.keys) > 0})
+	c.JSON(http.StatusOK, uiAuthResponse{KeyRequired: len(s.keys) > 0, Ask: s.checkEngine() == nil,
+		Model: s.demo.Label, Questions: s.demo.Questions})
 }
 
 // uiFile serves GET /ui/files/{path}: a file under the WithFiles

@@ -50,7 +50,10 @@ func TestViewerRunsCertificate(t *testing.T) {
 	b.WaitTrue(30*time.Second, `document.querySelector(".cert-rows, .cert-failed") !== null`)
 	require.Empty(t, browsertest.Eval[string](b, `(document.querySelector(".cert-failed") || {}).textContent || ""`))
 	assert.Equal(t, []string{"answer"}, browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll(".cert-table th")).map(th => th.textContent)`))
-	assert.Equal(t, want, browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll(".cert-table tbody td")).map(td => td.textContent)`))
+	// Each entity shows its name before its id, once the names are in.
+	b.WaitTrue(30*time.Second, `document.querySelector(".cert-note").textContent === "ran the query on this server's KG"`)
+	assert.Equal(t, []string{"Germany ns:m.0345h"}, browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll(".cert-table tbody td")).map(td => td.textContent)`))
+	assert.Equal(t, want, browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll(".cert-table tbody td .cert-id")).map(td => td.textContent)`))
 	assert.Equal(t, "1 row", browsertest.Eval[string](b, `document.querySelector(".cert-count").textContent`))
 	b.FullScreenshot(browsertest.ScreenshotDir(t), "viewer-certificate")
 	assert.Empty(t, b.Errors(), "console errors (a CSP refusal shows here)")

@@ -23,8 +23,8 @@ import (
 	"github.com/parog/parog-go/kgqa/ui/browsertest"
 )
 
-// newModellessServer runs the real server with no model configured, as
-// configs/demo.yaml starts: /v1/ask answers with an error.
+// newModellessServer runs the real server with no model configured:
+// /v1/ask answers with an error.
 func newModellessServer(t *testing.T) string {
 	t.Helper()
 	cfg := config.Default()

@@ -105,6 +105,11 @@ func TestViewerAsksNijmegen(t *testing.T) {
 		assert.Contains(t, c, "st-done")
 	}
 	assert.Contains(t, browsertest.Eval[string](b, `document.querySelector(".trace").textContent`), "stop reason: plan_complete")
+	// The page opens on a subgoal with something to show, not on the
+	// intersect that answered (no tentative answer, no facts of its own).
+	opened := browsertest.Eval[string](b, `document.querySelector(".detail .subgoal").getAttribute("aria-label")`)
+	assert.NotEqual(t, "subgoal "+ids[len(ids)-1], opened, "plan nodes %v", ids)
+	assert.NotEqual(t, "—", browsertest.Eval[string](b, `document.querySelector(".detail .subgoal .tentative p").textContent`), "the opened subgoal has a tentative answer")
 	calls := browsertest.Eval[int](b, `parseInt(document.querySelector(".cost p").textContent, 10)`)
 	assert.Positive(t, calls)
 	assert.Equal(t, calls, browsertest.Eval[int](b, `document.querySelectorAll(".timeline.calls rect").length`), "one bar per model call")

@@ -74,6 +74,25 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	assert.Equal(t, 2, browsertest.Eval[int](b, `document.querySelectorAll("#cost figure").length`), "calls and tokens histograms")
 	assert.Equal(t, 2, browsertest.Eval[int](b, `document.querySelectorAll("#cost figure:first-of-type .legend .key").length`), "ours beside PoG's")
 	assert.Equal(t, 1, browsertest.Eval[int](b, `document.querySelectorAll("#refinement table.matrix").length`))
+	// A log axis has no 0: the tokens axis starts at the power of ten at
+	// or below the fewest tokens a question took.
+	minTokens := 0
+	for _, r := range append(append([]eval.Result{}, ours.Results...), pog.Results...) {
+		if r.TotalToken > 0 && (minTokens == 0 || r.TotalToken < minTokens) {
+			minTokens = r.TotalToken
+		}
+	}
+	ticks := browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll('svg[aria-label="tokens per question"] text.x-tick')).map(t => t.textContent)`)
+	require.NotEmpty(t, ticks)
+	assert.NotContains(t, ticks, "0", "a log axis from 0")
+	first := ticks[0]
+	if k, ok := strings.CutSuffix(first, "k"); ok {
+		first = k + "000"
+	}
+	lo, err := strconv.Atoi(first)
+	require.NoError(t, err, "tick %q", ticks[0])
+	assert.LessOrEqual(t, lo, minTokens)
+	assert.Greater(t, lo*10, minTokens, "the axis starts at the decade of the smallest value, ticks %v", ticks)
 	fromKG, verified := 0, 0
 	for _, r := range ours.Results {
 		if r.CertificateCovers == "all" || r.CertificateCovers == "partial" {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,7 +14,16 @@ import (
 func (rep Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Evaluation report\n\n")
-	if rep.Dataset != "" {
+	switch {
+	case rep.Dataset == "mixed":
+		var names []string
+		for _, r := range rep.Runs {
+			if r.Dataset != "" && !slices.Contains(names, r.Dataset) {
+				names = append(names, r.Dataset)
+			}
+		}
+		fmt.Fprintf(&b, "Datasets: mixed (%s); each run is scored on its own.\n\n", strings.Join(names, ", "))
+	case rep.Dataset != "":
 		fmt.Fprintf(&b, "Dataset: %s\n\n", rep.Dataset)
 	}
 	b.WriteString("Scoring rules. **strict**: the top prediction names a gold answer (by id, or by normalised name or alias; no substring matching; " +
@@ -94,7 +104,8 @@ func writeRunMarkdown(b *strings.Builder, r RunReport) {
 	if r.WithoutKG > 0 {
 		fmt.Fprintf(b, "\nAnswered without the KG (no topic entity, or no fact found; the model's own knowledge): %d results, %d hits.\n", r.WithoutKG, r.WithoutKGHits)
 	}
-	b.WriteString("\n### Failures\n\n")
+	writeMisses(b, r)
+	b.WriteString("\n### Errors (questions whose run failed)\n\n")
 	if len(r.Failures) == 0 {
 		b.WriteString("None.\n\n")
 		return
@@ -104,6 +115,27 @@ func writeRunMarkdown(b *strings.Builder, r RunReport) {
 		fmt.Fprintf(b, "| %s | %d | %s |\n", f.Kind, f.Count, strings.ReplaceAll(oneLineText(f.Example), "|", "\\|"))
 	}
 	b.WriteString("\n")
+}
+
+// writeMisses counts the (question, seed) pairs that missed, wrong or
+// empty answers, errors and missing results alike: what the HTML report's
+// "Misses" table lists one by one.
+func writeMisses(b *strings.Builder, r RunReport) {
+	b.WriteString("\n### Misses\n\n")
+	if !r.Scored {
+		b.WriteString("n/a (no gold answers given).\n")
+		return
+	}
+	n, hits, errs := 0, 0, 0
+	for _, s := range r.Seeds {
+		n, hits, errs = n+s.N, hits+s.Hits, errs+s.Errors
+	}
+	if hits == n {
+		b.WriteString("None: every answer names a gold answer.\n")
+		return
+	}
+	fmt.Fprintf(b, "%d of %d answers miss (%d of them errors, %d results missing); the HTML report (--html) lists each with its trace.\n",
+		n-hits, n, errs, r.Missing)
 }
 
 // share is k of n as a percentage with its counts, or n/a.

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -117,7 +118,8 @@ type RunReport struct {
 	Certificates CertificateStats `json:"certificates"`
 	// Efficiency holds cost distributions.
 	Efficiency Efficiency `json:"efficiency"`
-	// Failures counts failed questions by reason.
+	// Failures counts the questions whose run failed (an error), by
+	// reason; wrong answers are not failures but misses (Seeds: N - Hits).
 	Failures []FailureCount `json:"failures,omitempty"`
 	// WithoutKG counts result lines answered from the model's knowledge
 	// alone (no topic entity, or no fact found), and WithoutKGHits the
@@ -268,8 +270,10 @@ type FailureCount struct {
 // BuildReport computes the report of runs.
 func BuildReport(runs []ResultSet, opts ReportOptions) Report {
 	rep := Report{Dataset: opts.Dataset, Scoring: opts.Scoring}
-	if rep.Dataset == "" {
-		rep.Dataset = commonDataset(runs)
+	if common := commonDataset(runs); rep.Dataset == "" || common == "mixed" {
+		// Runs of different datasets are labelled each with its own; the
+		// page is not titled after one of them.
+		rep.Dataset = common
 	}
 	if rep.Scoring == "" {
 		rep.Scoring = RuleStrict
@@ -284,15 +288,25 @@ func BuildReport(runs []ResultSet, opts ReportOptions) Report {
 	ref := pogReference(runs, rep.Dataset)
 	for _, run := range runs {
 		results := run.Results
-		if len(byID) > 0 && run.Format == "parog" {
+		ropts, ds := opts, rep.Dataset
+		if run.Dataset != "" && ds == "mixed" {
+			ds = run.Dataset
+		}
+		if len(opts.Questions) > 0 && opts.Dataset != "" && run.Dataset != "" && run.Dataset != opts.Dataset {
+			// The expected questions and gold answers are another
+			// dataset's: this run is scored on its own lines, not as
+			// missing every one of those questions.
+			ropts.Questions = nil
+			run.Notes = append(slices.Clip(run.Notes), fmt.Sprintf("a %s run: not scored against the %s questions given (--input); its own results are scored as written", run.Dataset, opts.Dataset))
+		} else if len(byID) > 0 && run.Format == "parog" {
 			results = rescore(results, byID, opts.Scorer)
 			results = scorePoGRule(results, opts.PoG)
 		}
-		rules := ruleScores(results, run, len(questionUniverse(results, opts.Questions))*max(1, seedCount(results)))
+		rules := ruleScores(results, run, len(questionUniverse(results, ropts.Questions))*max(1, seedCount(results)))
 		if rep.Scoring == RulePoG {
 			results = withPoGHits(results)
 		}
-		rr := buildRun(run, results, opts, rep.Dataset)
+		rr := buildRun(run, results, ropts, ds)
 		rr.Rules = rules
 		rr.Dataset = run.Dataset
 		rr.Prompts = promptSets(run.Results)

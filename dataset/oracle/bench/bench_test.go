@@ -3,9 +3,11 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -73,6 +75,7 @@ func TestDemoBench(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, 22, rep.Ceiling.Total)
+	assertDocDemoFigures(t, rep)
 	// 18 of 22 with strict sufficiency: the two comparative or superlative
 	// questions that start a subgoal from the year 2019, and the two
 	// counts of World Series, miss at a step the lax judge used to skip.
@@ -182,4 +185,27 @@ func TestEngineKnowsNothingOfTheOracle(t *testing.T) {
 	assert.NotContains(t, strings.Fields(string(out)), "github.com/parog/parog-go/dataset/oracle")
 	assert.NotContains(t, strings.Fields(string(out)), "github.com/parog/parog-go/dataset/oracle/bench")
 	assert.Contains(t, strings.Fields(string(out)), "github.com/parog/parog-go/kgqa", "the list is the engine's")
+}
+
+// demoFigureRE is the sentence in which docs/oracle.md and docs/asking.md
+// state the demo graph's ceiling; TestDemoBench measures it.
+var demoFigureRE = regexp.MustCompile(`demo graph today: Hits@1 ([\d.]+)% \((\d+)/(\d+)\) with the perfect oracle, ([\d.]+)% \((\d+)/(\d+)\) from evidence alone`)
+
+// assertDocDemoFigures checks every statement of the demo graph's ceiling
+// in the docs against the measured report, so that the pages agree with
+// each other and with the code.
+func assertDocDemoFigures(t *testing.T, rep *Report) {
+	t.Helper()
+	want := fmt.Sprintf("demo graph today: Hits@1 %.1f%% (%d/%d) with the perfect oracle, %.1f%% (%d/%d) from evidence alone",
+		100*rep.Ceiling.Hits1, rep.Ceiling.Hits, rep.Ceiling.Total, 100*rep.Evidence.Hits1, rep.Evidence.Hits, rep.Evidence.Total)
+	for _, page := range []string{"oracle.md", "asking.md"} {
+		data, err := os.ReadFile(filepath.Join("../../../docs", page))
+		require.NoError(t, err)
+		text := strings.Join(strings.Fields(string(data)), " ")
+		found := demoFigureRE.FindAllString(text, -1)
+		require.NotEmpty(t, found, "docs/%s states the demo graph's ceiling as %q", page, want)
+		for _, f := range found {
+			assert.Equal(t, want, f, "docs/%s", page)
+		}
+	}
 }

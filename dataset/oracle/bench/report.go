@@ -129,9 +129,14 @@ func byKey[V any](m map[string]V, f func(V) string) string {
 func (r *Report) SVG() string {
 	const w, h, left, right, top, bottom = 480.0, 320.0, 56.0, 20.0, 36.0, 44.0
 	ms := r.ByNoise()
-	maxX := 0.4
+	// The axis spans the rates measured: a sweep to 0.2 fills the plot
+	// rather than its left half.
+	maxX := 0.0
 	for _, m := range ms {
 		maxX = max(maxX, m.Noise)
+	}
+	if maxX == 0 {
+		maxX = 1
 	}
 	x := func(v float64) float64 { return left + v/maxX*(w-left-right) }
 	y := func(v float64) float64 { return h - bottom - v*(h-top-bottom) }

@@ -30,10 +30,40 @@ var Certificate = (function () {
     return v;
   }
 
+  // entityID is the KG's own id of an entity IRI ("m.0345h", "Q183"), or
+  // "" for any other IRI.
+  function entityID(v) {
+    for (var i = 0; i < prefixes.length; i++) {
+      if (v.indexOf(prefixes[i][0]) === 0) return v.slice(prefixes[i][0].length);
+    }
+    return "";
+  }
+
+  // cell shows one binding; an entity's cell gets its name later (names).
   function cell(b) {
     if (!b) return "";
-    if (b.type === "uri") return short(b.value);
+    if (b.type === "uri") {
+      var id = entityID(b.value);
+      return id ? el("span", { class: "cert-entity", "data-id": id }, [el("span", { class: "cert-name" }, []), el("span", { class: "cert-id" }, [short(b.value)])]) : short(b.value);
+    }
     return b.value + (b["xml:lang"] ? "@" + b["xml:lang"] : "");
+  }
+
+  // maxNamed bounds the entities named in a result table (one request each).
+  var maxNamed = 50;
+
+  // names looks up the name of each entity cell under node (GET
+  // /v1/entities/{id}), the first maxNamed distinct ones, and shows it
+  // before the id; a nameless node (a mediator) keeps its id alone.
+  function names(node, headers) {
+    var cells = Array.prototype.slice.call(node.querySelectorAll(".cert-entity")), byID = {};
+    cells.forEach(function (c) { (byID[c.getAttribute("data-id")] = byID[c.getAttribute("data-id")] || []).push(c); });
+    return Promise.all(Object.keys(byID).slice(0, maxNamed).map(function (id) {
+      return fetch("/v1/entities/" + encodeURIComponent(id), { headers: headers }).then(function (r) { return r.ok ? r.json() : null; }).then(function (e) {
+        if (!e || !e.name) return;
+        byID[id].forEach(function (c) { c.querySelector(".cert-name").textContent = e.name + " "; });
+      }, function () {});
+    }));
   }
 
   // rowsTable draws SPARQL JSON results.
@@ -86,7 +116,10 @@ var Certificate = (function () {
         if (!r.ok) return r.json().then(function (b) { throw new Error(b.error || ("status " + r.status)); }, function () { throw new Error("status " + r.status); });
         return r.json().then(function (res) {
           out.appendChild(rowsTable(res, r.headers.get("X-Parog-Truncated") === "true"));
-          note.textContent = "ran the query on this server's KG";
+          note.textContent = "ran the query on this server's KG; naming its entities…";
+          var hn = opts.headers();
+          delete hn["Content-Type"];
+          return names(out, hn).then(function () { note.textContent = "ran the query on this server's KG"; });
         });
       }).catch(function (e) {
         out.appendChild(el("p", { class: "error cert-failed" }, ["the query failed: " + e.message]));

@@ -216,34 +216,38 @@ var Draw = (function () {
 
   // ecdf draws the empirical cumulative distributions of several series on
   // one axis: for each x, the share of a series' values at most x. The x
-  // axis is log(1 + x), so that a long tail (PoG's 390 calls) and a short
-  // one (our 5) are both readable; 0 sits at the left edge. series: {name,
-  // values[], cls}; opts.unit names the x quantity.
+  // axis is logarithmic, so that a long tail (PoG's 390 calls) and a short
+  // one (our 5) are both readable; it starts at the power of ten at or
+  // below the smallest positive value (a log axis has no 0: smaller values
+  // sit at its left edge). series: {name, values[], cls}; opts.unit names
+  // the x quantity.
   function ecdf(series, opts) {
     var o = Object.assign({ W: 560, H: 180, left: 64, bottom: 40, label: "distribution", unit: "" }, opts || {});
     var all = [].concat.apply([], series.map(function (s) { return s.values; }));
     var Wt = o.left + o.W + 20, Ht = o.H + o.bottom + 10;
     var svg = sv("svg", { viewBox: "0 0 " + Wt + " " + Ht, width: Wt, height: Ht, role: "img", "aria-label": o.label, class: "ecdf" });
     if (!all.length) { svg.appendChild(sv("text", { x: 10, y: 20 }, ["no data"])); return svg; }
-    var max = Math.max.apply(null, all.concat([1])), lmax = Math.log10(1 + max);
-    function X(v) { return o.left + Math.log10(1 + Math.max(0, v)) / lmax * o.W; }
+    var pos = all.filter(function (v) { return v > 0; });
+    var lo = Math.pow(10, Math.floor(Math.log10(pos.length ? Math.min.apply(null, pos) : 1)));
+    var max = Math.max(Math.max.apply(null, all), lo * 10), span = Math.log10(max / lo);
+    function X(v) { return o.left + Math.log10(Math.max(lo, v) / lo) / span * o.W; }
     function Y(f) { return 10 + (1 - f) * o.H; }
     [0, 0.25, 0.5, 0.75, 1].forEach(function (f) {
       svg.appendChild(sv("line", { x1: o.left, x2: o.left + o.W, y1: Y(f), y2: Y(f), class: "grid" }));
       svg.appendChild(sv("text", { x: o.left - 6, y: Y(f) + 4, "text-anchor": "end", class: "axis" }, [Math.round(f * 100) + "%"]));
     });
-    var ticks = [0];
-    for (var p = 1; p <= max * 10; p *= 10) { [1, 2, 5].forEach(function (m) { if (p * m <= max * 1.0001) ticks.push(p * m); }); }
+    var ticks = [];
+    for (var p = lo; p <= max * 1.0001; p *= 10) { [1, 2, 5].forEach(function (m) { if (p * m <= max * 1.0001) ticks.push(p * m); }); }
     ticks.forEach(function (t) {
       svg.appendChild(sv("line", { x1: X(t), x2: X(t), y1: 10, y2: 10 + o.H, class: "grid" }));
-      if (t === 0 || String(t)[0] !== "2") svg.appendChild(sv("text", { x: X(t), y: 10 + o.H + 14, "text-anchor": "middle", class: "axis" }, [t >= 1000 ? (t / 1000) + "k" : String(t)]));
+      if (String(t)[0] !== "2") svg.appendChild(sv("text", { x: X(t), y: 10 + o.H + 14, "text-anchor": "middle", class: "axis x-tick" }, [t >= 1000 ? (t / 1000) + "k" : String(t)]));
     });
     svg.appendChild(sv("text", { x: o.left + o.W / 2, y: 10 + o.H + 32, "text-anchor": "middle", class: "axis" }, [o.unit + " per question (log scale)"]));
     svg.appendChild(sv("text", { x: 12, y: 10 + o.H / 2, "text-anchor": "middle", class: "axis y-label", transform: "rotate(-90 12 " + (10 + o.H / 2) + ")" }, ["questions ≤ x"]));
     series.forEach(function (s) {
       var v = s.values.slice().sort(function (a, b) { return a - b; }), n = v.length;
       if (!n) return;
-      var d = "M" + X(0) + "," + Y(0);
+      var d = "M" + X(lo) + "," + Y(0);
       v.forEach(function (x, i) { d += " H" + X(x) + " V" + Y((i + 1) / n); });
       d += " H" + X(max);
       svg.appendChild(sv("path", { d: d, class: "ecdf-line " + (s.cls || ""), "data-name": s.name }, [sv("title", {}, [s.name + ": median " + v[Math.floor((n - 1) / 2)] + ", max " + v[n - 1]])]));

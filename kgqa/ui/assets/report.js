@@ -111,16 +111,16 @@
       var rows = data.runs[i].rows, omitted = data.runs[i].traces_omitted;
       if (!scored(r)) return null;
       return el("div", {}, [el("h3", {}, [label(r)]),
-        omitted ? el("p", { class: "note" }, [omitted + " failed questions carry no trace here (the page keeps the first " + 300 + ")"]) : null,
+        omitted ? el("p", { class: "note" }, [omitted + " missed questions carry no trace here (the page keeps the first " + 300 + ")"]) : null,
         Results.table(rows, function (row) {
           view.textContent = "";
           view.appendChild(Trace.view(Trace.normalize(row), null));
           view.scrollIntoView();
-        }, { initial: { hit: "miss" }, label: "failures of " + r.name,
+        }, { initial: { hit: "miss" }, label: "misses of " + r.name,
           pogRule: rows.some(function (x) { return x.pog_hit !== undefined && x.pog_hit !== null; }),
           chains: r.format === "pog" })]);
     });
-    return el("section", { id: "failures" }, [el("h2", {}, ["Failures"]), el("p", { class: "note" }, ["Each question with a trace opens it below the table."])].concat(parts, [view]));
+    return el("section", { id: "failures" }, [el("h2", {}, ["Misses"]), el("p", { class: "note" }, ["Questions answered wrong, empty or with an error (report.md counts them under Misses; the errors alone under Errors). Each question with a trace opens it below the table."])].concat(parts, [view]));
   }
 
   document.addEventListener("DOMContentLoaded", function () {

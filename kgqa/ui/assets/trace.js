@@ -218,17 +218,29 @@ var Trace = (function () {
     ]);
   }
 
-  // answeredBy names the subgoal that produced the answer: the one whose
-  // judgement stopped the run early, else the plan's answer subgoal; when
-  // that one did not run, the last subgoal that did.
+  // informative reports whether a subgoal has something of its own to show:
+  // a tentative answer, a refinement verdict or retrieval rounds (a set
+  // operation over other subgoals' results has none).
+  function informative(s) {
+    return !!(s.tentative || s.verdict || (s.rounds && s.rounds.length) || s.error);
+  }
+
+  // answeredBy names the subgoal to show first: the one that produced the
+  // answer (whose judgement stopped the run early, else the plan's answer
+  // subgoal) when it ran and has something to show; else the last subgoal
+  // that ran and has (an intersect's inputs, say); else the last that ran.
   function answeredBy(m) {
     if (!m.subgoals.length) return null;
     var byId = {};
     m.subgoals.forEach(function (s) { byId[s.id] = s; });
     var id = m.final && m.final.after && byId[m.final.after] ? m.final.after : m.plan && m.plan.answer && byId[m.plan.answer] ? m.plan.answer : m.subgoals[m.subgoals.length - 1].id;
-    if (byId[id].status === "done" || byId[id].status === "running") return id;
-    var ran = m.subgoals.filter(function (s) { return s.status === "done" || s.status === "failed" || s.status === "running"; });
-    return ran.length ? ran[ran.length - 1].id : id;
+    var ran = function (s) { return s.status === "done" || s.status === "failed" || s.status === "running"; };
+    if (ran(byId[id]) && informative(byId[id])) return id;
+    var shown = m.subgoals.filter(function (s) { return ran(s) && informative(s); });
+    if (shown.length) return shown[shown.length - 1].id;
+    if (ran(byId[id])) return id;
+    var any = m.subgoals.filter(ran);
+    return any.length ? any[any.length - 1].id : id;
   }
 
   // legend says what the trace's words mean.
@@ -261,9 +273,12 @@ var Trace = (function () {
     var root = el("div", { class: "trace" }), detail = el("div", { class: "detail", "aria-live": "polite" });
     var known = m.subgoals.some(function (x) { return x.id === opts.selected; });
     var selected = known ? opts.selected : answeredBy(m);
-    function select(id) {
+    // select shows subgoal id; auto (the first choice, not the user's) is
+    // not reported to onSelect, so that a redraw with more of the trace
+    // chooses again rather than keeping a choice made on less of it.
+    function select(id, auto) {
       selected = id;
-      if (opts.onSelect) opts.onSelect(id);
+      if (opts.onSelect && !auto) opts.onSelect(id);
       detail.textContent = "";
       var s = m.subgoals.filter(function (x) { return x.id === id; })[0];
       if (s) detail.appendChild(subgoalDetail(s, m.transcript));
@@ -292,7 +307,7 @@ var Trace = (function () {
       lanes.length ? el("h3", {}, [events && events.length ? "Timeline of the steps per subgoal (from the stream)" : "Timeline of the subgoals (from their wall times and dependencies)"]) : null,
       lanes.length ? Draw.timeline(lanes, { label: "timeline of the steps" }) : null
     ]));
-    if (selected) select(selected);
+    if (selected) select(selected, !known);
     return root;
   }
 

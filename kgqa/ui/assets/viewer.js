@@ -35,10 +35,27 @@
         if (!r.ok) throw new Error("server answered " + r.status);
         $("key-panel").hidden = true;
         $("app").hidden = false;
-        status("ready");
+        demo(a);
+        status(a.model ? "ready: " + a.model : a.ask === false ? "ready to open files; no model is configured, so questions are not answered (see docs/asking.md)" : "ready");
         $("question").focus();
       });
     }).catch(function (e) { status("cannot reach the server: " + e.message, true); });
+  }
+
+  // demo lists the questions the scripted demo model answers (when it
+  // stands in for a model), each a button that asks it.
+  function demo(a) {
+    var list = $("demo-questions");
+    list.textContent = "";
+    $("demo").hidden = !a.model;
+    if (!a.model) return;
+    $("demo-model").textContent = a.model + ". Click one to ask it:";
+    (a.questions || []).forEach(function (q) {
+      list.appendChild(el("li", {}, [el("button", { type: "button", class: "demo-question", "data-id": q.id, onclick: function () {
+        $("question").value = q.question;
+        ask(q.question);
+      } }, [q.question])]));
+    });
   }
 
   // picked is the subgoal the user selected in the question on screen; a
