@@ -220,7 +220,7 @@ func Labelled(qs []dataset.Question) []dataset.Question {
 	out := make([]dataset.Question, len(qs))
 	for i, q := range qs {
 		if q.Label == "" {
-			if c, err := sparql2plan.Convert(q); err == nil {
+			if c, err := sparql2plan.Convert(oracle.GoldPair(q)); err == nil {
 				q.Label = string(sparql2plan.PrimaryKind(c.Plan))
 			}
 		}
@@ -245,7 +245,7 @@ func MissingEvidence(ctx context.Context, g kg.Graph, all, answerable []dataset.
 		if in[q.ID] || len(q.TopicEntities) == 0 || len(q.Answers) == 0 {
 			continue
 		}
-		if _, err := sparql2plan.Convert(q); err != nil {
+		if _, err := sparql2plan.Convert(oracle.GoldPair(q)); err != nil {
 			continue
 		}
 		known := true
