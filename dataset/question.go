@@ -31,7 +31,7 @@ const (
 	WebQSP Format = "webqsp"
 	// Demo is the question file shape shipped with the demo KG: an array of
 	// {id, question, type, topic_entities, answers, sparql, plan}, one
-	// demokg.Question each.
+	// DemoRecord each.
 	Demo Format = "demo"
 	// WebQuestions is WebQuestions (Freebase) as Think-on-Graph ships it:
 	// an array of {question, answers (names), topic_entity (MID -> name),
