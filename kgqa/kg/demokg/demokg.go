@@ -17,11 +17,12 @@
 //
 // questions.json and wikidata_questions.json hold demo questions with their
 // topic entities, gold answers, gold SPARQL and the gold Plan (version 1 of
-// the kgqa Plan JSON). Every gold query returns exactly the gold answers on
-// the graph; the package tests check it.
+// the kgqa Plan JSON), one dataset.DemoRecord each. Every gold query returns
+// exactly the gold answers on the graph; the package tests check it.
 //
-// The graphs and the questions are generated from the tables in ./gen:
-// run `go generate` in this directory after editing them.
+// The graphs and the questions are generated from the tables of
+// kgqa/kgdata/demogen: run `go generate` in this directory after editing
+// them.
 package demokg
 
 //go:generate go run ../../kgdata/demogen -out .

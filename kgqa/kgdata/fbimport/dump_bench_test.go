@@ -21,7 +21,7 @@ const benchLines = 5_000_000
 // BenchmarkImportDump imports a generated dump of benchLines lines in the
 // real dump's shapes and reports lines/s:
 //
-//	go test -run '^$' -bench ImportDump -benchtime 1x ./kgqa/kg/fbimport/
+//	go test -run '^$' -bench ImportDump -benchtime 1x ./kgqa/kgdata/fbimport/
 func BenchmarkImportDump(b *testing.B) {
 	dir := b.TempDir()
 	in := filepath.Join(dir, "freebase-rdf-generated.gz")
