@@ -12,7 +12,7 @@ import (
 
 func TestKGDensify(t *testing.T) {
 	dir := t.TempDir()
-	td := filepath.Join("..", "..", "kgqa", "kg", "densify", "testdata")
+	td := filepath.Join("..", "..", "kgqa", "kgdata", "densify", "testdata")
 	run := func(args ...string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
 		env := &Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) (string, bool) { return "", false }}
