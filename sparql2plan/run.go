@@ -55,11 +55,14 @@ type Progress interface {
 	Done()
 }
 
-// Run converts a benchmark's questions into SFT records appended to opts.Out and
-// returns the run's stats. A crash loses at most the records in flight: each
-// record is one write of one line, and a torn last line left by a crash is
-// cut off when the next run resumes.
+// Run converts a benchmark's questions into SFT records appended to
+// opts.Out and returns the run's stats. A crash loses at most the records
+// in flight: each record is one write of one line, and a torn last line
+// left by a crash is cut off when the next run resumes.
 func Run(ctx context.Context, opts RunOptions) (*Stats, error) {
+	if opts.Questions == nil {
+		return nil, errors.New("sparql2plan: run: no questions to load")
+	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 4
 	}
