@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/parog/parog-go/kgqa/kg/demokg"
 )
 
 // CWQAnswer is one answer of CWQ's original answer list.
@@ -241,32 +239,6 @@ func convertWebQSP(raw json.RawMessage) (Question, string, error) {
 		}
 	}
 	return q, r.QuestionID, nil
-}
-
-func convertDemo(raw json.RawMessage) (Question, string, error) {
-	var r demokg.Question
-	if err := strictRecord(raw, &r); err != nil {
-		return Question{}, peekID(raw, "id"), err
-	}
-	if err := requireFields(r.ID, "id", r.Question, "question"); err != nil {
-		return Question{}, r.ID, err
-	}
-	q := Question{ID: r.ID, Text: r.Question, SPARQL: r.SPARQL, Label: r.Type}
-	for _, e := range r.TopicEntities {
-		id, _ := NormalizeMID(e.ID)
-		q.TopicEntities = appendEntity(q.TopicEntities, Entity{ID: id, Name: e.Name})
-	}
-	for _, a := range r.Answers {
-		id := a.ID
-		if id != "" {
-			id, _ = NormalizeMID(id)
-		}
-		q.Answers = appendAnswer(q.Answers, Answer{ID: id, Name: a.Name, Datatype: a.Datatype})
-	}
-	if len(r.Plan) > 0 && string(r.Plan) != "null" {
-		q.Plan = []byte(r.Plan)
-	}
-	return q, r.ID, nil
 }
 
 // require checks (value, name) pairs for non-empty values.

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/internal/realdata"
-	"github.com/parog/parog-go/kgqa/kg/demokg"
 )
 
 func TestNormalizeMID(t *testing.T) {
@@ -270,43 +268,6 @@ func TestLoadPoGGold(t *testing.T) {
 			require.NoError(t, err)
 			assert.Len(t, got.Questions, tc.whole)
 			assert.Empty(t, got.Skipped)
-		})
-	}
-}
-
-// TestLoadShippedDemoQuestions reads both shipped demo question files
-// through the loader: every question of the one demo shape
-// (demokg.Question) loads, with its gold data intact.
-func TestLoadShippedDemoQuestions(t *testing.T) {
-	for name, qs := range map[string][]demokg.Question{"freebase": demokg.FreebaseQuestions(), "wikidata": demokg.WikidataQuestions()} {
-		t.Run(name, func(t *testing.T) {
-			data, err := json.Marshal(qs)
-			require.NoError(t, err)
-			path := filepath.Join(t.TempDir(), "questions.json")
-			require.NoError(t, os.WriteFile(path, data, 0o644))
-			got, err := LoadFile(context.Background(), path, Demo)
-			require.NoError(t, err)
-			require.Empty(t, got.Skipped)
-			require.Len(t, got.Questions, len(qs))
-			for i, want := range qs {
-				q := got.Questions[i]
-				assert.Equal(t, want.ID, q.ID)
-				assert.Equal(t, want.Question, q.Text)
-				assert.Equal(t, want.Type, q.Label)
-				assert.Equal(t, want.SPARQL, q.SPARQL)
-				require.Len(t, q.TopicEntities, len(want.TopicEntities), want.ID)
-				for j, e := range want.TopicEntities {
-					assert.Equal(t, e.Name, q.TopicEntities[j].Name)
-					assert.Equal(t, e.ID, q.TopicEntities[j].ID, "ids in the file are already normalised")
-				}
-				require.Len(t, q.Answers, len(want.Answers), want.ID)
-				for j, a := range want.Answers {
-					assert.Equal(t, a.Name, q.Answers[j].Name)
-					assert.Equal(t, a.Datatype, q.Answers[j].Datatype)
-					assert.Equal(t, a.ID, q.Answers[j].ID)
-				}
-				assert.JSONEq(t, string(want.Plan), string(q.Plan))
-			}
 		})
 	}
 }

@@ -1,6 +1,9 @@
 // Package dataset loads KGQA benchmarks (ComplexWebQuestions, GrailQA,
-// WebQSP and the demo question files) into one Question model shared by
-// sparql2plan and evaluation.
+// WebQSP, the demo question files, and the benchmarks of Think-on-Graph's
+// release) into one Question model, and defines the record of each file
+// format. It holds the loaders only: evaluation (dataset/eval), the oracle
+// (dataset/oracle) and the commands read questions through it, and parog
+// sparql2plan hands them to sparql2plan as pairs.
 //
 // Loaders stream: they decode one record at a time from the top-level JSON
 // array, so memory stays bounded by the largest record, not the file. A
@@ -31,7 +34,7 @@ const (
 	WebQSP Format = "webqsp"
 	// Demo is the question file shape shipped with the demo KG: an array of
 	// {id, question, type, topic_entities, answers, sparql, plan}, one
-	// demokg.Question each.
+	// DemoRecord each.
 	Demo Format = "demo"
 	// WebQuestions is WebQuestions (Freebase) as Think-on-Graph ships it:
 	// an array of {question, answers (names), topic_entity (MID -> name),

@@ -56,13 +56,13 @@ func TestAcceptanceOnSharedSamples(t *testing.T) {
 			converted, agreed := 0, 0
 			failures := map[string]int{}
 			for _, q := range l.Questions {
-				c, err := Convert(q)
+				c, err := Convert(pairOf(q))
 				if err != nil {
 					failures[FailureReason(err)]++
 					continue
 				}
 				converted++
-				if ok, checked := LabelAgrees(q.Source, q.Label, c.Plan); ok && checked {
+				if ok, checked := LabelAgrees(string(q.Source), q.Label, c.Plan); ok && checked {
 					agreed++
 				}
 				b, err := json.Marshal(c.Plan)
@@ -99,13 +99,13 @@ func TestAcceptanceOnExcerpts(t *testing.T) {
 			require.Len(t, l.Questions, 30)
 			converted, agreed := 0, 0
 			for _, q := range l.Questions {
-				c, err := Convert(q)
+				c, err := Convert(pairOf(q))
 				if err != nil {
 					t.Logf("%s: %v", q.ID, err)
 					continue
 				}
 				converted++
-				if ok, checked := LabelAgrees(q.Source, q.Label, c.Plan); ok && checked {
+				if ok, checked := LabelAgrees(string(q.Source), q.Label, c.Plan); ok && checked {
 					agreed++
 				}
 				b, err := json.Marshal(c.Plan)
@@ -127,14 +127,14 @@ func TestAcceptanceOnExcerpts(t *testing.T) {
 func TestLabelAgreesDetectsMismatch(t *testing.T) {
 	c, err := ConvertQuery("PREFIX : <http://rdf.freebase.com/ns/> SELECT (COUNT(?x0) AS ?value) WHERE { VALUES ?x1 { :m.0abc } ?x1 :a.b.c ?x0 . }", nil)
 	require.NoError(t, err)
-	ok, checked := LabelAgrees(dataset.GrailQA, "none", c.Plan)
+	ok, checked := LabelAgrees(string(dataset.GrailQA), "none", c.Plan)
 	assert.True(t, checked)
 	assert.False(t, ok)
-	ok, _ = LabelAgrees(dataset.GrailQA, "count", c.Plan)
+	ok, _ = LabelAgrees(string(dataset.GrailQA), "count", c.Plan)
 	assert.True(t, ok)
-	ok, _ = LabelAgrees(dataset.CWQ, "superlative", c.Plan)
+	ok, _ = LabelAgrees(string(dataset.CWQ), "superlative", c.Plan)
 	assert.False(t, ok)
-	_, checked = LabelAgrees(dataset.WebQSP, "", c.Plan)
+	_, checked = LabelAgrees(string(dataset.WebQSP), "", c.Plan)
 	assert.False(t, checked)
 }
 
@@ -156,7 +156,7 @@ func TestConvertFailures(t *testing.T) {
 			assert.Equal(t, tc.reason, FailureReason(err))
 		})
 	}
-	_, err := Convert(dataset.Question{ID: "x"})
+	_, err := Convert(Pair{ID: "x"})
 	assert.Equal(t, "no-sparql", FailureReason(err))
 }
 
@@ -206,7 +206,7 @@ func BenchmarkConvertSamples(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, q := range qs {
-			_, _ = Convert(q)
+			_, _ = Convert(pairOf(q))
 		}
 	}
 	b.ReportMetric(float64(len(qs)), "questions/op")

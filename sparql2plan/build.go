@@ -170,120 +170,160 @@ func (b *builder) resolveAttrs() error {
 		vars = append(vars, v)
 	}
 	sort.Strings(vars)
-	owners := map[string]term{}
-	paths := map[string][]string{}
-	pathEdges := map[string][]int{}
-	for _, v := range vars {
-		before := maps.Clone(b.used)
-		owner, path, err := b.trace(v)
-		if err != nil {
-			return err
-		}
-		owners[v], paths[v] = owner, path
-		for i := range b.used {
-			if !before[i] {
-				pathEdges[v] = append(pathEdges[v], i)
-			}
-		}
+	r, err := b.traceAttrs(vars)
+	if err != nil {
+		return err
 	}
-	// Nodes reached from the answer through variables: the side of a
-	// two-variable comparison that is filtered. The other side's values
-	// are built apart, as the bound of a comparison (bounds).
-	answerSide := b.reach("?" + b.g.answer)
-	base := maps.Clone(b.used)
-	// A bound is built from its anchors through the mediators the value
-	// paths of the bound side crossed (an imprisonment's start and end
-	// share one): those edges are free again while it is built.
-	var chain []int
-	for _, w := range vars {
-		if own := owners[w]; own.kind == kindVar && answerSide[own.key()] {
-			continue
-		}
-		for _, i := range pathEdges[w] {
-			if b.g.edges[i].o.key() != "?"+w {
-				chain = append(chain, i)
-			}
-		}
-	}
-	boundRefs := map[string]string{}
-	spent := map[int]bool{}
-	// bounds records, per node and entity, whether the node's values are
-	// bounded from below and from above by the entity's.
-	type span struct{ k, entity string }
-	bounds := map[span][2]bool{}
-	var spanOrder []span
 	for _, v := range vars {
-		a, k := b.g.attrs[v], owners[v].key()
+		a, k := b.g.attrs[v], r.owners[v].key()
 		for _, c := range a.cmp {
-			c.attr = paths[v]
+			c.attr = r.paths[v]
 			b.g.cons[k] = append(b.g.cons[k], c)
 		}
 		if a.order != "" {
-			b.g.cons[k] = append(b.g.cons[k], constraint{kind: consSuperlative, attr: paths[v], order: a.order})
+			b.g.cons[k] = append(b.g.cons[k], constraint{kind: consSuperlative, attr: r.paths[v], order: a.order})
 		}
 		for _, tc := range a.timeCmp {
-			o, own := owners[tc.other], owners[v]
-			switch {
-			case o.kind == kindVar && own.kind == kindVar:
-				ok, reverse := answerSide[own.key()], answerSide[o.key()]
-				if ok == reverse || b.inUnion(o.key()) {
-					// Both values on the answer's side, or neither:
-					// there is no bound to build apart.
-					return unsupported("FILTER comparing two variables, neither a given entity's value (?%s, ?%s)", v, tc.other)
-				}
-				if reverse {
-					continue // recorded from the other side, the answer's
-				}
-				ref, err := b.boundValues(tc.other, base, append(chain, pathEdges[tc.other]...), boundRefs, spent)
-				if err != nil {
-					return err
-				}
-				b.g.cons[k] = append(b.g.cons[k], constraint{kind: consCompare, attr: paths[v], cmp: tc.cmp, value: "#" + strings.TrimPrefix(ref, "s"), bound: ref})
-				continue
-			case o.kind != kindVar && own.kind != kindVar:
-				return unsupported("FILTER comparing two given entities' values (?%s, ?%s)", v, tc.other)
-			case o.kind == kindVar:
-				continue // recorded from the other side, whose owner is fixed
+			if err := b.compareValues(r, v, tc); err != nil {
+				return err
 			}
-			if len(paths[tc.other]) > 1 {
-				// The value is a mediator's (an imprisonment's dates, a
-				// geolocation's latitude): "during" the entity would
-				// misname it, so it is found from the entity and
-				// compared with as a bound.
-				ref, ok := boundRefs[tc.other]
-				if !ok {
-					ref = b.add(Step{Op: kgqa.OpFind, Anchors: []string{o.value}, Path: forward(paths[tc.other])})
-					boundRefs[tc.other] = ref
-				}
-				b.g.cons[k] = append(b.g.cons[k], constraint{kind: consCompare, attr: paths[v], cmp: tc.cmp, value: "#" + strings.TrimPrefix(ref, "s"), bound: ref})
-				continue
-			}
-			s := span{k, o.value}
-			bs, seen := bounds[s]
-			if !seen {
-				spanOrder = append(spanOrder, s)
-			}
-			switch tc.cmp {
-			case ">", ">=":
-				bs[0] = true
-			case "<", "<=":
-				bs[1] = true
-			}
-			bounds[s] = bs
 		}
 	}
-	for i := range spent {
+	for i := range r.spent {
 		b.used[i] = true
 	}
 	// Only a span bounded on both sides by the entity's dates is "during"
 	// it (an overlap or a containment); one bound says before or after
 	// (or north of), which the plan cannot state.
-	for _, s := range spanOrder {
-		if bs := bounds[s]; !bs[0] || !bs[1] {
+	for _, s := range r.spanOrder {
+		if bs := r.bounds[s]; !bs[0] || !bs[1] {
 			return unsupported("FILTER bounding a value only from one side by a given entity's (%s)", s.entity)
 		}
 		b.g.cons[s.k] = appendTime(b.g.cons[s.k], constraint{kind: consTime, label: s.entity})
 	}
+	return nil
+}
+
+// span is a node's values bounded by an entity's: the key of the node and
+// the entity.
+type span struct{ k, entity string }
+
+// attrResolution is what resolveAttrs learns of the value variables
+// before it turns them into constraints, and what it builds on the way.
+type attrResolution struct {
+	// owners, paths and pathEdges are each value variable's owning node,
+	// the attribute path from it, and the edges that path consumed.
+	owners    map[string]term
+	paths     map[string][]string
+	pathEdges map[string][]int
+	// answerSide holds the nodes reached from the answer through
+	// variables: the side of a two-variable comparison that is filtered.
+	// The other side's values are built apart, as the bound of a
+	// comparison (boundValues), from the graph as it was (base) with the
+	// mediator edges of the bound side free again (chain).
+	answerSide map[string]bool
+	base       map[int]bool
+	chain      []int
+	// boundRefs are the steps built for bounds, by variable; spent the
+	// edges they consumed.
+	boundRefs map[string]string
+	spent     map[int]bool
+	// bounds records, per node and entity, whether the node's values are
+	// bounded from below and from above by the entity's, in first-seen
+	// order (spanOrder).
+	bounds    map[span][2]bool
+	spanOrder []span
+}
+
+// traceAttrs traces every value variable to the node that owns it, and
+// finds the answer's side and the bound side's mediator chain.
+func (b *builder) traceAttrs(vars []string) (*attrResolution, error) {
+	r := &attrResolution{owners: map[string]term{}, paths: map[string][]string{}, pathEdges: map[string][]int{},
+		boundRefs: map[string]string{}, spent: map[int]bool{}, bounds: map[span][2]bool{}}
+	for _, v := range vars {
+		before := maps.Clone(b.used)
+		owner, path, err := b.trace(v)
+		if err != nil {
+			return nil, err
+		}
+		r.owners[v], r.paths[v] = owner, path
+		for i := range b.used {
+			if !before[i] {
+				r.pathEdges[v] = append(r.pathEdges[v], i)
+			}
+		}
+	}
+	r.answerSide = b.reach("?" + b.g.answer)
+	r.base = maps.Clone(b.used)
+	// A bound is built from its anchors through the mediators the value
+	// paths of the bound side crossed (an imprisonment's start and end
+	// share one): those edges are free again while it is built.
+	for _, w := range vars {
+		if own := r.owners[w]; own.kind == kindVar && r.answerSide[own.key()] {
+			continue
+		}
+		for _, i := range r.pathEdges[w] {
+			if b.g.edges[i].o.key() != "?"+w {
+				r.chain = append(r.chain, i)
+			}
+		}
+	}
+	return r, nil
+}
+
+// compareValues turns one comparison of v's value with another variable's
+// (tc) into a constraint on v's owner: a compare with a bound built apart,
+// or a side of a "during" span (recorded in r.bounds).
+func (b *builder) compareValues(r *attrResolution, v string, tc timeCmp) error {
+	k := r.owners[v].key()
+	o, own := r.owners[tc.other], r.owners[v]
+	switch {
+	case o.kind == kindVar && own.kind == kindVar:
+		ok, reverse := r.answerSide[own.key()], r.answerSide[o.key()]
+		if ok == reverse || b.inUnion(o.key()) {
+			// Both values on the answer's side, or neither:
+			// there is no bound to build apart.
+			return unsupported("FILTER comparing two variables, neither a given entity's value (?%s, ?%s)", v, tc.other)
+		}
+		if reverse {
+			return nil // recorded from the other side, the answer's
+		}
+		ref, err := b.boundValues(tc.other, r.base, append(r.chain, r.pathEdges[tc.other]...), r.boundRefs, r.spent)
+		if err != nil {
+			return err
+		}
+		b.g.cons[k] = append(b.g.cons[k], constraint{kind: consCompare, attr: r.paths[v], cmp: tc.cmp, value: "#" + strings.TrimPrefix(ref, "s"), bound: ref})
+		return nil
+	case o.kind != kindVar && own.kind != kindVar:
+		return unsupported("FILTER comparing two given entities' values (?%s, ?%s)", v, tc.other)
+	case o.kind == kindVar:
+		return nil // recorded from the other side, whose owner is fixed
+	}
+	if len(r.paths[tc.other]) > 1 {
+		// The value is a mediator's (an imprisonment's dates, a
+		// geolocation's latitude): "during" the entity would
+		// misname it, so it is found from the entity and
+		// compared with as a bound.
+		ref, ok := r.boundRefs[tc.other]
+		if !ok {
+			ref = b.add(Step{Op: kgqa.OpFind, Anchors: []string{o.value}, Path: forward(r.paths[tc.other])})
+			r.boundRefs[tc.other] = ref
+		}
+		b.g.cons[k] = append(b.g.cons[k], constraint{kind: consCompare, attr: r.paths[v], cmp: tc.cmp, value: "#" + strings.TrimPrefix(ref, "s"), bound: ref})
+		return nil
+	}
+	s := span{k, o.value}
+	bs, seen := r.bounds[s]
+	if !seen {
+		r.spanOrder = append(r.spanOrder, s)
+	}
+	switch tc.cmp {
+	case ">", ">=":
+		bs[0] = true
+	case "<", "<=":
+		bs[1] = true
+	}
+	r.bounds[s] = bs
 	return nil
 }
 

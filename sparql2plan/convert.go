@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/internal/sparqlsyntax"
 	"github.com/parog/parog-go/kgqa"
 )
@@ -33,7 +32,7 @@ var ErrNoSPARQL = errors.New("sparql2plan: no SPARQL")
 
 // Convert turns a question's gold SPARQL into a plan. Topic entity names
 // come from the question; other entities are named by id.
-func Convert(q dataset.Question) (*Conversion, error) {
+func Convert(q Pair) (*Conversion, error) {
 	if strings.TrimSpace(q.SPARQL) == "" {
 		return nil, ErrNoSPARQL
 	}
@@ -131,7 +130,7 @@ func FailureReason(err error) string {
 // argmax/argmin a superlative with that order; a comparison operator a
 // compare with that operator. Demo types must be among the kinds. checked
 // is false when the source has no comparable label.
-func LabelAgrees(source dataset.Format, label string, p *kgqa.Plan) (agree, checked bool) {
+func LabelAgrees(source, label string, p *kgqa.Plan) (agree, checked bool) {
 	kinds := p.Kinds()
 	has := func(k kgqa.Kind) bool {
 		for _, x := range kinds {
@@ -142,12 +141,12 @@ func LabelAgrees(source dataset.Format, label string, p *kgqa.Plan) (agree, chec
 		return false
 	}
 	switch source {
-	case dataset.CWQ, dataset.Demo:
+	case sourceCWQ, sourceDemo:
 		if label == "" {
 			return false, false
 		}
 		return has(kgqa.Kind(label)), true
-	case dataset.GrailQA:
+	case sourceGrailQA:
 		return grailFunction(p) == label, true
 	}
 	return false, false

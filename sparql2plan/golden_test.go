@@ -258,7 +258,7 @@ func TestGoldenPlans(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			q := findQuestion(t, tc.qs, tc.text)
-			c, err := Convert(q)
+			c, err := Convert(pairOf(q))
 			require.NoError(t, err, q.SPARQL)
 			assert.Equal(t, tc.want, planLines(c), q.SPARQL)
 			assert.Equal(t, tc.kinds, fmt.Sprint(c.Kinds))
@@ -327,7 +327,7 @@ func TestComparisonWithAnotherVariablesValue(t *testing.T) {
 		t.Run(tc.id, func(t *testing.T) {
 			q, ok := byID[tc.id]
 			require.True(t, ok)
-			c, err := Convert(q)
+			c, err := Convert(pairOf(q))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, planLines(c))
 			assert.Equal(t, "[comparative]", fmt.Sprint(c.Plan.Kinds()))

@@ -1,5 +1,7 @@
 // Package sparql2plan turns <question, SPARQL> pairs from WebQSP, CWQ and
 // GrailQA into subgoal plans (kgqa.Plan) and planner fine-tuning records.
+// It takes the pairs already loaded (Pair): it reads no benchmark file and
+// links neither the loaders nor the KG access.
 //
 // The pipeline is Normalize (Virtuoso dialect to SPARQL 1.1), Parse
 // (internal/sparqlsyntax), Extract (the parsed query to a query graph of atomic

@@ -11,7 +11,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa/sft"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/time/rate"
@@ -19,9 +18,11 @@ import (
 
 // RunOptions configures Run.
 type RunOptions struct {
-	// Input is the benchmark file and Format its format.
-	Input  string
-	Format dataset.Format
+	// Questions loads the benchmark's questions: the caller reads the
+	// file (parog sparql2plan with package dataset). Run calls it once,
+	// after it has read the output it resumes; malformed is the number of
+	// records the loader left out, which the stats count.
+	Questions func(ctx context.Context) (qs []Pair, malformed int, err error)
 	// Out is the JSONL file records are appended to. Ids already in it
 	// are skipped (resume).
 	Out string
@@ -44,8 +45,6 @@ type RunOptions struct {
 	ValidationPercent int
 	// Progress, when set, is told the total and each finished question.
 	Progress Progress
-	// OnSkip is told about malformed input records.
-	OnSkip func(dataset.Skipped)
 }
 
 // Progress receives progress updates.
@@ -56,11 +55,14 @@ type Progress interface {
 	Done()
 }
 
-// Run converts a benchmark file into SFT records appended to opts.Out and
-// returns the run's stats. A crash loses at most the records in flight: each
-// record is one write of one line, and a torn last line left by a crash is
-// cut off when the next run resumes.
+// Run converts a benchmark's questions into SFT records appended to
+// opts.Out and returns the run's stats. A crash loses at most the records
+// in flight: each record is one write of one line, and a torn last line
+// left by a crash is cut off when the next run resumes.
 func Run(ctx context.Context, opts RunOptions) (*Stats, error) {
+	if opts.Questions == nil {
+		return nil, errors.New("sparql2plan: run: no questions to load")
+	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 4
 	}
@@ -74,12 +76,13 @@ func Run(ctx context.Context, opts RunOptions) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	qs, malformed, err := opts.Questions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stats.Malformed = malformed
 	if opts.Progress != nil {
-		total := 0
-		if err := dataset.DecodeFile(ctx, opts.Input, opts.Format, func(dataset.Question) error { total++; return nil }, nil); err != nil {
-			return nil, err
-		}
-		opts.Progress.Start(total)
+		opts.Progress.Start(len(qs))
 	}
 	out, err := os.OpenFile(opts.Out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -92,14 +95,10 @@ func Run(ctx context.Context, opts RunOptions) (*Stats, error) {
 	if opts.Rate > 0 {
 		r.limiter = rate.NewLimiter(rate.Limit(opts.Rate), 1)
 	}
-	derr := dataset.DecodeFile(gctx, opts.Input, opts.Format, r.question, r.skip)
+	derr := r.each(qs)
 	werr := g.Wait()
 	if derr != nil {
 		return stats, derr
-	}
-	if werr == nil && stats.Input == 0 {
-		return stats, fmt.Errorf("sparql2plan: %s: no question parses as %s (%d malformed records): is it a %s file?",
-			opts.Input, opts.Format, stats.Malformed, opts.Format)
 	}
 	return stats, werr
 }
@@ -121,19 +120,23 @@ func (r *runner) tick() {
 	}
 }
 
-// skip counts a malformed input record and reports it.
-func (r *runner) skip(s dataset.Skipped) {
-	r.w.mu.Lock()
-	r.w.stats.Malformed++
-	r.w.mu.Unlock()
-	if r.opts.OnSkip != nil {
-		r.opts.OnSkip(s)
+// each hands the questions to question in order, and stops when the run's
+// context is done or a question fails.
+func (r *runner) each(qs []Pair) error {
+	for _, q := range qs {
+		if err := r.gctx.Err(); err != nil {
+			return fmt.Errorf("sparql2plan: run: %w", err)
+		}
+		if err := r.question(q); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // question converts q and writes its record: at once with the template
 // rendering, or on the errgroup once the teacher has rendered it.
-func (r *runner) question(q dataset.Question) error {
+func (r *runner) question(q Pair) error {
 	c := r.convert(q)
 	if c == nil {
 		r.tick()
@@ -164,7 +167,7 @@ func (r *runner) question(q dataset.Question) error {
 // question an earlier run wrote is converted again (conversion is cheap and
 // deterministic) so that a resumed run's figures cover every question, as
 // one uninterrupted run's would.
-func (r *runner) convert(q dataset.Question) *Conversion {
+func (r *runner) convert(q Pair) *Conversion {
 	stats := r.w.stats
 	r.w.mu.Lock()
 	defer r.w.mu.Unlock()
@@ -193,7 +196,7 @@ type recordWriter struct {
 	stats *Stats
 }
 
-func (w *recordWriter) write(q dataset.Question, c *Conversion, tr *TeacherRendering, opts RunOptions) error {
+func (w *recordWriter) write(q Pair, c *Conversion, tr *TeacherRendering, opts RunOptions) error {
 	if tr != nil && tr.Err == "" && tr.Consistency < opts.MinConsistency {
 		w.mu.Lock()
 		w.stats.Inconsistent++

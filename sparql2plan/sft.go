@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"strings"
 
-	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/prompts"
 	"github.com/parog/parog-go/kgqa/sft"
@@ -88,9 +87,9 @@ func SplitOf(id string, validationPercent int) string {
 // NewRecord builds the record of a converted question. tr may be nil
 // (template rendering); with a successful teacher rendering its texts are
 // used, and its back-translated question when useBackTranslation is set.
-func NewRecord(q dataset.Question, c *Conversion, tr *TeacherRendering, useBackTranslation bool, validationPercent int) (*sft.Record, error) {
+func NewRecord(q Pair, c *Conversion, tr *TeacherRendering, useBackTranslation bool, validationPercent int) (*sft.Record, error) {
 	rec := &sft.Record{
-		ID: q.ID, Source: string(q.Source), Split: SplitOf(q.ID, validationPercent),
+		ID: q.ID, Source: q.Source, Split: SplitOf(q.ID, validationPercent),
 		Kinds: c.Kinds, Label: q.Label, Rendering: sft.RenderingTemplate, QuestionUsed: sft.QuestionOriginal,
 		Plan: c.Plan, Question: q.Text, SubgoalRelations: StepRelations(c.Steps),
 	}

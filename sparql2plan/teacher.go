@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
 )
 
@@ -48,7 +47,7 @@ const backSystem = `Given the subgoals of a plan ("#N" is the result of subgoal 
 // Render asks for fluent subgoals, then for the question they answer. A
 // failure is returned as an error and also recorded in the rendering's
 // Err, so callers can keep the template rendering and say why.
-func (t *Teacher) Render(ctx context.Context, q dataset.Question, c *Conversion) (*TeacherRendering, error) {
+func (t *Teacher) Render(ctx context.Context, q Pair, c *Conversion) (*TeacherRendering, error) {
 	tr := &TeacherRendering{}
 	fail := func(err error) (*TeacherRendering, error) {
 		tr.Err = err.Error()

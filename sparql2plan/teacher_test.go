@@ -33,10 +33,10 @@ func teacherClient(t *testing.T, srv *llmtest.Server) *llm.Client {
 	return c
 }
 
-var louSeal = dataset.Question{
-	ID: "q1", Source: dataset.CWQ, Label: "composition",
+var louSeal = Pair{
+	ID: "q1", Source: string(dataset.CWQ), Label: "composition",
 	Text:          "Lou Seal is the mascot for the team that last won the World Series when?",
-	TopicEntities: []dataset.Entity{{ID: "m.03_dwn", Name: "Lou Seal"}},
+	TopicEntities: []Entity{{ID: "m.03_dwn", Name: "Lou Seal"}},
 	SPARQL:        "PREFIX ns: <http://rdf.freebase.com/ns/>\nSELECT DISTINCT ?x WHERE { ?c ns:sports.sports_team.team_mascot ns:m.03_dwn . ?c ns:sports.sports_team.championships ?x . ?x ns:time.event.start_date ?d . } ORDER BY DESC(xsd:datetime(?d)) LIMIT 1",
 }
 
@@ -133,9 +133,8 @@ func TestRunTeacherResume(t *testing.T) {
 	var calls atomic.Int64
 	srv := llmtest.New(t, llmtest.WithHandler(func(r openai.ChatCompletionRequest) llmtest.Reply { calls.Add(1); return fluent(r) }))
 	out := filepath.Join(dir, "out.jsonl")
-	opts := RunOptions{Input: in, Format: dataset.CWQ, Out: out, Teacher: &Teacher{Chat: teacherClient(t, srv)}, Concurrency: 3, Rate: 1000}
-	var skipped []dataset.Skipped
-	opts.OnSkip = func(s dataset.Skipped) { skipped = append(skipped, s) }
+	pairs, skipped := loadPairs(t, in, dataset.CWQ)
+	opts := RunOptions{Questions: questions(pairs, len(skipped)), Out: out, Teacher: &Teacher{Chat: teacherClient(t, srv)}, Concurrency: 3, Rate: 1000}
 	st, err := Run(context.Background(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, 6, st.Written)
@@ -180,7 +179,8 @@ func TestRunRefusesForeignOutput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.jsonl")
 	require.NoError(t, os.WriteFile(out, []byte("not json\n"), 0o600))
-	_, err := Run(context.Background(), RunOptions{Input: realdata.Excerpt(t, grailQAFile), Format: dataset.GrailQA, Out: out})
+	pairs, _ := loadPairs(t, realdata.Excerpt(t, grailQAFile), dataset.GrailQA)
+	_, err := Run(context.Background(), RunOptions{Questions: questions(pairs, 0), Out: out})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "line 1 is not a record")
 	assert.False(t, errors.Is(err, os.ErrNotExist))
@@ -220,7 +220,8 @@ func TestRunBackTranslationFilter(t *testing.T) {
 	require.NoError(t, os.WriteFile(in, b, 0o600))
 	srv := llmtest.New(t, llmtest.WithHandler(fluent))
 	out := filepath.Join(dir, "out.jsonl")
-	st, err := Run(context.Background(), RunOptions{Input: in, Format: dataset.CWQ, Out: out, SourceSplit: sft.SourceTrain,
+	pairs, _ := loadPairs(t, in, dataset.CWQ)
+	st, err := Run(context.Background(), RunOptions{Questions: questions(pairs, 0), Out: out, SourceSplit: sft.SourceTrain,
 		Teacher: &Teacher{Chat: teacherClient(t, srv)}, UseBackTranslation: true, MinConsistency: 0.5})
 	require.NoError(t, err)
 	assert.Equal(t, 1, st.Written)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/parog/parog-go/dataset"
 )
 
 // Executor runs a SELECT on a KG and returns the keys of its first
@@ -17,9 +15,10 @@ type Executor func(ctx context.Context, query string) (map[string]bool, error)
 
 // VerifyOptions configures Verify.
 type VerifyOptions struct {
-	// Input is the benchmark file and Format its format.
-	Input  string
-	Format dataset.Format
+	// Questions are the benchmark's questions, as the caller loaded them,
+	// and Format the name of its format, for the report.
+	Questions []Pair
+	Format    string
 	// Exec, when set, runs the gold query (after Normalize) and the
 	// compiled one and compares their answers.
 	Exec Executor
@@ -72,35 +71,31 @@ func (s *VerifyStats) add(m map[string]*Cause, cause, id string) {
 	}
 }
 
-// Verify converts every question of a benchmark file, compiles each plan
+// Verify converts every question of a benchmark, compiles each plan
 // back to SPARQL and checks it against the gold query: (a) the same
 // algebra after normalising, and (b) with opts.Exec, the same answers on
 // the KG.
 func Verify(ctx context.Context, opts VerifyOptions) (*VerifyStats, error) {
-	st := &VerifyStats{Format: string(opts.Format), AlgebraCauses: map[string]*Cause{}, AnswerCauses: map[string]*Cause{}}
+	st := &VerifyStats{Format: opts.Format, AlgebraCauses: map[string]*Cause{}, AnswerCauses: map[string]*Cause{}}
 	if opts.Progress != nil {
-		total := 0
-		if err := dataset.DecodeFile(ctx, opts.Input, opts.Format, func(dataset.Question) error { total++; return nil }, nil); err != nil {
-			return nil, err
-		}
-		opts.Progress.Start(total)
+		opts.Progress.Start(len(opts.Questions))
 	}
-	err := dataset.DecodeFile(ctx, opts.Input, opts.Format, func(q dataset.Question) error {
+	for _, q := range opts.Questions {
+		if err := ctx.Err(); err != nil {
+			return st, fmt.Errorf("sparql2plan: verify: %w", err)
+		}
+		err := st.question(ctx, q, opts.Exec)
 		if opts.Progress != nil {
-			defer opts.Progress.Done()
+			opts.Progress.Done()
 		}
-		return st.question(ctx, q, opts.Exec)
-	}, nil)
-	if err != nil {
-		return st, err
-	}
-	if st.Input == 0 {
-		return st, fmt.Errorf("sparql2plan: verify: %s: no question read as %s", opts.Input, opts.Format)
+		if err != nil {
+			return st, err
+		}
 	}
 	return st, nil
 }
 
-func (st *VerifyStats) question(ctx context.Context, q dataset.Question, exec Executor) error {
+func (st *VerifyStats) question(ctx context.Context, q Pair, exec Executor) error {
 	st.Input++
 	c, err := Convert(q)
 	if err != nil {

@@ -121,7 +121,8 @@ func TestVerifyOnSharedSamples(t *testing.T) {
 		format dataset.Format
 		min    float64
 	}{{"cwq_sample.json", dataset.CWQ, 0.90}, {"grailqa_sample.json", dataset.GrailQA, 0.99}} {
-		st, err := Verify(context.Background(), VerifyOptions{Input: realdata.Path(t, tt.file), Format: tt.format})
+		pairs, _ := loadPairs(t, realdata.Path(t, tt.file), tt.format)
+		st, err := Verify(context.Background(), VerifyOptions{Questions: pairs, Format: string(tt.format)})
 		require.NoError(t, err)
 		share := Rate(st.SameAlgebra, st.Input)
 		t.Logf("%s: converted %d, compiled %d, same algebra %d of %d (%.2f%%)", tt.format, st.Converted, st.Compiled, st.SameAlgebra, st.Input, 100*share)

@@ -63,7 +63,7 @@ func TestConvertQALD10(t *testing.T) {
 	schema := planSchema(t)
 	converted, reasons := 0, map[string]int{}
 	for _, q := range got.Questions {
-		c, err := Convert(q)
+		c, err := Convert(pairOf(q))
 		if err != nil {
 			reasons[FailureReason(err)]++
 			continue

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -21,15 +22,19 @@ const module = "github.com/parog/parog-go/"
 
 // layers is the table of allowed imports: for each package of the module,
 // the packages of the module it may import directly. Dependencies flow one
-// way (ARCHITECTURE.md: cmd -> kgqa/server -> kgqa/engine -> refine,
-// kgqa/kg, kgqa/llm -> kgqa; sparql2plan and dataset may use kgqa; nothing
-// imports cmd), and ARCHITECTURE.md's Packages table names every entry.
-// kgqa/kg is the domain core: its adapters (endpoint, embedded) meet it in
-// kgqa/kg/backend and only kgqa/kg/adapters knows them all.
+// way (ARCHITECTURE.md: cmd -> kgqa/server, dataset/eval -> kgqa/engine
+// -> refine, kgqa/kg, kgqa/llm -> kgqa; sparql2plan uses only the domain
+// and the dataset root nothing of the module; nothing imports cmd), and
+// ARCHITECTURE.md's Packages table names every entry. kgqa/kg is the
+// runtime access to a KG: its adapters (endpoint, embedded) meet it in
+// kgqa/kg/backend and only kgqa/kg/adapters knows them all; the offline
+// data tools live in kgqa/kgdata. The dataset root holds the loaders;
+// evaluation lives under dataset/eval, the oracle, its bench and the
+// question generator under dataset/oracle.
 var layers = map[string][]string{
 	"cmd/parog":                  {"dataset", "dataset/eval/answerable", "dataset/eval", "dataset/fetch", "dataset/oracle/generate", "dataset/eval/harvest", "dataset/oracle", "dataset/oracle/bench", "dataset/eval/pogrule", "dataset/eval/report", "dataset/eval/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kgdata/densify", "kgqa/kgdata/fbimport", "kgqa/kgdata/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/relprior", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle", "kgqa/kg/demokg"},
-	"dataset":                    {"kgqa/kg/demokg"},
+	"dataset":                    {},
 	"dataset/eval/answerable":    {"dataset", "kgqa/kg", "internal/naming"},
 	"dataset/eval":               {"dataset", "dataset/eval/score", "kgqa", "kgqa/compile", "kgqa/engine", "kgqa/kg"},
 	"dataset/eval/evaltest":      {"dataset", "dataset/eval", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm"},
@@ -57,8 +62,8 @@ var layers = map[string][]string{
 	"kgqa/kg":                    {"kgqa", "kgqa/config", "kgqa/kg/backend", "kgqa/kg/sparqlgate"},
 	"kgqa/kg/adapters":           {"kgqa/config", "kgqa/kg/backend", "kgqa/kg/embedded", "kgqa/kg/endpoint"},
 	"kgqa/kg/backend":            {},
-	"kgqa/kg/demokg":             {},
-	"kgqa/kgdata/demogen":        {"kgqa", "kgqa/kg/demokg"},
+	"kgqa/kg/demokg":             {"dataset"},
+	"kgqa/kgdata/demogen":        {"dataset", "kgqa"},
 	"kgqa/kgdata/densify":        {},
 	"kgqa/kg/embedded":           {"kgqa/kg/backend", "kgqa/kg/demokg"},
 	"kgqa/kg/endpoint":           {"internal/backoff", "internal/jsonscan", "kgqa/kg/backend"},
@@ -66,7 +71,7 @@ var layers = map[string][]string{
 	"kgqa/kg/sparqlgate":         {},
 	"kgqa/kgdata/virtuoso":       {},
 	"kgqa/kgdata/virtuosotest":   {"kgqa/kgdata/virtuoso"},
-	"kgqa/kgqatest":              {"kgqa", "kgqa/kg", "kgqa/kg/demokg", "kgqa/llm", "kgqa/llm/llmtest", "internal/naming", "kgqa/prompts", "refine"},
+	"kgqa/kgqatest":              {"dataset", "kgqa", "kgqa/kg", "kgqa/kg/demokg", "kgqa/llm", "kgqa/llm/llmtest", "internal/naming", "kgqa/prompts", "refine"},
 	"kgqa/llm":                   {"kgqa", "internal/backoff", "internal/jsonscan", "internal/rawtcp", "kgqa/config"},
 	"kgqa/llm/llmcache":          {},
 	"kgqa/llm/llmtest":           {},
@@ -83,7 +88,7 @@ var layers = map[string][]string{
 	"kgqa/ui":                    {},
 	"kgqa/ui/browsertest":        {},
 	"refine":                     {"kgqa", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts"},
-	"sparql2plan":                {"dataset", "internal/sparqlsyntax", "kgqa", "kgqa/compile", "kgqa/prompts", "kgqa/sft"},
+	"sparql2plan":                {"internal/sparqlsyntax", "kgqa", "kgqa/compile", "kgqa/prompts", "kgqa/sft"},
 }
 
 // goList maps each package of the pattern to a list go list prints for
@@ -344,4 +349,172 @@ func TestNoAliasesBetweenOwnPackages(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
+}
+
+// depsOf returns the module's packages (paths inside it) that pkg links.
+func depsOf(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "../../"+pkg).Output()
+	require.NoError(t, err, "go list")
+	var own []string
+	for _, d := range strings.Fields(string(out)) {
+		if p, ok := strings.CutPrefix(d, module); ok {
+			own = append(own, p)
+		}
+	}
+	require.Contains(t, own, pkg, "the list is %s's", pkg)
+	return own
+}
+
+// under reports whether pkg is dir or a package below it.
+func under(pkg, dir string) bool {
+	return pkg == dir || strings.HasPrefix(pkg, dir+"/")
+}
+
+// TestArrowsPointOneWay checks the arrows the layering table alone cannot
+// state, over whole dependency lists: sparql2plan takes questions already
+// loaded, so it links no dataset package and no KG package (the
+// dataset/eval and dataset/oracle packages import it, never the other way
+// round); and the server links none of the offline data tools.
+func TestArrowsPointOneWay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped with -short")
+	}
+	for _, d := range depsOf(t, "sparql2plan") {
+		assert.False(t, under(d, "dataset"), "sparql2plan links %s", d)
+		assert.False(t, under(d, "kgqa/kg"), "sparql2plan links %s", d)
+		assert.False(t, under(d, "kgqa/kgdata"), "sparql2plan links %s", d)
+	}
+	for _, d := range depsOf(t, "kgqa/server") {
+		assert.False(t, under(d, "kgqa/kgdata"), "kgqa/server links the data tool %s", d)
+	}
+	for _, d := range depsOf(t, "dataset") {
+		assert.Equal(t, "dataset", d, "the dataset root holds loaders only: it links %s", d)
+	}
+}
+
+// sourceFiles calls each for every non-test Go file under dir (a path
+// inside the module), skipping testdata and hidden directories.
+func sourceFiles(t *testing.T, dir string, each func(path string)) {
+	t.Helper()
+	root := filepath.Join("..", "..", dir)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			each(path)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+}
+
+// lineCount is the number of lines of the file at path.
+func lineCount(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return strings.Count(string(b), "\n")
+}
+
+// TestPackageSizes holds the sizes that keep each room to its one job:
+// the dataset root (its loaders, not its subpackages) at most 1,500
+// non-test lines, and the KG runtime (kgqa/kg and every package below it)
+// at most 8,000.
+func TestPackageSizes(t *testing.T) {
+	root := 0
+	sourceFiles(t, "dataset", func(path string) {
+		if filepath.Dir(path) == filepath.Join("..", "..", "dataset") {
+			root += lineCount(t, path)
+		}
+	})
+	assert.Positive(t, root, "the dataset root has its loaders")
+	assert.LessOrEqual(t, root, 1500, "non-test lines of the dataset root")
+	kg := 0
+	sourceFiles(t, "kgqa/kg", func(path string) { kg += lineCount(t, path) })
+	assert.Positive(t, kg, "kgqa/kg has the runtime")
+	assert.LessOrEqual(t, kg, 8000, "non-test lines of kgqa/kg and below")
+}
+
+// maxFuncLines and maxEngineFileLines bound what a reader must hold at
+// once: no non-test function of the module is longer, and no non-test file
+// of the engine (kgqa/engine and below).
+const (
+	maxFuncLines       = 100
+	maxEngineFileLines = 400
+)
+
+// perPackage runs find on every non-test Go file under dir and reports
+// its findings in one subtest per package directory, so that a failure
+// names the package and the passing packages are listed too.
+func perPackage(t *testing.T, dir string, find func(path string) []string) {
+	t.Helper()
+	found := map[string][]string{} // package directory -> findings
+	var dirs []string
+	sourceFiles(t, dir, func(path string) {
+		pkg, err := filepath.Rel(filepath.Join("..", ".."), filepath.Dir(path))
+		require.NoError(t, err)
+		pkg = filepath.ToSlash(pkg)
+		if _, seen := found[pkg]; !seen {
+			found[pkg] = nil
+			dirs = append(dirs, pkg)
+		}
+		found[pkg] = append(found[pkg], find(path)...)
+	})
+	require.NotEmpty(t, dirs, "%s has Go files", dir)
+	slices.Sort(dirs)
+	for _, pkg := range dirs {
+		t.Run(pkg, func(t *testing.T) {
+			for _, f := range found[pkg] {
+				t.Error(f)
+			}
+		})
+	}
+}
+
+// TestFunctionLengths checks every non-test function of the module
+// (declared functions and methods, and function literals outside them)
+// against maxFuncLines. It exempts nothing.
+func TestFunctionLengths(t *testing.T) {
+	fset := token.NewFileSet()
+	perPackage(t, ".", func(path string) []string {
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		var long []string
+		ast.Inspect(f, func(n ast.Node) bool {
+			var name string
+			switch fn := n.(type) {
+			case *ast.FuncDecl:
+				if fn.Body == nil {
+					return false
+				}
+				name = fn.Name.Name
+			case *ast.FuncLit:
+				name = "a function literal"
+			default:
+				return true
+			}
+			start, end := fset.Position(n.Pos()), fset.Position(n.End())
+			if lines := end.Line - start.Line + 1; lines > maxFuncLines {
+				long = append(long, fmt.Sprintf("%s:%d: %s is %d lines (at most %d)", filepath.Base(path), start.Line, name, lines, maxFuncLines))
+			}
+			return false // a function inside one is counted in it
+		})
+		return long
+	})
+}
+
+// TestEngineFileLengths checks every non-test file of kgqa/engine (and
+// the packages below it) against maxEngineFileLines.
+func TestEngineFileLengths(t *testing.T) {
+	perPackage(t, "kgqa/engine", func(path string) []string {
+		if lines := lineCount(t, path); lines > maxEngineFileLines {
+			return []string{fmt.Sprintf("%s is %d lines (at most %d)", filepath.Base(path), lines, maxEngineFileLines)}
+		}
+		return nil
+	})
 }

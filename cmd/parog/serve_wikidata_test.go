@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa/api"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
@@ -23,7 +24,7 @@ import (
 // question through /v1/ask with no topic entity: the server links "Weeze
 // Airport" by its rdfs:label and follows wdt: edges to Berlin.
 func TestServeWikidataDemo(t *testing.T) {
-	var q demokg.Question
+	var q dataset.DemoRecord
 	for _, w := range demokg.WikidataQuestions() {
 		if w.ID == "wd-05" {
 			q = w

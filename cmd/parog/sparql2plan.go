@@ -9,6 +9,7 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/sparql2plan"
@@ -55,58 +56,107 @@ func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 	if _, err := sparql2plan.ParseSourceSplit(*split); err != nil {
 		return usageError("--split: %v", err)
 	}
-	opts := sparql2plan.RunOptions{Input: *input, Format: f, Out: *out, Concurrency: *concurrency, Rate: *rateFlag,
+	opts := sparql2plan.RunOptions{Out: *out, Concurrency: *concurrency, Rate: *rateFlag,
 		ValidationPercent: *valPct, UseBackTranslation: *backTrans, SourceSplit: *split, MinConsistency: *minCons}
 	if *valPct == 0 {
 		opts.ValidationPercent = -1 // no validation split
 	}
 	if *teacher {
-		cfg, err := cf.load(env)
+		a, err := teacherApp(ctx, env, cf)
 		if err != nil {
 			return err
 		}
-		a, err := openApp(ctx, cfg, env, modelsOnly())
-		if err != nil {
-			return fmt.Errorf("sparql2plan: teacher: %w", err)
-		}
 		defer func() { _ = a.Close() }()
-		if !a.LLM.Has(kgqa.Teacher) {
-			return usageError("--teacher needs llm.teacher.base_url in the config (or PAROG_LLM_TEACHER_BASE_URL)")
-		}
 		opts.Teacher = &sparql2plan.Teacher{Chat: a.LLM}
+	}
+	opts.Questions = func(ctx context.Context) ([]sparql2plan.Pair, int, error) {
+		pairs, skipped, err := loadPairs(ctx, *input, f)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, s := range skipped {
+			fmt.Fprintf(env.Stderr, "parog: skipped %v\n", s.Error())
+		}
+		if len(pairs) == 0 {
+			return nil, 0, fmt.Errorf("sparql2plan: %s: no question parses as %s (%d malformed records): is it a %s file?", *input, f, len(skipped), f)
+		}
+		return pairs, len(skipped), nil
 	}
 	bar := &barProgress{env: env}
 	opts.Progress = bar
-	opts.OnSkip = func(s dataset.Skipped) { fmt.Fprintf(env.Stderr, "parog: skipped %v\n", s.Error()) }
 	stats, err := sparql2plan.Run(ctx, opts)
 	bar.finish()
 	if err != nil {
 		return err
 	}
-	if opts.Teacher != nil {
-		fmt.Fprintf(env.Stdout, "back-translation: %d records below consistency %.2f dropped, mean consistency %.3f\n", stats.Inconsistent, *minCons, stats.MeanConsistency)
-	}
-	fmt.Fprintf(env.Stdout, "converted %d of %d questions (%.2f%%), wrote %d records (%d in %s, %d resumed), duplicates %d, malformed %d; label agreement %d of %d (%.2f%%) by containment, %d of %d (%.2f%%) by primary type\n",
-		stats.Converted, stats.Input, 100*sparql2plan.Rate(stats.Converted, stats.Input), stats.Written, stats.Records, *out, stats.Resumed,
-		stats.Duplicates, stats.Malformed, stats.LabelAgreed, stats.LabelChecked, 100*sparql2plan.Rate(stats.LabelAgreed, stats.LabelChecked),
-		stats.PrimaryAgreed, stats.PrimaryChecked, 100*sparql2plan.Rate(stats.PrimaryAgreed, stats.PrimaryChecked))
+	printRunStats(env, stats, opts.Teacher != nil, *minCons, *out)
 	if *verify {
 		if err := runVerify(ctx, env, cf, *input, f); err != nil {
 			return err
 		}
 	}
 	if *report != "" {
-		b, err := json.MarshalIndent(stats, "", "  ")
-		if err != nil {
-			return fmt.Errorf("sparql2plan: report: %w", err)
-		}
-		if err := os.WriteFile(*report, append(b, '\n'), 0o644); err != nil {
-			return fmt.Errorf("sparql2plan: report: %w", err)
-		}
-		md := strings.TrimSuffix(*report, ".json") + ".md"
-		if err := os.WriteFile(md, []byte(stats.Markdown()), 0o644); err != nil {
-			return fmt.Errorf("sparql2plan: report: %w", err)
-		}
+		return writeRunReport(*report, stats)
+	}
+	return nil
+}
+
+// loadPairs loads a benchmark file and hands its questions over as
+// sparql2plan takes them, with the records the loader left out.
+func loadPairs(ctx context.Context, input string, f dataset.Format) ([]sparql2plan.Pair, []dataset.Skipped, error) {
+	loaded, err := dataset.LoadFile(ctx, input, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	pairs := make([]sparql2plan.Pair, len(loaded.Questions))
+	for i, q := range loaded.Questions {
+		pairs[i] = oracle.GoldPair(q)
+	}
+	return pairs, loaded.Skipped, nil
+}
+
+// teacherApp opens the model clients of --config for --teacher, which
+// needs llm.teacher.
+func teacherApp(ctx context.Context, env *Env, cf *configFlags) (*app, error) {
+	cfg, err := cf.load(env)
+	if err != nil {
+		return nil, err
+	}
+	a, err := openApp(ctx, cfg, env, modelsOnly())
+	if err != nil {
+		return nil, fmt.Errorf("sparql2plan: teacher: %w", err)
+	}
+	if !a.LLM.Has(kgqa.Teacher) {
+		_ = a.Close()
+		return nil, usageError("--teacher needs llm.teacher.base_url in the config (or PAROG_LLM_TEACHER_BASE_URL)")
+	}
+	return a, nil
+}
+
+// printRunStats prints the one-paragraph summary of a sparql2plan run.
+func printRunStats(env *Env, stats *sparql2plan.Stats, teacher bool, minCons float64, out string) {
+	if teacher {
+		fmt.Fprintf(env.Stdout, "back-translation: %d records below consistency %.2f dropped, mean consistency %.3f\n", stats.Inconsistent, minCons, stats.MeanConsistency)
+	}
+	fmt.Fprintf(env.Stdout, "converted %d of %d questions (%.2f%%), wrote %d records (%d in %s, %d resumed), duplicates %d, malformed %d; label agreement %d of %d (%.2f%%) by containment, %d of %d (%.2f%%) by primary type\n",
+		stats.Converted, stats.Input, 100*sparql2plan.Rate(stats.Converted, stats.Input), stats.Written, stats.Records, out, stats.Resumed,
+		stats.Duplicates, stats.Malformed, stats.LabelAgreed, stats.LabelChecked, 100*sparql2plan.Rate(stats.LabelAgreed, stats.LabelChecked),
+		stats.PrimaryAgreed, stats.PrimaryChecked, 100*sparql2plan.Rate(stats.PrimaryAgreed, stats.PrimaryChecked))
+}
+
+// writeRunReport writes a run's stats as JSON to path and as Markdown
+// beside it (.md).
+func writeRunReport(path string, stats *sparql2plan.Stats) error {
+	b, err := json.MarshalIndent(stats, "", "  ")
+	if err != nil {
+		return fmt.Errorf("sparql2plan: report: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("sparql2plan: report: %w", err)
+	}
+	md := strings.TrimSuffix(path, ".json") + ".md"
+	if err := os.WriteFile(md, []byte(stats.Markdown()), 0o644); err != nil {
+		return fmt.Errorf("sparql2plan: report: %w", err)
 	}
 	return nil
 }
@@ -140,7 +190,14 @@ func (b *barProgress) finish() {
 // runVerify runs sparql2plan.Verify on input and prints its figures; a
 // --config names the KG both queries run on.
 func runVerify(ctx context.Context, env *Env, cf *configFlags, input string, f dataset.Format) error {
-	opts := sparql2plan.VerifyOptions{Input: input, Format: f}
+	pairs, _, err := loadPairs(ctx, input, f)
+	if err != nil {
+		return err
+	}
+	if len(pairs) == 0 {
+		return fmt.Errorf("sparql2plan: verify: %s: no question read as %s", input, f)
+	}
+	opts := sparql2plan.VerifyOptions{Questions: pairs, Format: string(f)}
 	if cf.given() {
 		cfg, err := cf.load(env)
 		if err != nil {

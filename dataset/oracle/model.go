@@ -141,7 +141,7 @@ func New(qs []dataset.Question, opts ...Option) (*Model, []Skip) {
 	}
 	var skipped []Skip
 	for _, q := range qs {
-		c, err := sparql2plan.Convert(q)
+		c, err := sparql2plan.Convert(GoldPair(q))
 		if err != nil {
 			skipped = append(skipped, Skip{ID: q.ID, Reason: sparql2plan.FailureReason(err)})
 			continue
@@ -162,6 +162,18 @@ func New(qs []dataset.Question, opts ...Option) (*Model, []Skip) {
 		m.byText[k] = qq
 	}
 	return m, skipped
+}
+
+// GoldPair is q as sparql2plan takes it: the question, its gold query,
+// its source and label, and its topic entities. The oracle knows a
+// question by sparql2plan's conversion of this pair, and parog sparql2plan
+// hands its questions over the same way.
+func GoldPair(q dataset.Question) sparql2plan.Pair {
+	p := sparql2plan.Pair{ID: q.ID, Text: q.Text, SPARQL: q.SPARQL, Source: string(q.Source), Label: q.Label}
+	for _, e := range q.TopicEntities {
+		p.TopicEntities = append(p.TopicEntities, sparql2plan.Entity{ID: e.ID, Name: e.Name})
+	}
+	return p
 }
 
 // Stats returns a copy of the counts so far.

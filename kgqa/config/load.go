@@ -331,29 +331,8 @@ func setValue(v reflect.Value, s string) error {
 // Validate checks every value and names the first bad setting.
 func (c *Config) Validate() error {
 	bad := func(key, reason string) error { return &Error{Key: key, Reason: reason} }
-	switch c.KG.Backend {
-	case "embedded":
-		if len(c.KG.Files) == 0 && c.KG.Dir == "" {
-			return bad("kg.files", "the embedded backend needs files to load or a store directory")
-		}
-	case "sparql":
-		if err := checkURL(c.KG.Endpoint); err != nil {
-			return bad("kg.endpoint", err.Error())
-		}
-	default:
-		return bad("kg.backend", fmt.Sprintf("%q is not embedded or sparql", c.KG.Backend))
-	}
-	if c.KG.FullText && c.KG.Backend != "sparql" {
-		return bad("kg.full_text", "only meaningful with backend sparql (a Virtuoso endpoint with its text index); the "+c.KG.Backend+" backend has no text index")
-	}
-	if c.KG.Results != "" && c.KG.Results != "json" && c.KG.Results != "tsv" && c.KG.Results != "xml" {
-		return bad("kg.results", fmt.Sprintf("%q is not json, tsv or xml", c.KG.Results))
-	}
-	if c.KG.Results != "" && c.KG.Results != "json" && c.KG.Backend != "sparql" {
-		return bad("kg.results", "only meaningful with backend sparql; the "+c.KG.Backend+" backend sends no results")
-	}
-	if c.KG.Dialect != "freebase" && c.KG.Dialect != "wikidata" {
-		return bad("kg.dialect", fmt.Sprintf("%q is not freebase or wikidata", c.KG.Dialect))
+	if err := validateKG(c.KG); err != nil {
+		return err
 	}
 	positive := map[string]int64{
 		"kg.timeout": int64(c.KG.Timeout), "kg.max_response_bytes": c.KG.MaxResponseBytes,
@@ -411,15 +390,53 @@ func (c *Config) Validate() error {
 	if c.KG.Language != "" && !langTagRE.MatchString(c.KG.Language) {
 		return bad("kg.language", fmt.Sprintf("%q is not a language tag such as en or pt-BR", c.KG.Language))
 	}
+	return validateLLM(c.LLM)
+}
+
+// validateKG checks the KG's backend and how it is reached: the
+// backend's own settings, the results format and the dialect.
+func validateKG(k KG) error {
+	bad := func(key, reason string) error { return &Error{Key: key, Reason: reason} }
+	switch k.Backend {
+	case "embedded":
+		if len(k.Files) == 0 && k.Dir == "" {
+			return bad("kg.files", "the embedded backend needs files to load or a store directory")
+		}
+	case "sparql":
+		if err := checkURL(k.Endpoint); err != nil {
+			return bad("kg.endpoint", err.Error())
+		}
+	default:
+		return bad("kg.backend", fmt.Sprintf("%q is not embedded or sparql", k.Backend))
+	}
+	if k.FullText && k.Backend != "sparql" {
+		return bad("kg.full_text", "only meaningful with backend sparql (a Virtuoso endpoint with its text index); the "+k.Backend+" backend has no text index")
+	}
+	if k.Results != "" && k.Results != "json" && k.Results != "tsv" && k.Results != "xml" {
+		return bad("kg.results", fmt.Sprintf("%q is not json, tsv or xml", k.Results))
+	}
+	if k.Results != "" && k.Results != "json" && k.Backend != "sparql" {
+		return bad("kg.results", "only meaningful with backend sparql; the "+k.Backend+" backend sends no results")
+	}
+	if k.Dialect != "freebase" && k.Dialect != "wikidata" {
+		return bad("kg.dialect", fmt.Sprintf("%q is not freebase or wikidata", k.Dialect))
+	}
+	return nil
+}
+
+// validateLLM checks the model endpoints of every role, and the
+// embeddings endpoint when one is set.
+func validateLLM(l LLM) error {
+	bad := func(key, reason string) error { return &Error{Key: key, Reason: reason} }
 	for _, r := range []struct {
 		name string
 		ep   Endpoint
-	}{{"planner", c.LLM.Planner}, {"reasoner", c.LLM.Reasoner}, {"teacher", c.LLM.Teacher}} {
+	}{{"planner", l.Planner}, {"reasoner", l.Reasoner}, {"teacher", l.Teacher}} {
 		if err := validateEndpoint("llm."+r.name, r.ep); err != nil {
 			return err
 		}
 	}
-	if e := c.LLM.Embeddings; e.BaseURL != "" {
+	if e := l.Embeddings; e.BaseURL != "" {
 		if err := checkURL(e.BaseURL); err != nil {
 			return bad("llm.embeddings.base_url", err.Error())
 		}

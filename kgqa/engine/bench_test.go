@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
@@ -63,7 +64,7 @@ func BenchmarkDemoQuestions(b *testing.B) {
 
 // hit is 1 when ans's entities are exactly q's gold answers (each gold
 // answer predicted, each prediction gold), else 0.
-func hit(ans *kgqa.Answer, q demokg.Question) float64 {
+func hit(ans *kgqa.Answer, q dataset.DemoRecord) float64 {
 	if len(ans.Entities) == 0 {
 		return 0
 	}
@@ -73,7 +74,7 @@ func hit(ans *kgqa.Answer, q demokg.Question) float64 {
 		}
 	}
 	for _, p := range ans.Entities {
-		if !slices.ContainsFunc(q.Answers, func(a demokg.Answer) bool { return goldMatch(p, a) }) {
+		if !slices.ContainsFunc(q.Answers, func(a dataset.DemoAnswer) bool { return goldMatch(p, a) }) {
 			return 0
 		}
 	}

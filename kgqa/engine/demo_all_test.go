@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -20,7 +21,7 @@ import (
 // rules of the dataset scorer (which this package's tests cannot import:
 // dataset imports kgqa): the same id; else the same normalised name; else,
 // for literals, the same number.
-func goldMatch(p kgqa.Term, a demokg.Answer) bool {
+func goldMatch(p kgqa.Term, a dataset.DemoAnswer) bool {
 	if p.ID != "" && a.ID != "" {
 		return p.ID == a.ID
 	}
@@ -54,7 +55,7 @@ func TestEveryDemoQuestionGetsItsGoldAnswer(t *testing.T) {
 }
 
 // assertGold checks that ans holds exactly the gold answers of q.
-func assertGold(t *testing.T, q demokg.Question, ans *kgqa.Answer) {
+func assertGold(t *testing.T, q dataset.DemoRecord, ans *kgqa.Answer) {
 	t.Helper()
 	require.NotEmpty(t, ans.Entities, "trace:\n%s", brief(ans))
 	for _, a := range q.Answers {
@@ -77,15 +78,15 @@ func TestGoldMatch(t *testing.T) {
 	cases := []struct {
 		name string
 		p    kgqa.Term
-		a    demokg.Answer
+		a    dataset.DemoAnswer
 		want bool
 	}{
-		{"same id", kgqa.Term{ID: "m.0345h", Name: "Deutschland"}, demokg.Answer{ID: "m.0345h", Name: "Germany"}, true},
-		{"other id, same name", kgqa.Term{ID: "m.1", Name: "Germany"}, demokg.Answer{ID: "m.0345h", Name: "Germany"}, false},
-		{"name of a literal", kgqa.Term{Name: "Swiss franc"}, demokg.Answer{ID: "m.0rzsqt", Name: "Swiss Franc"}, true},
-		{"same number", kgqa.Term{Name: "27", Datatype: xsd + "integer"}, demokg.Answer{Name: "27.0"}, true},
-		{"other number", kgqa.Term{Name: "20", Datatype: xsd + "integer"}, demokg.Answer{Name: "27"}, false},
-		{"empty", kgqa.Term{}, demokg.Answer{Name: ""}, false},
+		{"same id", kgqa.Term{ID: "m.0345h", Name: "Deutschland"}, dataset.DemoAnswer{ID: "m.0345h", Name: "Germany"}, true},
+		{"other id, same name", kgqa.Term{ID: "m.1", Name: "Germany"}, dataset.DemoAnswer{ID: "m.0345h", Name: "Germany"}, false},
+		{"name of a literal", kgqa.Term{Name: "Swiss franc"}, dataset.DemoAnswer{ID: "m.0rzsqt", Name: "Swiss Franc"}, true},
+		{"same number", kgqa.Term{Name: "27", Datatype: xsd + "integer"}, dataset.DemoAnswer{Name: "27.0"}, true},
+		{"other number", kgqa.Term{Name: "20", Datatype: xsd + "integer"}, dataset.DemoAnswer{Name: "27"}, false},
+		{"empty", kgqa.Term{}, dataset.DemoAnswer{Name: ""}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
@@ -72,7 +73,7 @@ func newHarnessOn(tb testing.TB, g kg.Graph, m *kgqatest.Model, cfg config.Engin
 	return h
 }
 
-func demoQuestion(tb testing.TB, id string) demokg.Question {
+func demoQuestion(tb testing.TB, id string) dataset.DemoRecord {
 	tb.Helper()
 	for _, q := range demokg.FreebaseQuestions() {
 		if q.ID == id {
@@ -80,10 +81,10 @@ func demoQuestion(tb testing.TB, id string) demokg.Question {
 		}
 	}
 	tb.Fatalf("no demo question %s", id)
-	return demokg.Question{}
+	return dataset.DemoRecord{}
 }
 
-func topicIDs(q demokg.Question) []string {
+func topicIDs(q dataset.DemoRecord) []string {
 	var ids []string
 	for _, t := range q.TopicEntities {
 		ids = append(ids, t.ID)

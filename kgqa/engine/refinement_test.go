@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
@@ -147,7 +148,7 @@ func TestMisalignedSubgoalRetriesUntriedRelations(t *testing.T) {
 	assert.Equal(t, 2, m.Calls("refine"), "the misaligned verdict and the retry's")
 }
 
-func answerIDs(q demokg.Question) []string {
+func answerIDs(q dataset.DemoRecord) []string {
 	out := []string{}
 	for _, a := range q.Answers {
 		out = append(out, a.ID)

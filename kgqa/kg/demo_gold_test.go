@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/kg/embedded"
@@ -49,7 +50,7 @@ func TestDemoGoldSPARQL(t *testing.T) {
 		name      string
 		dialect   string
 		builtin   string
-		questions []demokg.Question
+		questions []dataset.DemoRecord
 		endpoint  func(t *testing.T) string
 	}{
 		{"freebase", "freebase", embedded.BuiltinDemoFreebase, demokg.FreebaseQuestions(),
@@ -86,7 +87,7 @@ func TestDemoGoldSPARQL(t *testing.T) {
 	}
 }
 
-func goldKeys(answers []demokg.Answer) []string {
+func goldKeys(answers []dataset.DemoAnswer) []string {
 	keys := make([]string, 0, len(answers))
 	for _, a := range answers {
 		keys = append(keys, answerKey(a.ID, a.Name))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg/adapters"
@@ -25,7 +26,7 @@ func TestDemoBackendsAgree(t *testing.T) {
 	})
 }
 
-func backendsAgree(t *testing.T, dialect, builtin, endpoint string, qs []demokg.Question, minFacts int) {
+func backendsAgree(t *testing.T, dialect, builtin, endpoint string, qs []dataset.DemoRecord, minFacts int) {
 	c := endpointConfig(endpoint)
 	c.Dialect, c.CacheSize = dialect, 0
 	backendsAgreeWith(t, dialect, builtin, c, adapters.Open, qs, minFacts)
@@ -33,7 +34,7 @@ func backendsAgree(t *testing.T, dialect, builtin, endpoint string, qs []demokg.
 
 // backendsAgreeWith is backendsAgree with the endpoint's store opened from
 // virtCfg by open.
-func backendsAgreeWith(t *testing.T, dialect, builtin string, virtCfg config.KG, open OpenBackend, qs []demokg.Question, minFacts int) {
+func backendsAgreeWith(t *testing.T, dialect, builtin string, virtCfg config.KG, open OpenBackend, qs []dataset.DemoRecord, minFacts int) {
 	cfg := config.Default().KG
 	cfg.Dialect, cfg.Files = dialect, []string{builtin}
 	cfg.CacheSize = 0

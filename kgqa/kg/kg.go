@@ -4,7 +4,9 @@
 // and a cache. It has no heavy dependencies: the backends that run its
 // queries are adapters in sub-packages (endpoint: a SPARQL endpoint;
 // embedded: an in-process goRDFlib store; adapters: the one that opens
-// either from a config), which meet kg in package backend.
+// either from a config), which meet kg in package backend. It is the
+// runtime only: the offline data tools (Freebase import, densifying, the
+// Virtuoso kit, the demo graphs' generator) live in kgqa/kgdata.
 //
 // All SPARQL text is built in this package from validated identifiers.
 package kg

@@ -11,6 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -112,7 +113,7 @@ func NewWikidataDemoModel(opts ...Option) *Model {
 	return newModel(demokg.WikidataQuestions(), opts)
 }
 
-func newModel(qs []demokg.Question, opts []Option) *Model {
+func newModel(qs []dataset.DemoRecord, opts []Option) *Model {
 	m := &Model{plans: map[string]json.RawMessage{}, beliefs: map[string][]string{}, answers: map[string][]string{},
 		refuse: map[string]bool{}, rewrites: map[string]string{}, unsafe: map[string]bool{}, countries: map[string]bool{}, calls: map[string]int{}}
 	for _, c := range strings.Split("Germany,Netherlands,France,Italy,Spain,Luxembourg,Suriname,Switzerland,Andorra,Monaco,Belgium,Brazil,Austria,Liechtenstein,Poland,Denmark,Czech Republic,Portugal,Slovenia,San Marino,Vatican City", ",") {

@@ -335,89 +335,26 @@ func ToPlan(atoms []Atom, t Tree) (*kgqa.Plan, int, error) {
 	if len(t.Parent) != n {
 		return nil, 0, fmt.Errorf("lqt: a tree of %d queries for %d atomic queries", len(t.Parent), n)
 	}
-	needs := make([][]int, n)
+	needs := make(needGraph, n)
 	for c, p := range t.Parent {
 		if p >= 0 {
 			needs[p] = append(needs[p], c)
 		}
 	}
-	// dependsOn reports whether a needs b, directly or not.
-	dependsOn := func(a, b int) bool {
-		seen := make([]bool, n)
-		stack := []int{a}
-		for len(stack) > 0 {
-			x := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if x == b {
-				return true
-			}
-			if !seen[x] {
-				seen[x] = true
-				stack = append(stack, needs[x]...)
-			}
-		}
-		return false
-	}
 	added := 0
 	for i, a := range atoms {
 		for _, k := range refs(a.Text) {
-			if j := k - 1; j >= 0 && j < n && j != i && !dependsOn(i, j) && !dependsOn(j, i) {
+			if j := k - 1; j >= 0 && j < n && j != i && !needs.dependsOn(i, j) && !needs.dependsOn(j, i) {
 				needs[i] = append(needs[i], j)
 				added++
 			}
 		}
 	}
-	// Children first (Kahn's order, lowest index first).
-	indeg := make([]int, n)
-	for i := range needs {
-		indeg[i] = len(needs[i])
+	order, err := needs.childrenFirst()
+	if err != nil {
+		return nil, 0, err
 	}
-	var order []int
-	done := make([]bool, n)
-	for len(order) < n {
-		next := -1
-		for i := 0; i < n; i++ {
-			if !done[i] && indeg[i] == 0 {
-				next = i
-				break
-			}
-		}
-		if next < 0 {
-			return nil, 0, errors.New("lqt: the plan's dependencies have a cycle")
-		}
-		done[next] = true
-		order = append(order, next)
-		for i := range needs {
-			if slices.Contains(needs[i], next) {
-				indeg[i]--
-			}
-		}
-	}
-	// The answer: of the subgoals no other needs, the one resting on the
-	// most others (the root of the largest tree, references counted), the
-	// last on a tie.
-	needed := make([]bool, n)
-	for i := range needs {
-		for _, j := range needs[i] {
-			needed[j] = true
-		}
-	}
-	answer, best := -1, -1
-	for i := 0; i < n; i++ {
-		if needed[i] {
-			continue
-		}
-		below := 0
-		for j := 0; j < n; j++ {
-			if j != i && dependsOn(i, j) {
-				below++
-			}
-		}
-		if below >= best {
-			answer, best = i, below
-		}
-	}
-	plan := &kgqa.Plan{Version: kgqa.PlanVersion, Answer: atomID(answer)}
+	plan := &kgqa.Plan{Version: kgqa.PlanVersion, Answer: atomID(needs.answer())}
 	for _, i := range order {
 		s := kgqa.Subgoal{ID: atomID(i), Text: atoms[i].Text, Op: atoms[i].Op, Args: atoms[i].Args}
 		slices.Sort(needs[i])
@@ -430,6 +367,88 @@ func ToPlan(atoms []Atom, t Tree) (*kgqa.Plan, int, error) {
 		return nil, 0, err
 	}
 	return plan, added, nil
+}
+
+// needGraph lists, for each atomic query, the queries it needs.
+type needGraph [][]int
+
+// dependsOn reports whether a needs b, directly or not.
+func (g needGraph) dependsOn(a, b int) bool {
+	seen := make([]bool, len(g))
+	stack := []int{a}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == b {
+			return true
+		}
+		if !seen[x] {
+			seen[x] = true
+			stack = append(stack, g[x]...)
+		}
+	}
+	return false
+}
+
+// childrenFirst orders the queries so that each comes after those it
+// needs (Kahn's order, lowest index first).
+func (g needGraph) childrenFirst() ([]int, error) {
+	n := len(g)
+	indeg := make([]int, n)
+	for i := range g {
+		indeg[i] = len(g[i])
+	}
+	var order []int
+	done := make([]bool, n)
+	for len(order) < n {
+		next := -1
+		for i := 0; i < n; i++ {
+			if !done[i] && indeg[i] == 0 {
+				next = i
+				break
+			}
+		}
+		if next < 0 {
+			return nil, errors.New("lqt: the plan's dependencies have a cycle")
+		}
+		done[next] = true
+		order = append(order, next)
+		for i := range g {
+			if slices.Contains(g[i], next) {
+				indeg[i]--
+			}
+		}
+	}
+	return order, nil
+}
+
+// answer is the plan's answer: of the queries no other needs, the one
+// resting on the most others (the root of the largest tree, references
+// counted), the last on a tie.
+func (g needGraph) answer() int {
+	n := len(g)
+	needed := make([]bool, n)
+	for i := range g {
+		for _, j := range g[i] {
+			needed[j] = true
+		}
+	}
+	answer, best := -1, -1
+	for i := 0; i < n; i++ {
+		if needed[i] {
+			continue
+		}
+		below := 0
+		for j := 0; j < n; j++ {
+			if j != i && g.dependsOn(i, j) {
+				below++
+			}
+		}
+		if below >= best {
+			answer, best = i, below
+		}
+	}
+	return answer
 }
 
 // joinNote appends note to the notes in notes.

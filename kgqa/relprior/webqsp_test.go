@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/internal/realdata"
 	"github.com/parog/parog-go/kgqa/relprior"
 	"github.com/parog/parog-go/kgqa/sft"
@@ -27,11 +28,12 @@ func webqspRecords(t *testing.T) []*sft.Record {
 	require.NoError(t, err)
 	var recs []*sft.Record
 	for _, q := range loaded.Questions {
-		c, err := sparql2plan.Convert(q)
+		p := oracle.GoldPair(q)
+		c, err := sparql2plan.Convert(p)
 		if err != nil {
 			continue
 		}
-		rec, err := sparql2plan.NewRecord(q, c, nil, false, 5)
+		rec, err := sparql2plan.NewRecord(p, c, nil, false, 5)
 		require.NoError(t, err)
 		rec.SourceSplit = sft.SourceTrain
 		recs = append(recs, rec)

@@ -1,4 +1,4 @@
-// Package oraclebench measures the engine against the oracle model of
+// Package bench measures the engine against the oracle model of
 // dataset/oracle: the ceiling and cost with a perfect model, Hits@1 under
 // reproducible noise, and what refinement does with wrong and with right
 // tentative answers (parog bench oracle). Each run serves an oracle on a
@@ -100,7 +100,7 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 	m, _ := oracle.New(qs, oracle.WithTentative(p), oracle.WithNoise(n), oracle.WithSufficiency(suf))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("oraclebench: bench: %w", err)
+		return nil, fmt.Errorf("bench: run: %w", err)
 	}
 	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	var wg sync.WaitGroup
@@ -118,11 +118,11 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 		Concurrency: 16, Retries: 2, MaxTokens: 1024, JSONSchema: cfg.LLM.Reasoner.JSONSchema}
 	cfg.LLM.Planner, cfg.LLM.Reasoner = ep, ep
 	if o.Engine == nil {
-		return nil, errors.New("oraclebench: bench: no engine builder")
+		return nil, errors.New("bench: run: no engine builder")
 	}
 	eng, release, err := o.Engine(ctx, cfg.LLM)
 	if err != nil {
-		return nil, fmt.Errorf("oraclebench: bench: %w", err)
+		return nil, fmt.Errorf("bench: run: %w", err)
 	}
 	defer func() { _ = release() }()
 	ans := eval.NewAnswerer(eng, eval.WithGoldRewrite(func(q string) string { s, _ := sparql2plan.Normalize(q); return s }))
@@ -130,7 +130,7 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 	_ = os.Remove(path)
 	w, err := eval.CreateResultWriter(path, false)
 	if err != nil {
-		return nil, fmt.Errorf("oraclebench: bench: %w", err)
+		return nil, fmt.Errorf("bench: run: %w", err)
 	}
 	run := &Pass{Name: name, Expected: len(qs) * max(1, len(seeds))}
 	opts := eval.RunOptions{Concurrency: max(1, o.Concurrency), Seeds: seeds, Timeout: o.Timeout,
@@ -138,7 +138,7 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 	_, err = eval.Run(ctx, ans, qs, w, opts)
 	err = errors.Join(err, w.Close())
 	if err != nil {
-		return nil, fmt.Errorf("oraclebench: bench: %s: %w", name, err)
+		return nil, fmt.Errorf("bench: run: %s: %w", name, err)
 	}
 	slices.SortFunc(run.Results, func(a, b eval.Result) int {
 		if a.ID != b.ID {
@@ -220,7 +220,7 @@ func Labelled(qs []dataset.Question) []dataset.Question {
 	out := make([]dataset.Question, len(qs))
 	for i, q := range qs {
 		if q.Label == "" {
-			if c, err := sparql2plan.Convert(q); err == nil {
+			if c, err := sparql2plan.Convert(oracle.GoldPair(q)); err == nil {
 				q.Label = string(sparql2plan.PrimaryKind(c.Plan))
 			}
 		}
@@ -245,7 +245,7 @@ func MissingEvidence(ctx context.Context, g kg.Graph, all, answerable []dataset.
 		if in[q.ID] || len(q.TopicEntities) == 0 || len(q.Answers) == 0 {
 			continue
 		}
-		if _, err := sparql2plan.Convert(q); err != nil {
+		if _, err := sparql2plan.Convert(oracle.GoldPair(q)); err != nil {
 			continue
 		}
 		known := true
@@ -256,7 +256,7 @@ func MissingEvidence(ctx context.Context, g kg.Graph, all, answerable []dataset.
 			}
 			name, err := g.Name(ctx, e.ID)
 			if err != nil {
-				return nil, fmt.Errorf("oraclebench: missing evidence: %w", err)
+				return nil, fmt.Errorf("bench: missing evidence: %w", err)
 			}
 			known = known && name != ""
 		}

@@ -11,6 +11,8 @@ import (
 	rdflibgo "github.com/tggo/goRDFlib"
 	"github.com/tggo/goRDFlib/nt"
 	"github.com/tggo/goRDFlib/sparql"
+
+	"github.com/parog/parog-go/dataset"
 )
 
 const (
@@ -19,16 +21,16 @@ const (
 	xsdNS = "http://www.w3.org/2001/XMLSchema#"
 )
 
-// dataset is one embedded graph with its questions and id namespace.
-type dataset struct {
+// demoSet is one embedded graph with its questions and id namespace.
+type demoSet struct {
 	name      string
 	nt        []byte
-	questions []Question
+	questions []dataset.DemoRecord
 	ns        string
 }
 
-func datasets() []dataset {
-	return []dataset{
+func datasets() []demoSet {
+	return []demoSet{
 		{"freebase", Freebase(), FreebaseQuestions(), fbNS},
 		{"wikidata", Wikidata(), WikidataQuestions(), wdNS},
 	}
@@ -72,7 +74,7 @@ func termKey(tm rdflibgo.Term, namespace string) string {
 	}
 }
 
-func answerKeys(q Question) []string {
+func answerKeys(q dataset.DemoRecord) []string {
 	var out []string
 	for _, a := range q.Answers {
 		if a.IsEntity() {
@@ -130,7 +132,7 @@ func TestQuestionsAreWellFormed(t *testing.T) {
 }
 
 // nameIndex maps each English name to the sorted ids that carry it.
-func nameIndex(t testing.TB, g *rdflibgo.Graph, ds dataset) map[string][]string {
+func nameIndex(t testing.TB, g *rdflibgo.Graph, ds demoSet) map[string][]string {
 	t.Helper()
 	pred := "<" + fbNS + "type.object.name>"
 	if ds.ns == wdNS {

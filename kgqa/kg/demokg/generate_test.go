@@ -11,18 +11,18 @@ import (
 )
 
 // TestGeneratedFilesAreCurrent regenerates the shipped files into a temp
-// directory and requires them to be byte-identical: the tables in ./gen are
+// directory and requires them to be byte-identical: the tables of kgqa/kgdata/demogen are
 // the source of truth, and the output is reproducible.
 func TestGeneratedFilesAreCurrent(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped in -short mode: builds and runs ./gen with the go tool")
+		t.Skip("skipped in -short mode: builds and runs kgqa/kgdata/demogen with the go tool")
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("skipped: the go tool is not on PATH, cannot run ./gen")
+		t.Skip("skipped: the go tool is not on PATH, cannot run kgqa/kgdata/demogen")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(goTool, "run", "./gen", "-out", dir)
+	cmd := exec.Command(goTool, "run", "../../kgdata/demogen", "-out", dir)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	for _, name := range []string{"freebase.nt", "wikidata.nt", "questions.json", "wikidata_questions.json"} {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/engine"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
@@ -30,7 +31,7 @@ func planSchema(t *testing.T) *jsonschema.Schema {
 // published schema, is version 1, and contains the question's own kind.
 func TestGoldPlans(t *testing.T) {
 	schema := planSchema(t)
-	sets := map[string][]demokg.Question{
+	sets := map[string][]dataset.DemoRecord{
 		"freebase": demokg.FreebaseQuestions(),
 		"wikidata": demokg.WikidataQuestions(),
 	}

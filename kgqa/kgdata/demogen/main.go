@@ -1,7 +1,8 @@
-// Command gen writes the demo knowledge graphs and their questions:
+// Command demogen writes the demo knowledge graphs and their questions:
 // freebase.nt, wikidata.nt, questions.json and wikidata_questions.json in
-// the directory given by -out (default: the parent directory, so that
-// `go generate` in package demokg refreshes the shipped files).
+// the directory given by -out (default: kgqa/kg/demokg, from this
+// directory; `go generate` in package demokg runs it with -out . to
+// refresh the shipped files).
 //
 // The world knowledge lives in the tables of this package (geo.go,
 // sports.go, film.go, wikidata.go); the gold answers of the questions

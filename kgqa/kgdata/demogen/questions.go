@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/kg/demokg"
 )
 
 // Gold queries avoid two habits that goRDFlib v0.1.5 does not handle
@@ -50,21 +50,21 @@ const (
 var placeholder = regexp.MustCompile(`\[\[([^\[\]]+)\]\]`)
 
 func writeQuestions(path string, qs []question, resolve func(name string) string) {
-	out := make([]demokg.Question, 0, len(qs))
+	out := make([]dataset.DemoRecord, 0, len(qs))
 	for _, q := range qs {
 		p, err := json.Marshal(kgqa.Plan{Version: kgqa.PlanVersion, Subgoals: q.plan})
 		if err != nil {
 			log.Fatal(err)
 		}
-		j := demokg.Question{ID: q.id, Question: q.text, Type: q.typ, Plan: p}
+		j := dataset.DemoRecord{ID: q.id, Question: q.text, Type: q.typ, Plan: p}
 		for _, t := range q.topics {
-			j.TopicEntities = append(j.TopicEntities, demokg.TopicEntity{ID: resolve(t), Name: t})
+			j.TopicEntities = append(j.TopicEntities, dataset.DemoEntity{ID: resolve(t), Name: t})
 		}
 		for _, a := range q.answers {
-			j.Answers = append(j.Answers, demokg.Answer{ID: resolve(a), Name: a})
+			j.Answers = append(j.Answers, dataset.DemoAnswer{ID: resolve(a), Name: a})
 		}
 		if q.literal != nil {
-			j.Answers = append(j.Answers, demokg.Answer{Name: q.literal.lex, Datatype: q.literal.datatype})
+			j.Answers = append(j.Answers, dataset.DemoAnswer{Name: q.literal.lex, Datatype: q.literal.datatype})
 		}
 		j.SPARQL = placeholder.ReplaceAllStringFunc(strings.TrimSpace(q.sparql), func(m string) string {
 			return resolve(m[2 : len(m)-2])
