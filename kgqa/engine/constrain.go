@@ -51,6 +51,9 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	}
 	sg.rec.Anchors = members
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(members)})
+	if res, ok, err := sg.validFilter(ctx, members, rec); ok || err != nil {
+		return res, sg.d0, err
+	}
 	args := sg.args()
 	rec.Cmp, rec.Order = args.Cmp, args.Order
 	text := sg.text()
@@ -100,9 +103,12 @@ func (sg *subgoalRun) constrain(ctx context.Context) (kgqa.Result, int, error) {
 	}
 	var out []kgqa.Term
 	var ok bool
-	if bounded {
+	switch {
+	case bounded:
 		out, ok = boundedConstraint(members, values, args, bounds, rec)
-	} else {
+	case args.Type == kgqa.TypeText:
+		out, ok = textConstraint(members, values, args, rec)
+	default:
 		out, ok = exactConstraint(members, values, args, rec)
 	}
 	if ok {

@@ -443,7 +443,7 @@ func (r *run) do(ctx context.Context, req Request) error {
 		return err
 	}
 	r.planRetrieval(plan, topics)
-	if len(topics) == 0 {
+	if len(topics) == 0 && !literalAnchored(plan) {
 		if r.b.OutsideKG == "notice" {
 			r.answerOutsideKG()
 			return nil

@@ -14,6 +14,9 @@ import (
 // exploration each checked by refinement, until the evidence is aligned or
 // the budgets run out, when the tentative answer is kept.
 func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
+	if res, end, ok, err := sg.literalFind(ctx); ok || err != nil {
+		return res, end, err
+	}
 	if against, ok := sg.verifyAgainst[sg.s.ID]; ok {
 		res, end, settled, err := sg.verify(ctx, against)
 		if err != nil || settled {
@@ -60,6 +63,9 @@ func (sg *subgoalRun) find(ctx context.Context) (kgqa.Result, int, error) {
 	var first *firstHop
 	depth, answered := 0, false
 	for round := 1; ; round++ {
+		if err := sg.keepValidFacts(ctx, rd); err != nil {
+			return kgqa.Result{}, end, err
+		}
 		sg.rec.Rounds = append(sg.rec.Rounds, rd)
 		rc := *rd
 		sg.emit.send(kgqa.Event{Type: kgqa.EventExploration, Subgoal: sg.s.ID, Round: &rc})
