@@ -9,7 +9,8 @@ import (
 
 // stepArgs is the structured part of a step's subgoal: a compare's or a
 // superlative's arguments as built, and what a plan of version 2 states
-// beside its text: a find's literal anchor, a filter's value with how it
+// beside its text: a find's literal anchor (with its relation's id, as
+// no entity's relations can be listed to find it), a filter's value with how it
 // compares, and the time conditions of a find's mediator or a filter's
 // members. A mediator's entity or literal condition stays in the text
 // alone, as it always has.
@@ -20,7 +21,8 @@ func stepArgs(s Step) *kgqa.Args {
 	}
 	switch {
 	case s.Op == kgqa.OpFind && s.Literal != "" && len(s.Path) > 0:
-		a.Attribute, a.Literal, a.Type = readable(s.Path[0].Relation), s.Literal, planType(s.LiteralType)
+		// No entity to list relations from: the relation is named.
+		a.Attribute, a.Literal, a.Type = s.Path[0].Relation, s.Literal, planType(s.LiteralType)
 	case s.Op == kgqa.OpFilter && s.Literal != "" && len(s.Path) > 0 && len(s.Anchors) == 0:
 		a.Attribute, a.Cmp, a.Value, a.Type = filterAttribute(s.Path), "=", s.Literal, planType(s.LiteralType)
 	}

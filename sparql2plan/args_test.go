@@ -25,7 +25,7 @@ func TestConditionArgs(t *testing.T) {
 			{Attribute: "from", Cmp: "<=", Value: "2015-08-10", Open: true},
 			{Attribute: "to", Cmp: ">=", Value: "2015-08-10", Open: true}}}, kgqa.OpFind, "currently"},
 		{"text value", webqTrn3, kgqa.Args{Attribute: "loc type", Cmp: "=", Value: "Country", Type: kgqa.TypeText}, kgqa.OpFilter, "Country"},
-		{"find from a literal", webqTrn1466, kgqa.Args{Attribute: "alias", Literal: "EU", Type: kgqa.TypeText}, kgqa.OpFind, "EU"},
+		{"find from a literal", webqTrn1466, kgqa.Args{Attribute: "common.topic.alias", Literal: "EU", Type: kgqa.TypeText}, kgqa.OpFind, "EU"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
