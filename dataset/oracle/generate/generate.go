@@ -194,12 +194,12 @@ func Generate(ctx context.Context, g Selector, o Options) ([]Question, *Report, 
 
 // maker makes the questions of one shape.
 type maker struct {
-	r          *reader
-	pool       []kgqa.Entity
-	rng        *rand.Rand
+	r    *reader
+	pool []kgqa.Entity
+	rng  *rand.Rand
 	// sides draws the time questions' before and after conditions, apart
 	// from rng, so that adding them changed no other question of a seed.
-	sides *rand.Rand
+	sides      *rand.Rand
 	maxAnswers int
 	// seen holds the gold queries already kept, so none is made twice.
 	seen map[string]bool
