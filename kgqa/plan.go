@@ -328,6 +328,22 @@ func (s Subgoal) checkArgs() error {
 	return nil
 }
 
+// CheckVersion sets a missing version to the lowest that holds p, and
+// reports a version this code does not read, or one below what p's args
+// need.
+func (p *Plan) CheckVersion() error {
+	if p.Version == 0 {
+		p.Version = p.NeededVersion()
+	}
+	if p.Version < PlanVersion || p.Version > LatestPlanVersion {
+		return fmt.Errorf("%w: version %d, want %d to %d", ErrInvalidPlan, p.Version, PlanVersion, LatestPlanVersion)
+	}
+	if need := p.NeededVersion(); p.Version < need {
+		return fmt.Errorf("%w: version %d, but its args need version %d", ErrInvalidPlan, p.Version, need)
+	}
+	return nil
+}
+
 // NeededVersion is the lowest plan version that holds p: PlanVersion,
 // or PlanVersionConditions when a subgoal's args use one of its fields.
 func (p *Plan) NeededVersion() int {
@@ -497,14 +513,8 @@ func ParsePlan(data []byte) (*Plan, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%w: trailing data after the plan", ErrInvalidPlan)
 	}
-	if p.Version == 0 {
-		p.Version = p.NeededVersion()
-	}
-	if p.Version < PlanVersion || p.Version > LatestPlanVersion {
-		return nil, fmt.Errorf("%w: version %d, want %d to %d", ErrInvalidPlan, p.Version, PlanVersion, LatestPlanVersion)
-	}
-	if need := p.NeededVersion(); p.Version < need {
-		return nil, fmt.Errorf("%w: version %d, but its args need version %d", ErrInvalidPlan, p.Version, need)
+	if err := p.CheckVersion(); err != nil {
+		return nil, err
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err

@@ -466,10 +466,11 @@ func (r *run) do(ctx context.Context, req Request) error {
 func (r *run) plan(ctx context.Context, req Request) (*kgqa.Plan, kgqa.PlanInfo, error) {
 	if req.Plan != nil {
 		p := *req.Plan
-		if p.Version == 0 {
-			p.Version = kgqa.PlanVersion
+		err := p.CheckVersion()
+		if err == nil {
+			err = p.Validate()
 		}
-		if err := p.Validate(); err != nil {
+		if err != nil {
 			return nil, kgqa.PlanInfo{Source: "given"}, stepErr("plan", "", err)
 		}
 		return &p, kgqa.PlanInfo{Source: "given", Kinds: p.Kinds()}, nil

@@ -45,11 +45,8 @@ func (e *Engine) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.Pl
 	var valid *kgqa.Plan // the first reply that was a valid plan
 	var questioned error // why the plan check sent that plan back
 	check := func() error {
-		if p.Version == 0 {
-			p.Version = kgqa.PlanVersion
-		}
-		if p.Version != kgqa.PlanVersion {
-			return fmt.Errorf("version %d, want %d", p.Version, kgqa.PlanVersion)
+		if err := p.CheckVersion(); err != nil {
+			return err
 		}
 		if err := p.Validate(); err != nil {
 			return err
@@ -116,8 +113,8 @@ func (e *Engine) replanForTopics(ctx context.Context, question string, p *kgqa.P
 	req.Messages = append(req.Messages, kgqa.Message{Role: "assistant", Content: string(prev)}, kgqa.Message{Role: "user", Content: why + ". Reply with the whole corrected plan as JSON only."})
 	var q kgqa.Plan
 	check := func() error {
-		if q.Version == 0 {
-			q.Version = kgqa.PlanVersion
+		if err := q.CheckVersion(); err != nil {
+			return err
 		}
 		if err := q.Validate(); err != nil {
 			return err
