@@ -179,6 +179,6 @@ func TestVerifyOnSharedSamples(t *testing.T) {
 		for _, c := range st.AlgebraCauses {
 			sum += c.Count
 		}
-		assert.Equal(t, st.Converted, sum, "every converted question is equivalent or has a cause")
+		assert.Equal(t, st.Input, sum, "every question is equivalent or has a cause")
 	}
 }
