@@ -293,6 +293,9 @@ type SubgoalRecord struct {
 	// Expansion records the members a find result gained from facts the
 	// prompt had no room for (see Expansion).
 	Expansion *Expansion `json:"expansion,omitempty"`
+	// Valid records how the subgoal's time conditions (Args.Valid) were
+	// checked: the relation each was read along, and what it kept.
+	Valid []TimeCheck `json:"valid,omitempty"`
 	// Result is the subgoal's answer.
 	Result Result `json:"result"`
 	// Corrected is true when refinement changed the tentative answer.
@@ -770,4 +773,19 @@ type Verdict struct {
 	// subgoal (see the engine's consistency checks); the verdict then
 	// counts as misaligned.
 	Overruled string `json:"overruled,omitempty"`
+}
+
+// TimeCheck is one time condition as the engine checked it: on a find,
+// on the mediators of its facts; on a filter, on the members.
+type TimeCheck struct {
+	// Cond is the plan's condition.
+	Cond TimeCond `json:"cond"`
+	// Relation is the relation the condition's date was read along
+	// (from the mediator or member, Out); empty when none matched its
+	// attribute, and then only Open lets a node pass.
+	Relation string `json:"relation,omitempty"`
+	// Checked counts the mediators (or members) examined, Kept those
+	// that satisfy the condition.
+	Checked int `json:"checked"`
+	Kept    int `json:"kept"`
 }

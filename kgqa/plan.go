@@ -9,8 +9,23 @@ import (
 	"strings"
 )
 
-// PlanVersion is the version of the Plan JSON shape written by this code.
+// PlanVersion is the version of the Plan JSON shape a plan without time
+// conditions, text values or literal anchors is written in; readers of
+// version 1 read it.
 const PlanVersion = 1
+
+// PlanVersionConditions is the version of a plan whose args use a field
+// version 1 lacks (Type, Literal, Valid): time-validity conditions, text
+// comparisons and finds from a literal. Plans keep the lowest version
+// that holds them (Plan.NeededVersion), so a planner served with the
+// version 1 schema still reads every plan that does not need more.
+const PlanVersionConditions = 2
+
+// MaxTimeConds bounds the time conditions of one subgoal.
+const MaxTimeConds = 4
+
+// LatestPlanVersion is the highest plan version ParsePlan reads.
+const LatestPlanVersion = PlanVersionConditions
 
 // Op is the kind of operation a subgoal performs.
 type Op string
@@ -65,6 +80,75 @@ type Args struct {
 	// or number reached from another entity, such as the start of a
 	// presidency), which must then be one of the subgoal's needs.
 	Value string `json:"value,omitempty"`
+	// Type says how Value (or Literal) compares: "text" compares its
+	// text as the gold queries do (str(?v) = "Country", case and accents
+	// kept), "number" and "date" by value; empty leaves it to the
+	// value's form. Version 2.
+	Type string `json:"type,omitempty"`
+	// Literal is the constant a find with no needs starts from instead of
+	// an entity: its members are what holds Literal along Attribute
+	// ("the locomotive classes whose maximum speed is 120"). Version 2.
+	Literal string `json:"literal,omitempty"`
+	// Valid are time-validity conditions: a find keeps the facts whose
+	// mediator (a position held, a roster spot, a marriage) satisfies
+	// each, a filter the members that do. Version 2.
+	Valid []TimeCond `json:"valid,omitempty"`
+}
+
+// The value types Args.Type may name.
+const (
+	TypeText   = "text"
+	TypeNumber = "number"
+	TypeDate   = "date"
+)
+
+// CmpContains is the comparison of a text value that keeps the members
+// whose text contains Value (a filter with Type "text" only).
+const CmpContains = "contains"
+
+// TimeCond is one time-validity condition: the date a mediator (or a
+// member) holds along Attribute compares with Value as Cmp says. With
+// Open, a mediator holding no such date passes too: WebQSP and CWQ write
+// "held the position in 2009" as from <= 2009-12-31 (or none) and to >=
+// 2009-01-01 (or none), an open end being a position still held.
+type TimeCond struct {
+	// Attribute names the date: "from", "to", "start date" (readable),
+	// or a relation id.
+	Attribute string `json:"attribute"`
+	// Cmp is one of < <= > >= =.
+	Cmp string `json:"cmp"`
+	// Value is a year ("2009") or an ISO date ("2015-08-10").
+	Value string `json:"value"`
+	// Open keeps a mediator with no date along Attribute.
+	Open bool `json:"open,omitempty"`
+}
+
+var timeValue = regexp.MustCompile(`^-?[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$`)
+
+// check reports what is wrong with a time condition.
+func (t TimeCond) check() error {
+	switch {
+	case strings.TrimSpace(t.Attribute) == "":
+		return fmt.Errorf("time condition with no attribute")
+	case !comparison(t.Cmp):
+		return fmt.Errorf("time condition operator %q is not one of < <= > >= =", t.Cmp)
+	case !timeValue.MatchString(t.Value):
+		return fmt.Errorf("time condition value %q is not a year or an ISO date", t.Value)
+	}
+	return nil
+}
+
+func comparison(cmp string) bool {
+	switch cmp {
+	case "<", "<=", ">", ">=", "=":
+		return true
+	}
+	return false
+}
+
+// conditions reports whether a uses a field of version 2.
+func (a *Args) conditions() bool {
+	return a != nil && (a.Type != "" || a.Literal != "" || len(a.Valid) > 0)
 }
 
 var valueRef = regexp.MustCompile(`^#(\d+)$`)
@@ -99,7 +183,8 @@ type Subgoal struct {
 
 // Plan is a non-linear decomposition of a question into subgoals.
 type Plan struct {
-	// Version is PlanVersion for plans written by this code.
+	// Version is the plan shape's version: PlanVersion, or
+	// PlanVersionConditions when the args use its fields.
 	Version int `json:"version"`
 	// Subgoals in an order where every subgoal follows those it needs.
 	Subgoals []Subgoal `json:"subgoals"`
@@ -179,6 +264,19 @@ func (s Subgoal) checkArgs() error {
 		if len(s.Needs) < 1 {
 			return fmt.Errorf("%s needs a subgoal to apply to", s.Op)
 		}
+		if s.Op == OpFilter && s.Args != nil && s.Args.Cmp != "" && !comparison(s.Args.Cmp) && s.Args.Cmp != CmpContains {
+			return fmt.Errorf("filter operator %q is not one of < <= > >= = contains", s.Args.Cmp)
+		}
+		if s.Args != nil && s.Args.Cmp == CmpContains && s.Args.Type != TypeText {
+			return fmt.Errorf("contains compares text: type must be %q", TypeText)
+		}
+	case OpFind:
+		if s.Args != nil && s.Args.Literal != "" && len(s.Needs) > 0 {
+			return fmt.Errorf("a find from a literal needs no subgoal")
+		}
+		if s.Args != nil && s.Args.Literal != "" && strings.TrimSpace(s.Args.Attribute) == "" {
+			return fmt.Errorf("a find from a literal names no attribute")
+		}
 	case OpSuperlative:
 		if len(s.Needs) < 1 {
 			return fmt.Errorf("superlative needs a subgoal to apply to")
@@ -208,7 +306,53 @@ func (s Subgoal) checkArgs() error {
 			return fmt.Errorf("compare value %q is not a reference of the form #k", s.Args.Value)
 		}
 	}
+	if s.Args == nil {
+		return nil
+	}
+	switch s.Args.Type {
+	case "", TypeText, TypeNumber, TypeDate:
+	default:
+		return fmt.Errorf("value type %q is not text, number or date", s.Args.Type)
+	}
+	if len(s.Args.Valid) > MaxTimeConds {
+		return fmt.Errorf("%d time conditions, at most %d allowed", len(s.Args.Valid), MaxTimeConds)
+	}
+	if len(s.Args.Valid) > 0 && s.Op != OpFind && s.Op != OpFilter {
+		return fmt.Errorf("time conditions on a %s: only a find or a filter has them", s.Op)
+	}
+	for _, t := range s.Args.Valid {
+		if err := t.check(); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// CheckVersion sets a missing version to the lowest that holds p, and
+// reports a version this code does not read, or one below what p's args
+// need.
+func (p *Plan) CheckVersion() error {
+	if p.Version == 0 {
+		p.Version = p.NeededVersion()
+	}
+	if p.Version < PlanVersion || p.Version > LatestPlanVersion {
+		return fmt.Errorf("%w: version %d, want %d to %d", ErrInvalidPlan, p.Version, PlanVersion, LatestPlanVersion)
+	}
+	if need := p.NeededVersion(); p.Version < need {
+		return fmt.Errorf("%w: version %d, but its args need version %d", ErrInvalidPlan, p.Version, need)
+	}
+	return nil
+}
+
+// NeededVersion is the lowest plan version that holds p: PlanVersion,
+// or PlanVersionConditions when a subgoal's args use one of its fields.
+func (p *Plan) NeededVersion() int {
+	for _, s := range p.Subgoals {
+		if s.Args.conditions() {
+			return PlanVersionConditions
+		}
+	}
+	return PlanVersion
 }
 
 // Order returns the subgoal indexes in a dependency-respecting order
@@ -357,7 +501,8 @@ func (p *Plan) Kinds() []Kind {
 }
 
 // ParsePlan decodes a plan strictly (unknown fields are an error) and
-// validates it. A missing version is taken as PlanVersion.
+// validates it. A missing version is taken as the lowest that holds the
+// plan; a version below what its args need is an error.
 func ParsePlan(data []byte) (*Plan, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
@@ -368,11 +513,8 @@ func ParsePlan(data []byte) (*Plan, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%w: trailing data after the plan", ErrInvalidPlan)
 	}
-	if p.Version == 0 {
-		p.Version = PlanVersion
-	}
-	if p.Version != PlanVersion {
-		return nil, fmt.Errorf("%w: version %d, want %d", ErrInvalidPlan, p.Version, PlanVersion)
+	if err := p.CheckVersion(); err != nil {
+		return nil, err
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err

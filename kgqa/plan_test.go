@@ -55,3 +55,47 @@ func TestCompareBoundReference(t *testing.T) {
 		t.Fatal("a literal is no reference")
 	}
 }
+
+// TestPlanConditions: time conditions, text values and literal anchors
+// are version 2; a plan that declares version 1 and uses them, or states
+// one malformed, is refused; a missing version takes the lowest that
+// holds the plan.
+func TestPlanConditions(t *testing.T) {
+	const find = `{"id":"s1","text":"Find the teams Joakim Noah plays for, currently.","op":"find","args":{"valid":[{"attribute":"from","cmp":"<=","value":"2015-08-10","open":true}]}}`
+	tests := []struct {
+		name, plan, err string
+		version         int
+	}{
+		{"time condition, no version", `{"subgoals":[` + find + `]}`, "", PlanVersionConditions},
+		{"time condition, version 2", `{"version":2,"subgoals":[` + find + `]}`, "", PlanVersionConditions},
+		{"time condition, version 1", `{"version":1,"subgoals":[` + find + `]}`, "need version 2", 0},
+		{"version 3", `{"version":3,"subgoals":[` + find + `]}`, "version 3", 0},
+		{"plain plan, no version", `{"subgoals":[{"id":"s1","text":"Find x.","op":"find"}]}`, "", PlanVersion},
+		{"bad time value", `{"subgoals":[{"id":"s1","text":"x","op":"find","args":{"valid":[{"attribute":"from","cmp":"<=","value":"now"}]}}]}`, "not a year or an ISO date", 0},
+		{"bad time cmp", `{"subgoals":[{"id":"s1","text":"x","op":"find","args":{"valid":[{"attribute":"from","cmp":"!=","value":"2009"}]}}]}`, "not one of", 0},
+		{"time condition on a count", `{"subgoals":[{"id":"s1","text":"x","op":"find"},{"id":"s2","text":"y","op":"count","needs":["s1"],"args":{"valid":[{"attribute":"from","cmp":"<=","value":"2009"}]}}]}`, "only a find or a filter", 0},
+		{"text contains", `{"subgoals":[{"id":"s1","text":"x","op":"find"},{"id":"s2","text":"y","op":"filter","needs":["s1"],"args":{"attribute":"name","cmp":"contains","value":"Saint","type":"text"}}]}`, "", PlanVersionConditions},
+		{"contains a number", `{"subgoals":[{"id":"s1","text":"x","op":"find"},{"id":"s2","text":"y","op":"filter","needs":["s1"],"args":{"attribute":"name","cmp":"contains","value":"1"}}]}`, "contains compares text", 0},
+		{"bad type", `{"subgoals":[{"id":"s1","text":"x","op":"find","args":{"attribute":"alias","literal":"EU","type":"word"}}]}`, "not text, number or date", 0},
+		{"literal find", `{"subgoals":[{"id":"s1","text":"What has the alias EU?","op":"find","args":{"attribute":"alias","literal":"EU","type":"text"}}]}`, "", PlanVersionConditions},
+		{"literal find with needs", `{"subgoals":[{"id":"s1","text":"x","op":"find"},{"id":"s2","text":"y","op":"find","needs":["s1"],"args":{"attribute":"alias","literal":"EU"}}]}`, "needs no subgoal", 0},
+		{"literal find without attribute", `{"subgoals":[{"id":"s1","text":"x","op":"find","args":{"literal":"EU"}}]}`, "names no attribute", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := ParsePlan([]byte(tc.plan))
+			if tc.err != "" {
+				if !errors.Is(err, ErrInvalidPlan) || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Parse error = %v; want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if p.Version != tc.version {
+				t.Fatalf("version %d, want %d", p.Version, tc.version)
+			}
+		})
+	}
+}

@@ -236,7 +236,11 @@ func (n *normalizer) values(v *sparqlsyntax.Values) *conjunct {
 
 // term resolves a triple term: a variable as is, a constant by its key.
 func (n *normalizer) term(s sparqlsyntax.Term) string {
-	t := resolve(s)
+	return n.termOf(resolve(s))
+}
+
+// termOf prints a resolved term as term does.
+func (n *normalizer) termOf(t term) string {
 	if t.kind == kindVar {
 		return "?" + t.value
 	}
@@ -292,6 +296,11 @@ func (n *normalizer) filter(e sparqlsyntax.Expr) [][3]string {
 		case "||":
 			if isLangFilter(f) {
 				return nil
+			}
+			if tv, ok := parseTimeValidity(f); ok {
+				// An open-ended time condition on its subject: one
+				// comparison, the relation and operator in its name.
+				return [][3]string{{n.termOf(tv.subject), "open " + tv.cmp + " " + tv.relation, constKey(tv.value)}}
 			}
 			if containsExists(f) {
 				n.opaque = append(n.opaque, "time-validity filter")

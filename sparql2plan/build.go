@@ -30,8 +30,13 @@ type Qualifier struct {
 	// Value is a literal the relation must hold, or the date of a time
 	// condition.
 	Value string `json:"value,omitempty"`
+	// ValueType says how Value matches (see Step.LiteralType).
+	ValueType string `json:"value_type,omitempty"`
 	// Cmp is the comparison of a time condition.
 	Cmp string `json:"cmp,omitempty"`
+	// Open marks a time condition that a mediator with no value along
+	// Relation satisfies too (an open end).
+	Open bool `json:"open,omitempty"`
 	// During names an entity whose time span the mediator overlaps.
 	During string `json:"during,omitempty"`
 }
@@ -50,6 +55,11 @@ type Step struct {
 	Anchors []string `json:"anchors,omitempty"`
 	// Literal is the constant a find starts from or a filter requires.
 	Literal string `json:"literal,omitempty"`
+	// LiteralType says how Literal matches, as the gold query wrote it:
+	// "text" when compared through str() (its text, whatever its
+	// datatype or language), "@en" for a language-tagged literal, else
+	// its XSD datatype ("float", "date"; "" when untyped).
+	LiteralType string `json:"literal_type,omitempty"`
 	// Path is the relation path of a find or of a filter's value.
 	Path []Hop `json:"path,omitempty"`
 	// Qualifiers are the mediator conditions folded into a find.
@@ -420,6 +430,7 @@ func (b *builder) trace(v string) (term, []string, error) {
 type literalCons struct {
 	path  []Hop
 	value string
+	typ   string // the literal's literalType
 	// entity is true when value is an entity id (an attribute's value
 	// such as a gender), not a literal.
 	entity bool
@@ -462,7 +473,7 @@ func (b *builder) node(k string) (string, error) {
 			}
 			contribs = append(contribs, b.add(Step{Op: kgqa.OpFind, Anchors: []string{w.value}, Path: []Hop{hop}}))
 		case kindLiteral:
-			lits = append(lits, literalCons{path: []Hop{hop}, value: w.value})
+			lits = append(lits, literalCons{path: []Hop{hop}, value: w.value, typ: w.literalType()})
 		case kindVar:
 			if ids, ok, err := b.anchorSet(w); ok || err != nil {
 				if err != nil {
@@ -601,7 +612,7 @@ func (b *builder) combine(k string, contribs []string, lits []literalCons) (stri
 		ref = b.add(Step{Op: kgqa.OpFind, Anchors: []string{lits[0].value}, Path: lits[0].path, Types: types})
 		lits = lits[1:]
 	case len(lits) > 0:
-		ref = b.add(Step{Op: kgqa.OpFind, Literal: lits[0].value, Path: lits[0].path, Types: types})
+		ref = b.add(Step{Op: kgqa.OpFind, Literal: lits[0].value, LiteralType: lits[0].typ, Path: lits[0].path, Types: types})
 		lits = lits[1:]
 	case len(types) > 0:
 		ref = b.add(Step{Op: kgqa.OpFind, Types: types})
@@ -613,7 +624,7 @@ func (b *builder) combine(k string, contribs []string, lits []literalCons) (stri
 			ref = b.add(Step{Op: kgqa.OpFilter, Needs: []string{ref}, Anchors: []string{l.value}, Path: l.path})
 			continue
 		}
-		ref = b.add(Step{Op: kgqa.OpFilter, Needs: []string{ref}, Literal: l.value, Path: l.path})
+		ref = b.add(Step{Op: kgqa.OpFilter, Needs: []string{ref}, Literal: l.value, LiteralType: l.typ, Path: l.path})
 	}
 	return b.constrain(k, ref), nil
 }
@@ -641,7 +652,7 @@ func (b *builder) constrain(k, ref string) string {
 }
 
 func timeQualifier(c constraint) Qualifier {
-	q := Qualifier{Cmp: c.cmp, Value: c.value, During: c.label}
+	q := Qualifier{Cmp: c.cmp, Value: c.value, During: c.label, Open: c.open, ValueType: strings.TrimPrefix(c.datatype, xsdNS)}
 	if len(c.attr) > 0 {
 		q.Relation = c.attr[0]
 	}
@@ -704,7 +715,7 @@ func (b *builder) valuePaths(w term, hop Hop) []literalCons {
 	for _, i := range rest {
 		b.used[i] = true
 		e := b.g.edges[i]
-		out = append(out, literalCons{path: []Hop{{Relation: e.rel, Reverse: true}, hop}, value: e.o.value})
+		out = append(out, literalCons{path: []Hop{{Relation: e.rel, Reverse: true}, hop}, value: e.o.value, typ: e.o.literalType()})
 	}
 	return out
 }

@@ -120,7 +120,7 @@ func (b *builder) crossMediator(w term, hop Hop, cont int, rest []int) (string, 
 		if o.kind == kindEntity {
 			q.Entity = o.value
 		} else {
-			q.Value = o.value
+			q.Value, q.ValueType = o.value, o.literalType()
 		}
 		quals = append(quals, q)
 	}
@@ -136,7 +136,7 @@ func (b *builder) crossMediator(w term, hop Hop, cont int, rest []int) (string, 
 	case kindEntity:
 		return b.add(Step{Op: kgqa.OpFind, Anchors: []string{z.value}, Path: path, Qualifiers: quals}), false, nil
 	case kindLiteral:
-		return b.add(Step{Op: kgqa.OpFind, Literal: z.value, Path: path, Qualifiers: quals}), false, nil
+		return b.add(Step{Op: kgqa.OpFind, Literal: z.value, LiteralType: z.literalType(), Path: path, Qualifiers: quals}), false, nil
 	}
 	if ids, ok, err := b.anchorSet(z); ok || err != nil {
 		if err != nil {

@@ -73,13 +73,9 @@ func ConvertQuery(query string, names Namer) (*Conversion, error) {
 func PlanFromSteps(steps []Step, texts []string) *kgqa.Plan {
 	p := &kgqa.Plan{Version: kgqa.PlanVersion, Subgoals: make([]kgqa.Subgoal, len(steps))}
 	for i, s := range steps {
-		var args *kgqa.Args
-		if s.Args != nil {
-			a := *s.Args
-			args = &a
-		}
-		p.Subgoals[i] = kgqa.Subgoal{ID: s.ID, Text: texts[i], Needs: append([]string(nil), s.Needs...), Op: s.Op, Args: args}
+		p.Subgoals[i] = kgqa.Subgoal{ID: s.ID, Text: texts[i], Needs: append([]string(nil), s.Needs...), Op: s.Op, Args: stepArgs(s)}
 	}
+	p.Version = p.NeededVersion()
 	return p
 }
 

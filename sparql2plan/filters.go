@@ -138,31 +138,69 @@ func isLangFilter(e sparqlsyntax.Expr) bool {
 // timeValidity recognises NOT EXISTS {?y r ?a} || EXISTS {?y r ?b .
 // FILTER(?b cmp "date")} and records it on ?y.
 func (x *extractor) timeValidity(f *sparqlsyntax.BinaryExpr) bool {
+	tv, ok := parseTimeValidity(f)
+	if !ok {
+		return false
+	}
+	k := tv.subject.key()
+	x.g.cons[k] = append(x.g.cons[k], constraint{kind: consTime, attr: []string{tv.relation}, cmp: tv.cmp, value: tv.value.value, datatype: tv.value.datatype, open: true})
+	return true
+}
+
+// openTime is a time-validity filter with an open end: the subject has
+// no value along relation, or one that compares with value as cmp says.
+type openTime struct {
+	subject  term
+	relation string
+	cmp      string
+	value    term
+}
+
+// parseTimeValidity reads NOT EXISTS {?y r ?a} || EXISTS {?y r ?b .
+// FILTER(?b cmp "date")}, the form WebQSP and CWQ write "valid at a
+// time" in (either operand first); the two patterns must name the same
+// subject and relation.
+func parseTimeValidity(f *sparqlsyntax.BinaryExpr) (openTime, bool) {
 	not, ok1 := f.Left.(*sparqlsyntax.ExistsExpr)
 	ex, ok2 := f.Right.(*sparqlsyntax.ExistsExpr)
+	if ok1 && ok2 && !not.Not && ex.Not {
+		not, ex = ex, not
+	}
 	if !ok1 || !ok2 || !not.Not || ex.Not {
-		return false
+		return openTime{}, false
+	}
+	nb, ok := not.Pattern.(*sparqlsyntax.BGP)
+	if !ok || len(nb.Triples) != 1 || nb.Triples[0].Path != nil || nb.Triples[0].Object.Kind != sparqlsyntax.KindVar {
+		return openTime{}, false
 	}
 	fp, ok := ex.Pattern.(*sparqlsyntax.Filter)
 	if !ok {
-		return false
+		return openTime{}, false
 	}
 	bgp, ok := fp.Pattern.(*sparqlsyntax.BGP)
 	if !ok || len(bgp.Triples) != 1 || bgp.Triples[0].Path != nil {
-		return false
+		return openTime{}, false
 	}
 	cmp, ok := fp.Expr.(*sparqlsyntax.BinaryExpr)
 	if !ok {
-		return false
+		return openTime{}, false
 	}
+	op := cmp.Op
 	v, ok := unwrapVar(cmp.Left)
 	c, ok2 := exprConst(cmp.Right)
-	if obj := bgp.Triples[0].Object; !ok || !ok2 || obj.Kind != sparqlsyntax.KindVar || obj.Value != v {
-		return false
+	if !ok {
+		v, ok = unwrapVar(cmp.Right)
+		c, ok2 = exprConst(cmp.Left)
+		op = flipCmp[op]
+	}
+	if obj := bgp.Triples[0].Object; !ok || !ok2 || obj.Kind != sparqlsyntax.KindVar || obj.Value != v || flipCmp[op] == "" {
+		return openTime{}, false
 	}
 	s, p := resolve(bgp.Triples[0].Subject), resolve(bgp.Triples[0].Predicate)
-	x.g.cons[s.key()] = append(x.g.cons[s.key()], constraint{kind: consTime, attr: []string{p.value}, cmp: cmp.Op, value: c.value})
-	return true
+	if ns, np := resolve(nb.Triples[0].Subject), resolve(nb.Triples[0].Predicate); ns.key() != s.key() || np.value != p.value {
+		return openTime{}, false
+	}
+	return openTime{subject: s, relation: p.value, cmp: op, value: c}, true
 }
 
 var flipCmp = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
@@ -224,11 +262,19 @@ func (x *extractor) comparison(f *sparqlsyntax.BinaryExpr) error {
 		return unsupported("FILTER comparison with an expression")
 	}
 	if op == "=" {
-		// A fixed value: the variable is that constant.
+		// A fixed value: the variable is that constant; compared through
+		// str() it is its text.
+		c.text = c.kind == kindLiteral && isStr(f.Left)
 		x.subst[lv] = c
 		return nil
 	}
 	a := x.g.attr(lv)
 	a.cmp = append(a.cmp, constraint{kind: consCompare, cmp: op, value: c.value, datatype: c.datatype})
 	return nil
+}
+
+// isStr reports whether e is str(...) of something.
+func isStr(e sparqlsyntax.Expr) bool {
+	f, ok := e.(*sparqlsyntax.CallExpr)
+	return ok && strings.EqualFold(f.Name, "str") && len(f.Args) == 1
 }

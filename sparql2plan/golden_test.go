@@ -17,8 +17,14 @@ func planLines(c *Conversion) []string {
 	var out []string
 	for _, s := range c.Plan.Subgoals {
 		line := fmt.Sprintf("%s %s [%s]", s.ID, s.Op, strings.Join(s.Needs, ","))
-		if s.Args != nil {
-			line += fmt.Sprintf(" {%s %s%s %s}", s.Args.Attribute, s.Args.Order, s.Args.Cmp, s.Args.Value)
+		if a := s.Args; a != nil {
+			line += fmt.Sprintf(" {%s %s%s %s}", a.Attribute, a.Order, a.Cmp, a.Value)
+			if a.Type != "" || a.Literal != "" {
+				line += fmt.Sprintf(" {literal %q type %s}", a.Literal, a.Type)
+			}
+			for _, v := range a.Valid {
+				line += fmt.Sprintf(" {valid %s %s %s open=%t}", v.Attribute, v.Cmp, v.Value, v.Open)
+			}
 		}
 		out = append(out, line+" "+s.Text)
 	}
@@ -238,7 +244,7 @@ func TestGoldenPlans(t *testing.T) {
 				// The title entity has no name in the record: a neutral
 				// phrase, never the MID. from <= 2011-12-31 and to >=
 				// 2011-01-01 together say "held in 2011".
-				"s1 find [] Find the office holder in the governing officials of Ohio with basic title a specific entity, in 2011.",
+				"s1 find [] {  } {valid from <= 2011-12-31 open=true} {valid to >= 2011-01-01 open=true} Find the office holder in the governing officials of Ohio with basic title a specific entity, in 2011.",
 			},
 			kinds: "[linear]",
 		},

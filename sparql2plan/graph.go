@@ -22,7 +22,29 @@ type term struct {
 	kind     termKind
 	value    string
 	datatype string
+	// lang is a literal's language tag ("en" in "EU"@en).
+	lang string
+	// text is set on a constant a FILTER compared with str(?v): the
+	// value's text matches it whatever its datatype or language.
+	text bool
 }
+
+// literalType says how a literal constant matches (Step.LiteralType):
+// "text" when compared through str(), "@lang" for a language-tagged
+// literal, else its datatype's XSD name as written ("" when untyped).
+func (t term) literalType() string {
+	switch {
+	case t.kind != kindLiteral:
+		return ""
+	case t.text:
+		return "text"
+	case t.lang != "":
+		return "@" + t.lang
+	}
+	return strings.TrimPrefix(t.datatype, xsdNS)
+}
+
+const xsdNS = "http://www.w3.org/2001/XMLSchema#"
 
 func (t term) key() string {
 	switch t.kind {
@@ -59,6 +81,9 @@ type constraint struct {
 	// untyped): whether it compares as a date or a number.
 	datatype string
 	label    string // qualifier text for time constraints
+	// open marks a time-validity condition that a node with no value
+	// along attr satisfies too (NOT EXISTS {...} || EXISTS {...}).
+	open bool
 	// bound is the id of the step whose values a comparison is with
 	// (value is then its "#k" reference), when they are another
 	// variable's, reached apart from the answer.
@@ -126,7 +151,7 @@ func resolve(t sparqlsyntax.Term) term {
 	case sparqlsyntax.KindIRI:
 		return entityTerm(t.Value)
 	}
-	lit := term{kind: kindLiteral, value: withoutZone(t.Value)}
+	lit := term{kind: kindLiteral, value: withoutZone(t.Value), lang: t.Lang}
 	if t.Typed {
 		lit.datatype = t.Datatype
 	}
@@ -164,7 +189,7 @@ func exprConst(e sparqlsyntax.Expr) (term, bool) {
 func valueTerm(t *sparqlsyntax.Term) (term, bool) {
 	switch t.Kind {
 	case sparqlsyntax.KindLiteral:
-		return term{kind: kindLiteral, value: withoutZone(t.Value), datatype: t.Datatype}, true
+		return term{kind: kindLiteral, value: withoutZone(t.Value), datatype: t.Datatype, lang: t.Lang}, true
 	case sparqlsyntax.KindIRI:
 		return entityTerm(t.Value), true
 	}

@@ -46,6 +46,18 @@ func PlanQuery(steps []Step) (*compile.Query, error) {
 		return nil, notCompilable("no step")
 	}
 	q := &compile.Query{Answer: steps[len(steps)-1].ID}
+	literal := map[string]bool{}
+	for _, s := range steps {
+		if s.Op == kgqa.OpFind && s.Literal != "" && len(s.Needs) == 0 {
+			literal[s.ID] = true
+		}
+		if s.Op == kgqa.OpSuperlative && len(s.Needs) > 0 && literal[s.Needs[0]] {
+			// The gold ranks the literal's holders among those an anchor
+			// reaches (a neighbour's 2019 population); the plan would rank
+			// every holder in the KG first.
+			return nil, notCompilable("a superlative over everything that holds a literal")
+		}
+	}
 	for _, s := range steps {
 		n, err := stepNode(s)
 		if err != nil {
@@ -90,15 +102,16 @@ func notable(n compile.Node) []compile.Node {
 func stepNode(s Step) (compile.Node, error) {
 	n := compile.Node{ID: s.ID, Op: s.Op, Needs: append([]string(nil), s.Needs...), Types: append([]string(nil), s.Types...)}
 	for _, q := range s.Qualifiers {
-		if q.Entity == "" || q.Relation == "" {
-			return n, notCompilable("a time or literal condition on a mediator")
+		cq, err := qualifierNode(q)
+		if err != nil {
+			return n, err
 		}
-		n.Qualifiers = append(n.Qualifiers, compile.Qualifier{Relation: q.Relation, Entity: q.Entity})
+		n.Qualifiers = append(n.Qualifiers, cq)
 	}
 	switch s.Op {
 	case kgqa.OpFind:
 		if s.Literal != "" {
-			return n, notCompilable("a find from a literal")
+			n.Value, n.Kind, n.Datatype = s.Literal, literalKind(s.LiteralType), literalDatatype(s.LiteralType)
 		}
 		if len(s.Needs) == 0 {
 			n.Anchors = append([]string(nil), s.Anchors...)
@@ -112,15 +125,17 @@ func stepNode(s Step) (compile.Node, error) {
 	case kgqa.OpIntersect, kgqa.OpUnion, kgqa.OpCount:
 	case kgqa.OpFilter:
 		if len(s.Qualifiers) > 0 {
-			return n, nil // checked above: only entity conditions remain
+			return n, nil // conditions on the members themselves
 		}
 		n.Attribute = []compile.Path{reversed(s.Path)}
 		switch {
 		case len(s.Anchors) == 1:
 			n.Value = s.Anchors[0]
 		case s.Literal != "" && len(s.Path) > 0:
+			// The literal as the gold query matched it: its text, or
+			// the literal itself.
 			n.Cmp, n.Value = "=", s.Literal
-			n.Kind = valueKind(s.Path[:1], s.Literal, "") // the first hop holds the value
+			n.Kind, n.Datatype = literalKind(s.LiteralType), literalDatatype(s.LiteralType)
 		default:
 			return n, notCompilable("a filter with no value")
 		}
@@ -204,4 +219,39 @@ func CompilePlan(steps []Step) (string, error) {
 		return "", err
 	}
 	return compile.Compile(q, Freebase)
+}
+
+// qualifierNode is the compiler's form of a mediator's (or a member's)
+// condition: an entity, a literal (its text or itself), or a time
+// condition. A span during an entity's own (a war's start and end)
+// compares two variables, which a qualifier cannot say.
+func qualifierNode(q Qualifier) (compile.Qualifier, error) {
+	switch {
+	case q.During != "":
+		return compile.Qualifier{}, notCompilable("a time span during a given entity's")
+	case q.Relation == "":
+		return compile.Qualifier{}, notCompilable("a mediator condition with no relation")
+	case q.Entity != "":
+		return compile.Qualifier{Relation: q.Relation, Entity: q.Entity}, nil
+	case q.Cmp != "":
+		return compile.Qualifier{Relation: q.Relation, Cmp: q.Cmp, Value: q.Value, Open: q.Open}, nil
+	}
+	return compile.Qualifier{Relation: q.Relation, Value: q.Value, Kind: literalKind(q.ValueType), Datatype: literalDatatype(q.ValueType)}, nil
+}
+
+// literalKind is how a literal of the given Step.LiteralType matches:
+// by its text when the gold query compared str(), else as itself.
+func literalKind(typ string) compile.ValueKind {
+	if typ == "text" {
+		return compile.KindText
+	}
+	return compile.KindTerm
+}
+
+// literalDatatype is the datatype a KindTerm literal is printed with.
+func literalDatatype(typ string) string {
+	if typ == "text" {
+		return ""
+	}
+	return typ
 }

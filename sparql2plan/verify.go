@@ -45,8 +45,8 @@ type VerifyStats struct {
 	// SameAlgebra is the number of compiled queries that are the gold
 	// query's algebra after normalising.
 	SameAlgebra int `json:"same_algebra"`
-	// AlgebraCauses group the converted questions that are not the same
-	// algebra (no compiled query, or a different one) by cause.
+	// AlgebraCauses group the questions that are not the same algebra
+	// (not converted, no compiled query, or a different one) by cause.
 	AlgebraCauses map[string]*Cause `json:"algebra_causes"`
 	// Executed counts questions whose two queries both ran on the KG;
 	// SameAnswers of them returned the same answers, SameNonEmpty the
@@ -99,6 +99,7 @@ func (st *VerifyStats) question(ctx context.Context, q Pair, exec Executor) erro
 	st.Input++
 	c, err := Convert(q)
 	if err != nil {
+		st.add(st.AlgebraCauses, "not converted: "+FailureReason(err), q.ID)
 		return nil
 	}
 	st.Converted++

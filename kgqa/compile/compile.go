@@ -96,6 +96,12 @@ func (c *compiler) node(id, out string, depth int) (string, error) {
 		body, err = c.groups(n.Needs, out, depth, "UNION ")
 	case n.Op == kgqa.OpCount:
 		body, err = c.count(n, out, depth)
+	case isConditionFilter(n):
+		body, err = c.conditionFilter(n, out, depth)
+	case (n.Op == kgqa.OpFilter || n.Op == kgqa.OpCompare) && n.Kind == KindText:
+		body, err = c.textFilter(n, out, depth)
+	case n.Op == kgqa.OpFilter && n.Kind == KindTerm:
+		body, err = c.termFilter(n, out, depth)
 	case n.Op == kgqa.OpFilter, n.Op == kgqa.OpCompare:
 		body, err = c.compare(n, out, depth)
 	case n.Op == kgqa.OpSuperlative:
@@ -205,6 +211,13 @@ func (c *compiler) find(n *Node, out string, depth int) (string, error) {
 			return "", err
 		}
 		b.WriteString(body)
+	case n.Value != "":
+		lit, filter, err := c.literalStart(n)
+		if err != nil {
+			return "", err
+		}
+		start = lit
+		b.WriteString(filter)
 	default:
 		return "", fmt.Errorf("%w: a find with neither anchors nor needs", ErrUnsupported)
 	}
@@ -336,17 +349,11 @@ func (c *compiler) mediated(p Path, from, to string, quals []Qualifier) (string,
 		}
 		b.WriteString(s)
 	}
-	for _, q := range quals {
-		s, err := c.hop(c.qualifierPrefix(), Hop{Relation: q.Relation, Dir: kgqa.Out}, m, "")
-		if err != nil {
-			return "", err
-		}
-		e, err := c.v.entityRef(q.Entity)
-		if err != nil {
-			return "", err
-		}
-		b.WriteString(strings.TrimSuffix(s, " .\n") + e + " .\n")
+	s, err := c.qualifiers(quals, m)
+	if err != nil {
+		return "", err
 	}
+	b.WriteString(s)
 	return b.String(), nil
 }
 

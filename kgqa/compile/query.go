@@ -53,13 +53,28 @@ type Hop struct {
 // the one after it cross a mediator node.
 type Path []Hop
 
-// Qualifier is a condition on the mediators a path crosses: the
-// mediator's Relation must reach Entity (the office of a position held).
+// Qualifier is a condition on the mediators a path crosses (on a find)
+// or on the members (on a filter): the Relation must reach Entity (the
+// office of a position held), or hold the literal Value (Kind KindText
+// or KindTerm), or, with Cmp, hold a date that compares with Value (a
+// time condition; Open lets one with no such date pass).
 type Qualifier struct {
-	// Relation is the mediator's relation, read from the mediator (Out).
+	// Relation is the relation, read from the mediator or member (Out).
 	Relation string `json:"relation"`
 	// Entity is the entity id it must reach.
-	Entity string `json:"entity"`
+	Entity string `json:"entity,omitempty"`
+	// Value is the literal it must hold, or a time condition's date (a
+	// year or an ISO date).
+	Value string `json:"value,omitempty"`
+	// Kind says how a literal Value matches: KindText or KindTerm.
+	Kind ValueKind `json:"kind,omitempty"`
+	// Datatype qualifies a KindTerm Value (see Node.Datatype).
+	Datatype string `json:"datatype,omitempty"`
+	// Cmp makes the qualifier a time condition: <, <=, >, >= or =.
+	Cmp string `json:"cmp,omitempty"`
+	// Open lets a time condition pass a mediator with no date along
+	// Relation (an open end).
+	Open bool `json:"open,omitempty"`
 }
 
 // ValueKind says how constrained values compare.
@@ -75,7 +90,17 @@ const (
 	// KindNative leaves the comparison to the KG's own order of typed
 	// literals.
 	KindNative ValueKind = ""
+	// KindText compares a value's text (STR), as the gold queries'
+	// FILTER (str(?v) = "Country") does; Cmp "=" or "contains".
+	KindText ValueKind = "text"
+	// KindTerm matches the literal itself, with its datatype or
+	// language (Datatype), as a gold query's triple or VALUES writes it.
+	KindTerm ValueKind = "term"
 )
+
+// CmpContains is the text comparison that keeps a value containing the
+// constant (KindText only).
+const CmpContains = "contains"
 
 // Node is one subgoal of an executed plan.
 type Node struct {
@@ -111,9 +136,15 @@ type Node struct {
 	// Order is "max" or "min" for a superlative.
 	Order string `json:"order,omitempty"`
 	// Value is the constant a compare or filter compares with: a number
-	// or an ISO date (re-printed from its parsed value), or, for a
-	// filter, an entity id the attribute must reach.
+	// or an ISO date (re-printed from its parsed value), a text (KindText)
+	// or a literal (KindTerm), or, for a filter, an entity id the
+	// attribute must reach. A find with neither anchors nor needs starts
+	// from the literal Value (KindTerm or KindText).
 	Value string `json:"value,omitempty"`
+	// Datatype qualifies a KindTerm Value: an XSD datatype's name
+	// ("float", "dateTime"), "@" and a language tag ("@en"), or ""
+	// for a plain literal.
+	Datatype string `json:"datatype,omitempty"`
 	// Dated is set when the Attribute's values sit on dated mediators
 	// (one per date) and only some dates count.
 	Dated *Dated `json:"dated,omitempty"`

@@ -94,13 +94,44 @@ func node(s kgqa.Subgoal, rec *kgqa.SubgoalRecord) (Node, bool, error) {
 		}
 		return n, true, nil
 	}
+	if err := checkedConditions(&n, rec); err != nil {
+		return n, false, err
+	}
 	switch s.Op {
 	case kgqa.OpFind:
+		if s.Args != nil && s.Args.Literal != "" {
+			n.Value, n.Kind = s.Args.Literal, literalKind(s.Args.Type)
+		}
 		return n, false, findNode(&n, rec)
 	case kgqa.OpIntersect, kgqa.OpUnion, kgqa.OpCount:
 		return n, false, nil
 	}
+	if len(n.Qualifiers) > 0 && s.Op == kgqa.OpFilter && (s.Args == nil || s.Args.Value == "") {
+		return n, false, nil // time conditions on the members alone
+	}
 	return n, false, constraintNode(&n, s, rec)
+}
+
+// checkedConditions states the time conditions the engine checked as
+// qualifiers: on a find's mediators, on a filter's members. A condition
+// read along no relation (none matched its attribute) has no query.
+func checkedConditions(n *Node, rec *kgqa.SubgoalRecord) error {
+	for _, c := range rec.Valid {
+		if c.Relation == "" {
+			return fmt.Errorf("%w: no relation matched the time condition on %q", ErrUnsupported, clipText(c.Cond.Attribute))
+		}
+		n.Qualifiers = append(n.Qualifiers, Qualifier{Relation: c.Relation, Cmp: c.Cond.Cmp, Value: c.Cond.Value, Open: c.Cond.Open})
+	}
+	return nil
+}
+
+// literalKind is how a plan's literal of type typ matches: a text (or an
+// untyped literal) by its text, a number or a date as a typed literal.
+func literalKind(typ string) ValueKind {
+	if typ == kgqa.TypeText || typ == "" {
+		return KindText
+	}
+	return KindTerm
 }
 
 // findNode fills a find's start and paths from its trace.
@@ -216,6 +247,9 @@ func constraintNode(n *Node, s kgqa.Subgoal, rec *kgqa.SubgoalRecord) error {
 		}
 	}
 	n.Kind = valueKind(op.Values)
+	if s.Args != nil && s.Args.Type == kgqa.TypeText {
+		n.Kind = KindText
+	}
 	if op.Attribute != nil {
 		var dateRels []string
 		for _, rd := range rec.Rounds {
@@ -283,6 +317,9 @@ func isDate(t kgqa.Term) bool {
 func parses(kind ValueKind, t kgqa.Term) bool {
 	if t.IsEntity() {
 		return false
+	}
+	if kind == KindText {
+		return true
 	}
 	if kind == KindDate {
 		_, ok := ParseDate(strings.TrimPrefix(t.Name, "+"))

@@ -50,6 +50,9 @@ func constrain(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
 	}
 	sg.rec.Anchors = members
 	sg.emit.send(kgqa.Event{Type: kgqa.EventSubgoalStarted, Subgoal: sg.s.ID, Anchors: topicsOf(members)})
+	if res, ok, err := sg.validFilter(ctx, members, rec); ok || err != nil {
+		return res, sg.d0, err
+	}
 	args := args(sg)
 	rec.Cmp, rec.Order = args.Cmp, args.Order
 	text := sg.text()
@@ -99,9 +102,12 @@ func constrain(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
 	}
 	var out []kgqa.Term
 	var ok bool
-	if bounded {
+	switch {
+	case bounded:
 		out, ok = boundedConstraint(members, values, args, bounds, rec)
-	} else {
+	case args.Type == kgqa.TypeText:
+		out, ok = textConstraint(members, values, args, rec)
+	default:
 		out, ok = exactConstraint(members, values, args, rec)
 	}
 	if ok {

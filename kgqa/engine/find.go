@@ -16,6 +16,9 @@ import (
 // explores a second hop from the first's answer; a verified branch of a
 // conjunction is first checked against the branch that ran before it.
 func find(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
+	if res, end, ok, err := sg.literalFind(ctx); ok || err != nil {
+		return res, end, err
+	}
 	if res, end, settled, err := checkBranch(ctx, sg); err != nil || settled {
 		return res, end, err
 	}
@@ -30,6 +33,9 @@ func find(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
 	var first *firstHop
 	depth := 0
 	for round := 1; ; round++ {
+		if err := sg.keepValidFacts(ctx, rd); err != nil {
+			return kgqa.Result{}, end, err
+		}
 		all = explored(sg, rd, all)
 		facts := promptFacts(sg.e.g.Dialect(), text, all, sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
 		v, err := refineRound(ctx, sg, round, text, facts, anchors, tent, sg.fuse())

@@ -48,11 +48,8 @@ func (e *Engine) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.Pl
 	var valid *kgqa.Plan // the first reply that was a valid plan
 	var questioned error // why the plan check sent that plan back
 	check := func() error {
-		if p.Version == 0 {
-			p.Version = kgqa.PlanVersion
-		}
-		if p.Version != kgqa.PlanVersion {
-			return fmt.Errorf("version %d, want %d", p.Version, kgqa.PlanVersion)
+		if err := p.CheckVersion(); err != nil {
+			return err
 		}
 		if err := p.Validate(); err != nil {
 			return err
@@ -119,8 +116,8 @@ func (e *Engine) replanForTopics(ctx context.Context, question string, p *kgqa.P
 	req.Messages = append(req.Messages, kgqa.Message{Role: "assistant", Content: string(prev)}, kgqa.Message{Role: "user", Content: why + ". Reply with the whole corrected plan as JSON only."})
 	var q kgqa.Plan
 	check := func() error {
-		if q.Version == 0 {
-			q.Version = kgqa.PlanVersion
+		if err := q.CheckVersion(); err != nil {
+			return err
 		}
 		if err := q.Validate(); err != nil {
 			return err
@@ -144,10 +141,11 @@ func (e *Engine) replanForTopics(ctx context.Context, question string, p *kgqa.P
 func planFor(ctx context.Context, r *run, req Request) (*kgqa.Plan, kgqa.PlanInfo, error) {
 	if req.Plan != nil {
 		p := *req.Plan
-		if p.Version == 0 {
-			p.Version = kgqa.PlanVersion
+		err := p.CheckVersion()
+		if err == nil {
+			err = p.Validate()
 		}
-		if err := p.Validate(); err != nil {
+		if err != nil {
 			return nil, kgqa.PlanInfo{Source: "given"}, stepErr("plan", "", err)
 		}
 		return &p, kgqa.PlanInfo{Source: "given", Kinds: p.Kinds()}, nil

@@ -42,7 +42,7 @@ func answerDirect(r *run, question string) bool {
 // with no topic entity is outside the KG.
 func planRetrieval(r *run, plan *kgqa.Plan, topics []kgqa.Topic) {
 	rp := &retrieval.Plan{Route: retrieval.RouteKG, Reasons: map[string]string{"route": retrieval.ReasonTopicsLinked}}
-	if len(topics) == 0 {
+	if len(topics) == 0 && !literalAnchored(plan) {
 		rp.Route, rp.Reasons["route"] = retrieval.RouteBoundary, retrieval.ReasonNoTopicEntity
 	}
 	r.ans.RetrievalPlan = rp

@@ -148,7 +148,7 @@ func (r *run) do(ctx context.Context, req Request) error {
 		return err
 	}
 	planRetrieval(r, plan, topics)
-	if len(topics) == 0 {
+	if len(topics) == 0 && !literalAnchored(plan) {
 		if r.b.OutsideKG == "notice" {
 			answerOutsideKG(r)
 			return nil

@@ -191,12 +191,12 @@ func (r *Record) Validate() error {
 	return nil
 }
 
-// normalise makes nil and empty needs, and a missing and a current
-// version, compare equal.
+// normalise makes nil and empty needs, and a missing version and the
+// lowest that holds the plan, compare equal.
 func normalise(p *kgqa.Plan) kgqa.Plan {
 	q := *p
 	if q.Version == 0 {
-		q.Version = kgqa.PlanVersion
+		q.Version = p.NeededVersion()
 	}
 	q.Subgoals = make([]kgqa.Subgoal, len(p.Subgoals))
 	for i, s := range p.Subgoals {

@@ -82,3 +82,25 @@ func TestRoundTrip(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &back))
 	assert.Equal(t, *r, back)
 }
+
+// TestValidateConditions: a record whose plan carries a version 2
+// condition (WebQTrn-3's text value) validates with the version stated or
+// left out, and its gold plan keeps the condition.
+func TestValidateConditions(t *testing.T) {
+	const plan = `{"version":2,"subgoals":[{"id":"s1","text":"Find what Grand Bahama is contained by.","op":"find"},{"id":"s2","text":"Keep those of #1 whose loc type is Country.","needs":["s1"],"op":"filter","args":{"attribute":"loc type","cmp":"=","value":"Country","type":"text"}}]}`
+	for name, version := range map[string]int{"stated": 2, "left out": 0} {
+		t.Run(name, func(t *testing.T) {
+			r := decode(t, func(r *Record) {
+				r.Messages[2].Content = plan
+				var p kgqa.Plan
+				require.NoError(t, json.Unmarshal([]byte(plan), &p))
+				p.Version = version
+				r.Plan = &p
+			})
+			require.NoError(t, r.Validate())
+			require.NotNil(t, r.Gold().Subgoals[1].Args)
+			assert.Equal(t, kgqa.TypeText, r.Gold().Subgoals[1].Args.Type)
+			assert.Equal(t, kgqa.PlanVersionConditions, r.Gold().Version)
+		})
+	}
+}

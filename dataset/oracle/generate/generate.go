@@ -163,7 +163,8 @@ func Generate(ctx context.Context, g Selector, o Options) ([]Question, *Report, 
 	rep := &Report{Made: map[Shape]int{}, Tried: map[Shape]int{}}
 	var out []Question
 	for i, sh := range o.Shapes {
-		m := &maker{r: r, pool: p, rng: rand.New(rand.NewPCG(o.Seed, uint64(i)+1)), maxAnswers: o.MaxAnswers, seen: map[string]bool{}, ranges: o.Ranges}
+		m := &maker{r: r, pool: p, rng: rand.New(rand.NewPCG(o.Seed, uint64(i)+1)),
+			sides: rand.New(rand.NewPCG(o.Seed, uint64(i)+1<<32)), maxAnswers: o.MaxAnswers, seen: map[string]bool{}, ranges: o.Ranges}
 		made := 0
 		for try := 0; made < o.PerShape && try < o.PerShape*o.Attempts; try++ {
 			rep.Tried[sh]++
@@ -193,9 +194,12 @@ func Generate(ctx context.Context, g Selector, o Options) ([]Question, *Report, 
 
 // maker makes the questions of one shape.
 type maker struct {
-	r          *reader
-	pool       []kgqa.Entity
-	rng        *rand.Rand
+	r    *reader
+	pool []kgqa.Entity
+	rng  *rand.Rand
+	// sides draws the time questions' before and after conditions, apart
+	// from rng, so that adding them changed no other question of a seed.
+	sides      *rand.Rand
 	maxAnswers int
 	// seen holds the gold queries already kept, so none is made twice.
 	seen map[string]bool

@@ -2,6 +2,7 @@ package generate
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -65,17 +66,29 @@ func (m *maker) timed(ctx context.Context, t kgqa.Entity) (Question, bool, error
 	if len(years) == 0 {
 		return Question{}, false, nil
 	}
-	year, want := m.year(years, spans, len(all))
-	if year == "" {
-		return Question{}, false, nil
-	}
 	lines := []string{
 		"ns:" + t.ID + " ns:" + r1.rel + " ?y .",
 		"?y ns:" + r2 + " ?x .",
-		"FILTER(NOT EXISTS {?y ns:" + start + " ?sk0} || ",
-		"EXISTS {?y ns:" + start + " ?sk1 . ",
-		`FILTER(xsd:datetime(?sk1) <= "` + year + `-12-31"^^xsd:dateTime) })`,
 	}
+	if w := m.when(end != ""); w != whenIn {
+		// Before or after a year on one end of the span, drawn apart
+		// from the other draws; when no year splits the values that
+		// way, the question asks "in YEAR" as it always has.
+		if year, want := m.yearBy(m.sides, years, spans, len(all), w); year != "" {
+			q, ok, err := m.timedOneSide(ctx, t, r1.rel, r2, start, end, lines, year, w, want)
+			if err != nil || ok {
+				return q, ok, err
+			}
+		}
+	}
+	year, want := m.year(years, spans, len(all), whenIn)
+	if year == "" {
+		return Question{}, false, nil
+	}
+	lines = append(lines,
+		"FILTER(NOT EXISTS {?y ns:"+start+" ?sk0} || ",
+		"EXISTS {?y ns:"+start+" ?sk1 . ",
+		`FILTER(xsd:datetime(?sk1) <= "`+year+`-12-31"^^xsd:dateTime) })`)
 	if end != "" {
 		lines = append(lines,
 			"FILTER(NOT EXISTS {?y ns:"+end+" ?sk2} || ",
@@ -215,13 +228,17 @@ func (m *maker) timedHop(ctx context.Context, t kgqa.Entity, rels []relCount) (r
 // year draws, in a random order, the first of the start years that some
 // spans and not all (of the total values) are valid in, with the values
 // valid then; "" when none is.
-func (m *maker) year(years []string, spans []span, total int) (string, map[string]bool) {
-	slices.Sort(years)
-	years = slices.Compact(years)
-	for _, i := range m.rng.Perm(len(years)) {
+func (m *maker) year(years []string, spans []span, total int, when timeWhen) (string, map[string]bool) {
+	return m.yearBy(m.rng, years, spans, total, when)
+}
+
+// yearBy is year with the draws of rng.
+func (m *maker) yearBy(rng *rand.Rand, years []string, spans []span, total int, when timeWhen) (string, map[string]bool) {
+	years = slices.Compact(slices.Sorted(slices.Values(years)))
+	for _, i := range rng.Perm(len(years)) {
 		w := map[string]bool{}
 		for _, s := range spans {
-			if s.valid(years[i]) {
+			if s.holds(when, years[i]) {
 				w[s.x.id] = true
 			}
 		}
