@@ -268,12 +268,6 @@ func (c *Config) Validate() error {
 	if c.KG.FullText && c.KG.Backend != "sparql" {
 		return bad("kg.full_text", "only meaningful with backend sparql (a Virtuoso endpoint with its text index); the "+c.KG.Backend+" backend has no text index")
 	}
-	if c.KG.Results != "" && c.KG.Results != "json" && c.KG.Results != "tsv" && c.KG.Results != "xml" {
-		return bad("kg.results", fmt.Sprintf("%q is not json, tsv or xml", c.KG.Results))
-	}
-	if c.KG.Results != "" && c.KG.Results != "json" && c.KG.Backend != "sparql" {
-		return bad("kg.results", "only meaningful with backend sparql; the "+c.KG.Backend+" backend sends no results")
-	}
 	if c.KG.Dialect != "freebase" && c.KG.Dialect != "wikidata" {
 		return bad("kg.dialect", fmt.Sprintf("%q is not freebase or wikidata", c.KG.Dialect))
 	}
