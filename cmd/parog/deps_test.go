@@ -43,7 +43,6 @@ var layers = map[string][]string{
 	"internal/backoff":           {},
 	"internal/clip":              {},
 	"internal/realdata":          {},
-	"internal/sparqlsyntax":      {},
 	"finetune":                   {"internal/clip", "kgqa", "kgqa/prompts", "kgqa/sft"},
 	"kgqa":                       {"kgqa/retrieval"},
 	"kgqa/compile":               {"kgqa"},
@@ -79,7 +78,9 @@ var layers = map[string][]string{
 	"kgqa/ui":                    {},
 	"kgqa/ui/browsertest":        {},
 	"refine":                     {"kgqa", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts"},
-	"sparql2plan":                {"dataset", "internal/sparqlsyntax", "kgqa", "kgqa/compile", "kgqa/prompts", "kgqa/sft"},
+	"sparql2plan":                {"dataset", "sparql2plan/internal/sparqlsyntax", "kgqa", "kgqa/compile", "kgqa/prompts", "kgqa/sft"},
+
+	"sparql2plan/internal/sparqlsyntax": {},
 }
 
 // goList maps each package of the pattern to a list go list prints for
@@ -221,14 +222,14 @@ var clientImports = []string{
 // TestDomainUsersLinkNoEngine checks that what needs only the domain links
 // neither the engine's stores, the model client, the HTTP server nor any
 // package of goRDFlib: the SFT record, finetune, and sparql2plan (which
-// reads gold SPARQL with internal/sparqlsyntax), and the parser itself.
+// reads gold SPARQL with sparql2plan/internal/sparqlsyntax), and the parser itself.
 func TestDomainUsersLinkNoEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
 	}
 	heavy := []string{"github.com/dgraph-io/badger/v4", "github.com/sashabaranov/go-openai", "github.com/gin-gonic/gin",
 		module + "kgqa/engine", module + "kgqa/llm", module + "kgqa/kg"}
-	pkgs := []string{"kgqa", "kgqa/sft", "finetune", "sparql2plan", "internal/sparqlsyntax"}
+	pkgs := []string{"kgqa", "kgqa/sft", "finetune", "sparql2plan", "sparql2plan/internal/sparqlsyntax"}
 	for pkg, deps := range linksNone(t, pkgs, heavy) {
 		for d := range deps {
 			assert.NotContains(t, d, "goRDFlib", "%s links %s", pkg, d)
@@ -243,9 +244,9 @@ func TestSPARQLParserIsStandardLibraryOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
 	}
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "../../internal/sparqlsyntax").Output()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "../../sparql2plan/internal/sparqlsyntax").Output()
 	require.NoError(t, err, "go list")
-	assert.Equal(t, []string{module + "internal/sparqlsyntax"}, strings.Fields(string(out)))
+	assert.Equal(t, []string{module + "sparql2plan/internal/sparqlsyntax"}, strings.Fields(string(out)))
 }
 
 // TestClientImportSet checks the whole dependency list of kgqa/api (what
