@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
-	"github.com/parog/parog-go/sparql2plan/internal/sparqlsyntax"
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/sparql2plan/internal/sparqlsyntax"
 )
 
 // Conversion is the outcome of converting one question's SPARQL.
