@@ -23,13 +23,10 @@ run: build
 # lints and runs all tests with the race detector (the browser tests may not
 # skip). configs/deploy is a module of its own (its tests link BuildKit and
 # compose-go), so its tests run from its folder, first, so that the count of
-# skipped data tests stays the last line. The race detector turns off the
-# raw socket calls (internal/rawtcp), so the packages that make them also
-# run once without it.
+# skipped data tests stays the last line.
 test: lint
 	./scripts/ensure-packages.sh
 	cd configs/deploy && $(GO) test -tags '$(TAGS)' -race -count=1 ./...
-	$(GO) test -tags '$(TAGS)' -count=1 ./internal/rawtcp ./kgqa/llm ./kgqa/server
 	@$(MAKE) --no-print-directory test-go
 
 # The tests of PKGS (all by default) with the race detector, then one line

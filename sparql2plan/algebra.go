@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parog/parog-go/internal/sparqlsyntax"
 	"github.com/parog/parog-go/kgqa/compile"
+	"github.com/parog/parog-go/sparql2plan/internal/sparqlsyntax"
 )
 
 // algebra is the normal form two queries are compared in: a union of

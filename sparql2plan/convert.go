@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parog/parog-go/internal/sparqlsyntax"
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/sparql2plan/internal/sparqlsyntax"
 )
 
 // Conversion is the outcome of converting one question's SPARQL.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/parog/parog-go/internal/sparqlsyntax"
+	"github.com/parog/parog-go/sparql2plan/internal/sparqlsyntax"
 )
 
 // Reasons a query fails to convert; reports count failures by them.

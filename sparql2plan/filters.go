@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parog/parog-go/internal/sparqlsyntax"
+	"github.com/parog/parog-go/sparql2plan/internal/sparqlsyntax"
 )
 
 // filter classifies one FILTER expression. Boilerplate is noted and

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/parog/parog-go/internal/sparqlsyntax"
+	"github.com/parog/parog-go/sparql2plan/internal/sparqlsyntax"
 )
 
 // termKind tells variables, entities and literals apart in a query graph.

@@ -3,7 +3,7 @@ package sparql2plan
 import (
 	"testing"
 
-	"github.com/parog/parog-go/internal/sparqlsyntax"
+	"github.com/parog/parog-go/sparql2plan/internal/sparqlsyntax"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 

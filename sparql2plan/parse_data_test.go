@@ -8,7 +8,7 @@ import (
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/internal/realdata"
-	"github.com/parog/parog-go/internal/sparqlsyntax"
+	"github.com/parog/parog-go/sparql2plan/internal/sparqlsyntax"
 )
 
 // goldFile is a benchmark file with gold SPARQL and how many questions

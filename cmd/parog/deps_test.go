@@ -48,10 +48,7 @@ var layers = map[string][]string{
 	"dataset/eval/score":         {"dataset", "internal/clip", "internal/naming"},
 	"internal/backoff":           {},
 	"internal/clip":              {},
-	"internal/jsonscan":          {},
-	"internal/rawtcp":            {},
 	"internal/realdata":          {},
-	"internal/sparqlsyntax":      {},
 	"finetune":                   {"internal/clip", "kgqa", "kgqa/prompts", "kgqa/sft"},
 	"kgqa":                       {"kgqa/retrieval"},
 	"kgqa/compile":               {"kgqa"},
@@ -66,13 +63,13 @@ var layers = map[string][]string{
 	"kgqa/kgdata/demogen":        {"dataset", "kgqa"},
 	"kgqa/kgdata/densify":        {},
 	"kgqa/kg/embedded":           {"kgqa/kg/backend", "kgqa/kg/demokg"},
-	"kgqa/kg/endpoint":           {"internal/backoff", "internal/jsonscan", "kgqa/kg/backend"},
+	"kgqa/kg/endpoint":           {"internal/backoff", "kgqa/kg/backend"},
 	"kgqa/kgdata/fbimport":       {"kgqa/kg"},
 	"kgqa/kg/sparqlgate":         {},
 	"kgqa/kgdata/virtuoso":       {},
 	"kgqa/kgdata/virtuosotest":   {"kgqa/kgdata/virtuoso"},
 	"kgqa/kgqatest":              {"dataset", "kgqa", "kgqa/kg", "kgqa/kg/demokg", "kgqa/llm", "kgqa/llm/llmtest", "internal/naming", "kgqa/prompts", "refine"},
-	"kgqa/llm":                   {"kgqa", "internal/backoff", "internal/jsonscan", "internal/rawtcp", "kgqa/config"},
+	"kgqa/llm":                   {"kgqa", "internal/backoff", "kgqa/config"},
 	"kgqa/llm/llmcache":          {},
 	"kgqa/llm/llmtest":           {},
 	"kgqa/lqt":                   {"kgqa", "kgqa/config", "kgqa/engine", "internal/naming", "kgqa/llm", "kgqa/prompts"},
@@ -81,14 +78,16 @@ var layers = map[string][]string{
 	"kgqa/prompts":               {"kgqa"},
 	"kgqa/relprior":              {"internal/naming", "kgqa/sft"},
 	"kgqa/retrieval":             {},
-	"kgqa/server":                {"kgqa", "internal/jsonscan", "internal/rawtcp", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/metrics", "kgqa/retrieval", "kgqa/ui"},
+	"kgqa/server":                {"kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/sparqlgate", "kgqa/llm", "kgqa/metrics", "kgqa/retrieval", "kgqa/ui"},
 	"kgqa/sft":                   {"kgqa"},
 	"kgqa/sharedcache":           {"kgqa/config", "kgqa/kg"},
 	"kgqa/sharedcache/redistest": {},
 	"kgqa/ui":                    {},
 	"kgqa/ui/browsertest":        {},
 	"refine":                     {"kgqa", "kgqa/kg", "kgqa/llm", "internal/naming", "kgqa/prompts"},
-	"sparql2plan":                {"internal/sparqlsyntax", "kgqa", "kgqa/compile", "kgqa/prompts", "kgqa/sft"},
+	"sparql2plan":                {"sparql2plan/internal/sparqlsyntax", "kgqa", "kgqa/compile", "kgqa/prompts", "kgqa/sft"},
+
+	"sparql2plan/internal/sparqlsyntax": {},
 }
 
 // goList maps each package of the pattern to a list go list prints for
@@ -230,14 +229,14 @@ var clientImports = []string{
 // TestDomainUsersLinkNoEngine checks that what needs only the domain links
 // neither the engine's stores, the model client, the HTTP server nor any
 // package of goRDFlib: the SFT record, finetune, and sparql2plan (which
-// reads gold SPARQL with internal/sparqlsyntax), and the parser itself.
+// reads gold SPARQL with sparql2plan/internal/sparqlsyntax), and the parser itself.
 func TestDomainUsersLinkNoEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
 	}
 	heavy := []string{"github.com/dgraph-io/badger/v4", "github.com/sashabaranov/go-openai", "github.com/gin-gonic/gin",
 		module + "kgqa/engine", module + "kgqa/llm", module + "kgqa/kg"}
-	pkgs := []string{"kgqa", "kgqa/sft", "finetune", "sparql2plan", "internal/sparqlsyntax"}
+	pkgs := []string{"kgqa", "kgqa/sft", "finetune", "sparql2plan", "sparql2plan/internal/sparqlsyntax"}
 	for pkg, deps := range linksNone(t, pkgs, heavy) {
 		for d := range deps {
 			assert.NotContains(t, d, "goRDFlib", "%s links %s", pkg, d)
@@ -252,9 +251,9 @@ func TestSPARQLParserIsStandardLibraryOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
 	}
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "../../internal/sparqlsyntax").Output()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "../../sparql2plan/internal/sparqlsyntax").Output()
 	require.NoError(t, err, "go list")
-	assert.Equal(t, []string{module + "internal/sparqlsyntax"}, strings.Fields(string(out)))
+	assert.Equal(t, []string{module + "sparql2plan/internal/sparqlsyntax"}, strings.Fields(string(out)))
 }
 
 // TestClientImportSet checks the whole dependency list of kgqa/api (what

@@ -88,7 +88,6 @@ type KG struct {
 	Password         string        `yaml:"password" desc:"SPARQL endpoint password (prefer password_env); masked in logs" secret:"true"`
 	Schema           string        `yaml:"schema" desc:"directory of the Freebase schema (fb_roles, fb_types, as in the GrailQA ontology folder) that types relations' values, so that a tentative answer is grounded to a homonym of the type its subgoal expects; empty types by relation ids alone; relative paths are relative to the config file"`
 	FullText         bool          `yaml:"full_text" desc:"search names that miss an exact match with Virtuoso's free-text index (bif:contains) instead of a case-insensitive scan of every name; backend sparql only, and the endpoint's text index must be enabled"`
-	Results          string        `yaml:"results" desc:"format of SPARQL results asked of the endpoint: json, tsv (SPARQL 1.1 tab-separated values) or xml (SPARQL results XML), the last two with JSON as second choice; a reply is read by its Content-Type, and one not read with certainty is asked again as JSON (Virtuoso 7's tab-separated values are not SPARQL 1.1 TSV, so every one is; its XML is read, and is faster than its JSON at hubs); backend sparql only"`
 }
 
 // LLM configures the model endpoints.
@@ -189,7 +188,7 @@ func Default() Config {
 		KG: KG{
 			Backend: "embedded", Dialect: "freebase",
 			Timeout: 30 * time.Second, Retries: 2, MaxResponseBytes: 64 << 20,
-			MaxConns: 32, Results: "json", CacheSize: 100_000, Language: "en", NeighborLimit: 200,
+			MaxConns: 32, CacheSize: 100_000, Language: "en", NeighborLimit: 200,
 		},
 		LLM: LLM{Planner: ep(), Reasoner: ep(), Teacher: ep(), Embeddings: Embeddings{Timeout: 30 * time.Second}},
 		Engine: Engine{

@@ -189,25 +189,3 @@ func TestLQTAlphaDefault(t *testing.T) {
 	require.NoError(t, err)
 	assert.InDelta(t, 1.0, cfg.Planner.LQT.Alpha, 1e-9)
 }
-
-func TestResultsFormat(t *testing.T) {
-	sparql := "kg:\n  backend: sparql\n  endpoint: http://x:1/sparql\n"
-	cfg, err := Load(writeFile(t, sparql), envOf(nil), nil)
-	require.NoError(t, err)
-	assert.Equal(t, "json", cfg.KG.Results, "default")
-	cfg, err = Load(writeFile(t, sparql+"  results: tsv\n"), envOf(nil), nil)
-	require.NoError(t, err)
-	assert.Equal(t, "tsv", cfg.KG.Results)
-	cfg, err = Load(writeFile(t, sparql), envOf(map[string]string{"PAROG_KG_RESULTS": "tsv"}), []string{"kg.results=json"})
-	require.NoError(t, err)
-	assert.Equal(t, "json", cfg.KG.Results, "flag over env")
-	cfg, err = Load(writeFile(t, sparql+"  results: xml\n"), envOf(nil), nil)
-	require.NoError(t, err)
-	assert.Equal(t, "xml", cfg.KG.Results)
-	for _, bad := range []string{sparql + "  results: csv\n", sparql + "  results: TSV\n", "kg:\n  files: [x.nt]\n  results: tsv\n", "kg:\n  files: [x.nt]\n  results: xml\n"} {
-		_, err := Load(writeFile(t, bad), envOf(nil), nil)
-		var cerr *Error
-		require.ErrorAs(t, err, &cerr, bad)
-		assert.Equal(t, "kg.results", cerr.Key, bad)
-	}
-}

@@ -412,12 +412,6 @@ func validateKG(k KG) error {
 	if k.FullText && k.Backend != "sparql" {
 		return bad("kg.full_text", "only meaningful with backend sparql (a Virtuoso endpoint with its text index); the "+k.Backend+" backend has no text index")
 	}
-	if k.Results != "" && k.Results != "json" && k.Results != "tsv" && k.Results != "xml" {
-		return bad("kg.results", fmt.Sprintf("%q is not json, tsv or xml", k.Results))
-	}
-	if k.Results != "" && k.Results != "json" && k.Backend != "sparql" {
-		return bad("kg.results", "only meaningful with backend sparql; the "+k.Backend+" backend sends no results")
-	}
 	if k.Dialect != "freebase" && k.Dialect != "wikidata" {
 		return bad("kg.dialect", fmt.Sprintf("%q is not freebase or wikidata", k.Dialect))
 	}

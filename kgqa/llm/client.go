@@ -43,14 +43,9 @@ type endpoint struct {
 	role kgqa.Role
 	cfg  config.Endpoint
 	api  *openai.Client
-	// chatURL, auth and doer send chat completions (wire.go): the
-	// endpoint's URL, the Authorization header ("" for none) and the
-	// stage doer.
-	chatURL, auth string
-	doer          openai.HTTPDoer
-	sem           chan struct{} // nil: no limit
-	caps          *caps
-	key           string // API key; empty sends none
+	sem  chan struct{} // nil: no limit
+	caps *caps
+	key  string // API key; empty sends none
 	// keyUnset records that api_key_env names a variable that is not set.
 	keyUnset bool
 }
@@ -108,15 +103,6 @@ func WithMaxReplyBytes(n int64) Option {
 // variable (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
 
-// The sizes of the write and read buffers of each connection of the
-// client's own transport: a relations prompt at its default budget (16 KB)
-// with its schema fits the one, a reply at the default max_tokens the
-// other.
-const (
-	writeBuffer = 32 << 10
-	readBuffer  = 16 << 10
-)
-
 // idleConns is the idle connections the client's own transport keeps per
 // host: the calls its roles may have in flight at once, 64 at least (a
 // role without a limit counts 64).
@@ -142,14 +128,10 @@ func New(cfg config.LLM, opts ...Option) (*Client, error) {
 	// with fewer idle connections than calls at once, a busy server closed
 	// and dialled a connection for one call in seven.
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 0, idleConns(cfg)
-	// A chat request (prompt and reply schema) is often larger than the
-	// default 4 KB buffer, which wrote it in several syscalls; most go out
-	// in one write, and most replies come in one read, with these.
-	tr.WriteBufferSize, tr.ReadBufferSize = writeBuffer, readBuffer
 	c := &Client{
 		roles:    map[kgqa.Role]*endpoint{},
 		getenv:   os.LookupEnv,
-		http:     &http.Client{Transport: newDirectTransport(tr, idleConns(cfg))},
+		http:     &http.Client{Transport: tr},
 		ownHTTP:  true,
 		policy:   backoff.Policy{First: 500 * time.Millisecond, Max: 20 * time.Second},
 		maxReply: DefaultMaxReplyBytes,
@@ -208,11 +190,7 @@ func (c *Client) endpoint(role kgqa.Role, ep config.Endpoint, doer openai.HTTPDo
 	if ep.JSONSchema {
 		first.Format = FormatJSONSchema
 	}
-	e := &endpoint{role: role, cfg: ep, api: openai.NewClientWithConfig(oc), caps: &caps{c: first}, key: key, keyUnset: keyUnset,
-		chatURL: oc.BaseURL + "/chat/completions", doer: doer}
-	if key != "" {
-		e.auth = "Bearer " + key
-	}
+	e := &endpoint{role: role, cfg: ep, api: openai.NewClientWithConfig(oc), caps: &caps{c: first}, key: key, keyUnset: keyUnset}
 	if ep.Concurrency > 0 {
 		e.sem = make(chan struct{}, ep.Concurrency)
 	}
@@ -302,8 +280,8 @@ func (c *Client) call(ctx context.Context, e *endpoint, req kgqa.ChatRequest, ms
 	rec.Retries = max(attempts-1, 0)
 	var content string
 	if err == nil {
-		content = resp.content
-		rec.PromptTokens, rec.CompletionTokens = resp.promptTokens, resp.completionTokens
+		content = resp.Choices[0].Message.Content
+		rec.PromptTokens, rec.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 		if rec.PromptTokens == 0 && rec.CompletionTokens == 0 {
 			rec.PromptTokens, rec.CompletionTokens, rec.Estimated = estimate(msgs), tokens(content), true
 		}
@@ -322,7 +300,7 @@ const maxFallbacks = 4
 // send makes the attempts of one call. When the endpoint rejects a request
 // parameter, the endpoint's capabilities narrow (logged once) and the call
 // is sent again without it, counted in rec.Fallbacks.
-func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req kgqa.ChatRequest, msgs []kgqa.Message, schema bool, rec *kgqa.Call) (reply, int, error) {
+func (c *Client) send(ctx, callCtx context.Context, e *endpoint, req kgqa.ChatRequest, msgs []kgqa.Message, schema bool, rec *kgqa.Call) (openai.ChatCompletionResponse, int, error) {
 	total := 0
 	for {
 		capa := e.caps.get()

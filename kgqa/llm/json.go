@@ -83,25 +83,17 @@ func sumCalls(a, b kgqa.Call) kgqa.Call {
 
 // decodeReply resets out, decodes the JSON value found in reply into it
 // and runs check.
-//
-// A reply that is one JSON value and nothing else, the common case with
-// response_format, is decoded in one pass; anything else (prose, fences,
-// <think> blocks, a value that does not parse) goes through ExtractJSON,
-// which finds the same value where there is one.
 func decodeReply(reply string, out any, check func() error) error {
 	v := reflect.ValueOf(out).Elem()
 	v.Set(reflect.Zero(v.Type()))
-	if !decodeBare(reply, out) {
-		v.Set(reflect.Zero(v.Type()))
-		raw, err := ExtractJSON(reply)
-		if err != nil {
-			return err
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(out); err != nil {
-			return fmt.Errorf("decoding the JSON: %w", err)
-		}
+	raw, err := ExtractJSON(reply)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(out); err != nil {
+		return fmt.Errorf("decoding the JSON: %w", err)
 	}
 	if check != nil {
 		if err := check(); err != nil {
@@ -111,30 +103,18 @@ func decodeReply(reply string, out any, check func() error) error {
 	return nil
 }
 
-// decodeBare decodes reply into out when reply, spaces aside, is exactly
-// one JSON object or array that decodes strictly, and reports whether it
-// did. It is the value ExtractJSON would find: the first bracket of such a
-// reply opens a balanced, valid value.
-func decodeBare(reply string, out any) bool {
-	s := strings.TrimSpace(reply)
-	if len(s) == 0 || (s[0] != '{' && s[0] != '[') || (s[len(s)-1] != '}' && s[len(s)-1] != ']') {
-		return false
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	if dec.Decode(out) != nil {
-		return false
-	}
-	return dec.InputOffset() == int64(len(s))
-}
-
 // errNoJSON is returned by ExtractJSON when a reply holds no JSON value.
 var errNoJSON = errors.New("no JSON object or array in the reply")
 
-// ExtractJSON finds the JSON value in a model reply: it drops <think>
-// blocks, prefers the inside of a ``` code fence, and returns the first
-// balanced {...} or [...] that is valid JSON, ignoring prose around it.
+// ExtractJSON finds the JSON value in a model reply: a reply that is one
+// JSON object or array is that value (whatever its strings hold);
+// otherwise it drops <think> blocks, prefers the inside of a ``` code
+// fence, and returns the first balanced {...} or [...] that is valid
+// JSON, ignoring prose around it.
 func ExtractJSON(reply string) ([]byte, error) {
+	if bare := strings.TrimSpace(reply); bare != "" && (bare[0] == '{' || bare[0] == '[') && json.Valid([]byte(bare)) {
+		return []byte(bare), nil
+	}
 	s := stripThink(reply)
 	if inner, ok := fenced(s); ok {
 		if raw, ok := firstBalanced(inner); ok {

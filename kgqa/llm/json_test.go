@@ -184,6 +184,7 @@ func TestExtractJSON(t *testing.T) {
 		{"bracketed prose first", `[note] the answer: {"a": 1}`, `{"a": 1}`},
 		{"think block dropped", `<think>maybe {"a": 0}</think>{"a": 1}`, `{"a": 1}`},
 		{"first of two values", `{"a": 1} or {"a": 2}`, `{"a": 1}`},
+		{"a bare value whose strings hold tags and fences", "{\"a\": \"<think> and ``` x\"}", "{\"a\": \"<think> and ``` x\"}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

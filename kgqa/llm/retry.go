@@ -42,6 +42,13 @@ type attempt struct {
 // stage in StageHeader and records the status and Retry-After of the
 // response in the context's attempt. A body longer than maxBody fails
 // to read with ErrReplyTooLarge.
+//
+// It also marks each request idempotent for http.Transport (an
+// Idempotency-Key entry with no value, which is not sent): a model call
+// changes nothing on the server, and so marked, a request that finds its
+// kept-alive connection closed by the server before any byte of the
+// reply came back goes again at once on a new connection, instead of
+// failing into a retry after a backoff.
 type stageDoer struct {
 	hc      *http.Client
 	maxBody int64
@@ -52,6 +59,7 @@ func (d *stageDoer) Do(r *http.Request) (*http.Response, error) {
 	if s, ok := ctx.Value(stageKey{}).(kgqa.Stage); ok && s != "" {
 		r.Header.Set(StageHeader, headerSafe(string(s)))
 	}
+	r.Header["Idempotency-Key"] = nil
 	a, _ := ctx.Value(attemptKey{}).(*attempt)
 	if a != nil {
 		a.sent = true
@@ -83,6 +91,18 @@ func (d *stageDoer) Do(r *http.Request) (*http.Response, error) {
 type cappedBody struct {
 	io.ReadCloser
 	left, limit int64
+}
+
+// drainOnClose bounds what Close reads of a body left unread.
+const drainOnClose = 4 << 10
+
+// Close reads what is left of a short body first: go-openai closes it
+// after decoding one JSON value, and a body not read to its end (a
+// trailing newline, the last chunk of a chunked reply) would make
+// http.Transport close the connection instead of keeping it.
+func (b *cappedBody) Close() error {
+	_, _ = io.CopyN(io.Discard, b.ReadCloser, drainOnClose)
+	return b.ReadCloser.Close()
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -164,15 +184,15 @@ func classify(err error, a *attempt, now time.Time) *failure {
 // attempts runs the request until it succeeds, fails for good, or the
 // retries or ctx run out. It returns the number of attempts made, and adds
 // to *reached the requests that reached the endpoint.
-func (c *Client) attempts(ctx context.Context, e *endpoint, stage kgqa.Stage, oreq openai.ChatCompletionRequest, reached *int) (reply, int, error) {
+func (c *Client) attempts(ctx context.Context, e *endpoint, stage kgqa.Stage, oreq openai.ChatCompletionRequest, reached *int) (openai.ChatCompletionResponse, int, error) {
 	ctx = context.WithValue(ctx, stageKey{}, stage)
 	for n := 0; ; n++ {
 		a := &attempt{}
-		resp, err := e.chatCompletion(context.WithValue(ctx, attemptKey{}, a), &oreq)
+		resp, err := e.api.CreateChatCompletion(context.WithValue(ctx, attemptKey{}, a), oreq)
 		if a.reached.Load() {
 			*reached++
 		}
-		if err == nil && resp.choices == 0 {
+		if err == nil && len(resp.Choices) == 0 {
 			err = errors.New("reply has no choices")
 		}
 		if err == nil {

@@ -14,9 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"text/template"
-	"text/template/parse"
 
 	"github.com/parog/parog-go/kgqa"
 )
@@ -52,75 +50,22 @@ var funcs = template.FuncMap{
 var Names = []string{Plan, PlanFewShot, Mentions, Tentative, Relations, Prune, Refine, Sufficiency, Final, Select, LQTAtoms, LQTRelation, LQTMerge, FollowUp}
 
 // Render executes the template of stage with data and returns the system
-// and user messages. A block that is text alone (most system blocks) is
-// rendered once, when the set is made; the others by the executor
-// (exec.go) when it compiled them, else by text/template.
+// and user messages. The templates were parsed once, when the set was
+// made.
 func (set *Set) Render(stage string, data any) ([]kgqa.Message, error) {
 	msgs := make([]kgqa.Message, 0, 2)
-	b := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(b)
 	for _, part := range []string{"system", "user"} {
-		name := stage + "." + part
-		if text, ok := set.static[name]; ok {
-			msgs = append(msgs, kgqa.Message{Role: part, Content: text})
-			continue
-		}
-		found, err := set.execute(name, b, data)
-		switch {
-		case !found:
+		t := set.tmpl.Lookup(stage + "." + part)
+		if t == nil {
 			return nil, fmt.Errorf("prompts: render: no %s block for stage %q", part, stage)
-		case err != nil:
-			return nil, fmt.Errorf("prompts: render %s: %w", stage, err)
-		}
-		msgs = append(msgs, kgqa.Message{Role: part, Content: string(bytes.TrimSpace(b.Bytes()))})
-	}
-	return msgs, nil
-}
-
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// execute renders the block named name with data into b, emptied first:
-// with the executor when it compiled the block and does not decline (the
-// template is then not looked up), else with text/template. found is
-// false when the set has no such block.
-func (set *Set) execute(name string, b *bytes.Buffer, data any) (found bool, err error) {
-	b.Reset()
-	if c := set.compiled[name]; c != nil {
-		if c.execute(b, data) {
-			return true, nil
-		}
-		b.Reset()
-	}
-	t := set.tmpl.Lookup(name)
-	if t == nil {
-		return false, nil
-	}
-	return true, t.Execute(b, data)
-}
-
-// staticBlocks returns the rendered text of each block of t that has no
-// actions.
-func staticBlocks(t *template.Template) map[string]string {
-	m := map[string]string{}
-	for _, t := range t.Templates() {
-		if t.Tree == nil || t.Tree.Root == nil {
-			continue
 		}
 		var b strings.Builder
-		textOnly := true
-		for _, n := range t.Tree.Root.Nodes {
-			tn, ok := n.(*parse.TextNode)
-			if !ok {
-				textOnly = false
-				break
-			}
-			b.Write(tn.Text)
+		if err := t.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("prompts: render %s: %w", stage, err)
 		}
-		if textOnly {
-			m[t.Name()] = strings.TrimSpace(b.String())
-		}
+		msgs = append(msgs, kgqa.Message{Role: part, Content: strings.TrimSpace(b.String())})
 	}
-	return m
+	return msgs, nil
 }
 
 // Schema returns the JSON schema of the reply to stage's prompt.

@@ -288,18 +288,17 @@ func TestReadRelationGroupsRoundTrip(t *testing.T) {
 	assert.Empty(t, in)
 }
 
-// TestStaticBlocksRenderAsTemplates: a block rendered once at start is
-// what executing its template gives, and the system blocks of the stages
-// every question runs are among them.
-func TestStaticBlocksRenderAsTemplates(t *testing.T) {
-	static := Builtin.static
-	for name, text := range static {
-		var b strings.Builder
-		require.NoError(t, Builtin.tmpl.Lookup(name).Execute(&b, nil), name)
-		assert.Equal(t, strings.TrimSpace(b.String()), text, name)
-	}
-	for _, stage := range []string{Tentative, Relations, Prune, Sufficiency, Final} {
-		_, ok := static[stage+".system"]
-		assert.True(t, ok, stage)
+// BenchmarkRender renders the stages every subgoal runs.
+func BenchmarkRender(b *testing.B) {
+	data := sampleData()
+	for _, stage := range []string{Tentative, Relations, Refine, Prune, Sufficiency} {
+		b.Run(stage, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Builtin.Render(stage, data[stage]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -18,12 +18,8 @@ import (
 // a directory (prompts.dir) and validated. The replies' JSON schemas are
 // the engine's contract and always the built-in ones.
 type Set struct {
-	tmpl   *template.Template
-	static map[string]string // blocks without actions, rendered once
-	// compiled holds the blocks the executor (exec.go) renders, by name;
-	// the others, and those it declines, text/template executes.
-	compiled map[string]*block
-	name     string
+	tmpl *template.Template
+	name string
 }
 
 // Name names the set for the trace and the eval report: "builtin", or
@@ -38,7 +34,7 @@ var Builtin = func() *Set {
 	if err != nil {
 		panic(err)
 	}
-	return &Set{tmpl: t, static: staticBlocks(t), compiled: compileSet(t), name: "builtin"}
+	return &Set{tmpl: t, name: "builtin"}
 }()
 
 // commonFile defines the blocks the stages share (planview, facts).
@@ -108,7 +104,7 @@ func Load(dir string) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prompts: load %s: %w", dir, err)
 	}
-	set := &Set{tmpl: t, static: staticBlocks(t), compiled: compileSet(t)}
+	set := &Set{tmpl: t}
 	if err := set.validate(); err != nil {
 		return nil, fmt.Errorf("prompts: load %s: %w", dir, err)
 	}

@@ -8,7 +8,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 )
@@ -94,4 +96,113 @@ func jsonKind(k string) string {
 		return "an object"
 	}
 	return "a number"
+}
+
+// checkKeys refuses what encoding/json lets through silently: a key
+// spelled in another case than its field ("QUESTION" for "question") and
+// a key given twice in one object (the last one would win). It walks the
+// decoder's tokens once; malformed JSON is left to the decoder, which
+// says where.
+func checkKeys(data []byte, v any) error {
+	names := fieldNames(reflect.TypeOf(v))
+	dec := json.NewDecoder(bytes.NewReader(data))
+	// One frame per open object or array; keys are tracked for objects.
+	type frame struct {
+		seen    map[string]bool
+		wantKey bool
+	}
+	var stack []*frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].seen != nil {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{':
+				stack = append(stack, &frame{seen: map[string]bool{}, wantKey: true})
+			case '[':
+				stack = append(stack, &frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				valueDone()
+			}
+			continue
+		}
+		top := (*frame)(nil)
+		if n := len(stack); n > 0 {
+			top = stack[n-1]
+		}
+		if top == nil || top.seen == nil || !top.wantKey {
+			valueDone()
+			continue
+		}
+		key, _ := tok.(string)
+		top.wantKey = false
+		if err := checkKey(top.seen, key, names); err != nil {
+			return err
+		}
+	}
+}
+
+// checkKey refuses key if seen holds it already (the object gave it
+// before) or if it names a field of names in another case; it adds key
+// to seen.
+func checkKey(seen map[string]bool, key string, names map[string]string) error {
+	if seen[key] {
+		return errorf(http.StatusBadRequest, "key %q appears twice in one object", truncate(key, 64))
+	}
+	seen[key] = true
+	if want, ok := names[strings.ToLower(key)]; ok && want != key {
+		return errorf(http.StatusBadRequest, "unknown field %q (keys are case-sensitive: %q)", truncate(key, 64), want)
+	}
+	return nil
+}
+
+var fieldNamesCache sync.Map // reflect.Type -> map[string]string
+
+// fieldNames maps the lower-case form of every JSON field name reachable
+// from t to its spelling.
+func fieldNames(t reflect.Type) map[string]string {
+	if m, ok := fieldNamesCache.Load(t); ok {
+		return m.(map[string]string)
+	}
+	m := map[string]string{}
+	collectNames(t, m, map[reflect.Type]bool{})
+	fieldNamesCache.Store(t, m)
+	return m
+}
+
+func collectNames(t reflect.Type, into map[string]string, seen map[reflect.Type]bool) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] {
+		return
+	}
+	seen[t] = true
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			collectNames(f.Type, into, seen)
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		into[strings.ToLower(name)] = name
+		collectNames(f.Type, into, seen)
+	}
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/netutil"
 
-	"github.com/parog/parog-go/internal/rawtcp"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/engine"
@@ -245,9 +244,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	// A client trickling its request is cut off by the read deadlines; the
 	// connection cap stops a crowd of them from exhausting the process.
-	// Connections read and write with raw system calls (internal/rawtcp):
-	// a third fewer context switches per question at one client.
-	ln = netutil.LimitListener(rawtcp.Listener(ln), maxConns)
+	ln = netutil.LimitListener(ln, maxConns)
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: min(10*time.Second, readTimeout),

@@ -37,7 +37,7 @@ func Open(ctx context.Context, cfg config.KG, baseDir string) (backend.Backend, 
 		}
 		return endpoint.New(cfg.Endpoint, endpoint.Options{
 			Timeout: cfg.Timeout, Retries: cfg.Retries, MaxBytes: cfg.MaxResponseBytes, MaxConns: cfg.MaxConns,
-			User: cfg.User, Password: password, Results: cfg.Results,
+			User: cfg.User, Password: password,
 		})
 	}
 	return nil, fmt.Errorf("kg: open: kg.backend: unknown backend %q (want embedded or sparql)", cfg.Backend)

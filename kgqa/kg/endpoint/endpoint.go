@@ -1,12 +1,10 @@
 // Package endpoint is the SPARQL 1.1 Protocol adapter of package kg: it
 // sends the SELECT text kg builds to an endpoint (Virtuoso, QLever,
-// Blazegraph) and reads SPARQL 1.1 JSON results, or SPARQL 1.1 TSV or
-// XML results where configured (Options.Results).
+// Blazegraph) and reads SPARQL 1.1 JSON results.
 package endpoint
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -36,22 +34,10 @@ type Client struct {
 	retries  int
 	maxBytes int64
 	policy   backoff.Policy
-	accept   string
 }
 
-// Media types of SPARQL results.
-const (
-	mediaJSON = "application/sparql-results+json"
-	mediaTSV  = "text/tab-separated-values"
-	mediaXML  = "application/sparql-results+xml"
-)
-
-// Results formats a Client asks for (Options.Results).
-const (
-	ResultsJSON = "json"
-	ResultsTSV  = "tsv"
-	ResultsXML  = "xml"
-)
+// mediaJSON is the media type of SPARQL 1.1 JSON results.
+const mediaJSON = "application/sparql-results+json"
 
 // Options configure a Client; zero fields take the defaults.
 type Options struct {
@@ -71,14 +57,6 @@ type Options struct {
 	// (Digest or Basic), such as Virtuoso's /sparql-auth as the read-only
 	// user of the setup kit; no credentials are sent when User is empty.
 	User, Password string
-	// Results is the format asked for: ResultsJSON (the default when
-	// empty), ResultsTSV (SPARQL 1.1 TSV) or ResultsXML (SPARQL Query
-	// Results XML), the last two with JSON as the second choice.
-	// Whatever is asked, the reply is read by its Content-Type; a
-	// tab-separated or XML reply the client cannot read with certainty
-	// (see parseResultsTSV, parseResultsXML) is asked for again once as
-	// JSON.
-	Results string
 }
 
 // New returns a Client for the endpoint at rawURL, an http(s) URL.
@@ -99,16 +77,6 @@ func New(rawURL string, o Options) (*Client, error) {
 	if o.Backoff <= 0 {
 		o.Backoff = 100 * time.Millisecond
 	}
-	accept := mediaJSON
-	switch o.Results {
-	case ResultsJSON, "":
-	case ResultsTSV:
-		accept = mediaTSV + ", " + mediaJSON + ";q=0.9"
-	case ResultsXML:
-		accept = mediaXML + ", " + mediaJSON + ";q=0.9"
-	default:
-		return nil, fmt.Errorf("kg: kg.results: want %s, %s or %s, got %q", ResultsJSON, ResultsTSV, ResultsXML, o.Results)
-	}
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -126,7 +94,6 @@ func New(rawURL string, o Options) (*Client, error) {
 		url: u.String(), client: &http.Client{Transport: rt},
 		timeout: o.Timeout, retries: max(o.Retries, 0), maxBytes: o.MaxBytes,
 		policy: backoff.Policy{First: o.Backoff, Max: 5 * time.Second},
-		accept: accept,
 	}, nil
 }
 
@@ -141,10 +108,7 @@ func (e *Client) Query(ctx context.Context, q string) (*backend.Table, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	for n := 0; ; n++ {
-		t, advice, err := e.attempt(ctx, q, e.accept)
-		if errors.Is(err, errUnread) {
-			t, advice, err = e.attempt(ctx, q, mediaJSON)
-		}
+		t, advice, err := e.attempt(ctx, q)
 		if err == nil {
 			return t, nil
 		}
@@ -160,10 +124,10 @@ func (e *Client) Query(ctx context.Context, q string) (*backend.Table, error) {
 // noRetry is attempt's advice for a failure another try cannot mend.
 const noRetry = time.Duration(-1)
 
-// attempt sends q once, asking for the media types of accept. A failure
+// attempt sends q once. A failure
 // worth another try comes with the wait the endpoint asked for (0 when it
 // named none); one that is not, with noRetry.
-func (e *Client) attempt(ctx context.Context, q, accept string) (*backend.Table, time.Duration, error) {
+func (e *Client) attempt(ctx context.Context, q string) (*backend.Table, time.Duration, error) {
 	params := url.Values{"query": {q}}
 	if d, ok := ctx.Deadline(); ok {
 		// The endpoint stops when the caller does (Virtuoso reads timeout
@@ -176,7 +140,7 @@ func (e *Client) attempt(ctx context.Context, q, accept string) (*backend.Table,
 		return nil, noRetry, fmt.Errorf("%w: %v", backend.ErrUnavailable, err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", accept)
+	req.Header.Set("Accept", mediaJSON)
 	resp, err := e.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -259,12 +223,6 @@ func (e *Client) decode(resp *http.Response) (*backend.Table, error) {
 	}
 	if int64(len(body)) > e.maxBytes {
 		return nil, fmt.Errorf("%w: more than %d bytes", backend.ErrTooLarge, e.maxBytes)
-	}
-	switch ct {
-	case mediaTSV:
-		return parseResultsTSV(body)
-	case mediaXML:
-		return parseResultsXML(body)
 	}
 	return parseResultsJSON(body)
 }

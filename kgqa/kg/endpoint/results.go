@@ -3,7 +3,6 @@ package endpoint
 import (
 	"bytes"
 	"fmt"
-	"slices"
 
 	"github.com/knakk/rdf"
 	"github.com/knakk/sparql"
@@ -13,63 +12,12 @@ import (
 
 const xsdString = "http://www.w3.org/2001/XMLSchema#string"
 
-// intern returns s from seen, adding it while seen is short; past that
-// a string is allocated each time rather than searched for at length. A
-// string s is returned as it is when seen lacks it: only bytes are
-// copied.
-func intern[T string | []byte](seen *[]string, s T) string {
-	for _, v := range *seen {
-		if v == string(s) {
-			return v
-		}
-	}
-	v := string(s)
-	if len(*seen) < 16 {
-		*seen = append(*seen, v)
-	}
-	return v
-}
-
-// checkedIRIs are the datatypes of one body that knakk/rdf accepted as
-// IRIs: a datatype repeats from row to row, and each is checked once.
-type checkedIRIs []string
-
-// ok says whether knakk/rdf accepts s as an IRI.
-func (c *checkedIRIs) ok(s string) bool {
-	if slices.Contains(*c, s) {
-		return true
-	}
-	if _, err := rdf.NewIRI(s); err != nil {
-		return false
-	}
-	if len(*c) < 16 {
-		*c = append(*c, s)
-	}
-	return true
-}
-
-// parseResultsJSON reads SPARQL 1.1 Query Results JSON into backend
-// nodes. A hub's relation listing is thousands of rows, and knakk/sparql
-// (encoding/json into its bindings, then knakk/rdf terms, then nodes)
-// spends 7-12 µs and 26 allocations a row on it; decodeResults reads
-// the documents endpoints write in one pass (1.2-1.7 µs and 3
-// allocations a row: docs/performance.md, "SPARQL results parsing"), and
-// hands every body it is not sure to read exactly as knakk does to
-// parseResultsKnakk, which stays the reference: same table, same error
-// (FuzzParseResults holds the two to each other).
-func parseResultsJSON(body []byte) (*backend.Table, error) {
-	if t, ok := decodeResults(body); ok {
-		return t, nil
-	}
-	return parseResultsKnakk(body)
-}
-
-// parseResultsKnakk reads SPARQL 1.1 Query Results JSON with knakk/sparql
+// parseResultsJSON reads SPARQL 1.1 Query Results JSON with knakk/sparql
 // into knakk/rdf terms, then into backend nodes. A binding knakk/rdf cannot
 // hold (an IRI with a character it refuses, a language tag with two
 // dashes such as "be-x-old") keeps the endpoint's own reading of it; a
 // binding of no known type fails the whole result.
-func parseResultsKnakk(body []byte) (*backend.Table, error) {
+func parseResultsJSON(body []byte) (*backend.Table, error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '<' {
 		return nil, fmt.Errorf("%w: got markup instead of SPARQL JSON results: %.80s", backend.ErrBadResponse, trimmed)

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"fmt"
-	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,24 +47,6 @@ func TestCheckKeys(t *testing.T) {
 			assert.EqualError(t, err, want[i], body)
 		}
 	}
-}
-
-// FuzzCheckKeys holds the one-pass key check to the token walk it stands
-// in for: wherever scanKeys gives a verdict, tokenKeys gives the same.
-func FuzzCheckKeys(f *testing.F) {
-	for _, b := range askBodies {
-		f.Add(b)
-	}
-	names := fieldNames(reflect.TypeOf(&api.AskRequest{}))
-	f.Fuzz(func(t *testing.T, body string) {
-		done, err := scanKeys([]byte(body), names)
-		if !done {
-			return
-		}
-		if want := tokenKeys([]byte(body), names); fmt.Sprint(err) != fmt.Sprint(want) {
-			t.Fatalf("%q: one pass says %v, the token walk %v", body, err, want)
-		}
-	})
 }
 
 // BenchmarkCheckKeys is the key check of a usual /v1/ask body.

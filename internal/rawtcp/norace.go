@@ -1,5 +1,0 @@
-//go:build !race
-
-package rawtcp
-
-const raceEnabled = false
