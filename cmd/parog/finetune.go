@@ -273,7 +273,7 @@ func writeComparison(stdout io.Writer, path string, a, b *finetune.Report) error
 	var md strings.Builder
 	finetune.CompareMarkdown(&md, a, b)
 	if path != "" {
-		if err := os.WriteFile(path, []byte(md.String()), 0o644); err != nil {
+		if err := writeOutBytes("--out", path, false, []byte(md.String())); err != nil {
 			return fmt.Errorf("finetune: compare: %w", err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
@@ -100,11 +99,11 @@ func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("sparql2plan: report: %w", err)
 		}
-		if err := os.WriteFile(*report, append(b, '\n'), 0o644); err != nil {
+		if err := writeOutBytes("--report", *report, false, append(b, '\n')); err != nil {
 			return fmt.Errorf("sparql2plan: report: %w", err)
 		}
 		md := strings.TrimSuffix(*report, ".json") + ".md"
-		if err := os.WriteFile(md, []byte(stats.Markdown()), 0o644); err != nil {
+		if err := writeOutBytes("--report (.md)", md, false, []byte(stats.Markdown())); err != nil {
 			return fmt.Errorf("sparql2plan: report: %w", err)
 		}
 	}

@@ -74,12 +74,21 @@ func Dump(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("prompts: dump: %w", err)
 	}
+	return DumpTo(func(name string, data []byte) error {
+		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	})
+}
+
+// DumpTo gives the built-in templates to write, one file per stage and
+// common.tmpl by name; the caller decides how a file is written (parog
+// prompts dump checks each path).
+func DumpTo(write func(name string, data []byte) error) error {
 	for _, f := range templateFiles() {
 		b, err := files.ReadFile(f)
 		if err != nil {
 			return fmt.Errorf("prompts: dump: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+		if err := write(f, b); err != nil {
 			return fmt.Errorf("prompts: dump: %w", err)
 		}
 	}
