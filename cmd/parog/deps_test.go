@@ -29,6 +29,7 @@ const module = "github.com/parog/parog-go/"
 var layers = map[string][]string{
 	"cmd/parog":                  {"dataset", "dataset/answerable", "dataset/eval", "dataset/generate", "dataset/harvest", "dataset/oracle", "dataset/oraclebench", "dataset/pogrule", "dataset/report", "dataset/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kg/densify", "kgqa/kg/fbimport", "kgqa/kg/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/relprior", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle"},
+	"scripts/probe":              {},
 	"dataset":                    {"kgqa/kg/demokg"},
 	"dataset/answerable":         {"dataset", "kgqa/kg", "internal/naming"},
 	"dataset/eval":               {"dataset", "dataset/score", "kgqa", "kgqa/compile", "kgqa/engine", "kgqa/kg"},
