@@ -536,4 +536,3 @@ func do(ctx context.Context, method, u, contentType, body string, hdr ...string)
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<20))
 	return resp.StatusCode
 }
-
