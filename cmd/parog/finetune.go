@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -199,7 +200,20 @@ func runEvalPlanner(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	jsonPath, mdPath, err := rep.WriteFiles(e.out)
+	prefix := strings.TrimSuffix(strings.TrimSuffix(e.out, ".json"), ".md")
+	jsonPath, mdPath := prefix+".json", prefix+".md"
+	err = writeOut("--out (.json)", jsonPath, false, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	})
+	if err != nil {
+		return err
+	}
+	err = writeOut("--out (.md)", mdPath, false, func(w io.Writer) error {
+		rep.Markdown(w)
+		return nil
+	})
 	if err != nil {
 		return err
 	}
