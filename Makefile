@@ -5,7 +5,7 @@ GO ?= go
 # the server speaks JSON only. The Dockerfile builds with the same tags.
 TAGS ?= nomsgpack
 
-.PHONY: test test-go lint build run bench stress
+.PHONY: test test-go lint build run bench stress probe
 
 # -buildvcs=auto stamps the git revision into the binary for parog --version
 # even where GOFLAGS turns stamping off.
@@ -50,6 +50,15 @@ BURNERS ?= 1
 stress:
 	./scripts/ensure-packages.sh
 	GO=$(GO) TAGS='$(TAGS)' COUNT=5 BURNERS=$(BURNERS) ./scripts/stress.sh $(STRESS_PKGS)
+
+# The loopback-only attack suite (scripts/probe) against a freshly built
+# bin/parog on the demo KG: slow readers from three source addresses, a
+# named pipe in the viewer's folder, a hostile prompt template, hostile
+# output targets, header floods, query products. It fails on an unexpected
+# status, server RSS over 1 GiB, or goroutines left after the clients
+# leave; under a minute on two cores.
+probe: build
+	$(GO) run -tags '$(TAGS)' ./scripts/probe --parog bin/parog
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

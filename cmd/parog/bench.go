@@ -173,7 +173,7 @@ func (f *benchFlags) bench(ctx context.Context, env *Env, o bench.BenchOptions, 
 	}
 	md := rep.Markdown() + fmt.Sprintf("\nRun in %s.\n", time.Since(start).Round(time.Second))
 	for name, data := range map[string][]byte{"report.md": []byte(md), "report.json": rep.JSON(), "robustness.svg": []byte(rep.SVG())} {
-		if err := os.WriteFile(filepath.Join(o.Dir, name), data, 0o644); err != nil {
+		if err := writeOutBytes("--out", filepath.Join(o.Dir, name), false, data); err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
@@ -63,15 +63,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fh, err := os.Create(*out)
-	if err != nil {
-		return fmt.Errorf("dataset generate: %w", err)
-	}
-	if err := generate.Write(fh, f, qs); err != nil {
-		_ = fh.Close()
-		return err
-	}
-	if err := fh.Close(); err != nil {
+	if err := writeOut("--out", *out, false, func(w io.Writer) error { return generate.Write(w, f, qs) }); err != nil {
 		return fmt.Errorf("dataset generate: %w", err)
 	}
 	var counts []string

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"sort"
 
 	"github.com/parog/parog-go/dataset"
@@ -57,7 +56,7 @@ func runHarvest(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+	if err := writeOutBytes("--out", *out, false, b.Bytes()); err != nil {
 		return fmt.Errorf("dataset harvest: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "harvested %d of %d rows into %s\n", st.Kept, st.Rows, *out)

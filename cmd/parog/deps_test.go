@@ -34,6 +34,7 @@ const module = "github.com/parog/parog-go/"
 var layers = map[string][]string{
 	"cmd/parog":                  {"dataset", "dataset/eval/answerable", "dataset/eval", "dataset/fetch", "dataset/oracle/generate", "dataset/eval/harvest", "dataset/oracle", "dataset/oracle/bench", "dataset/eval/pogrule", "dataset/eval/report", "dataset/eval/score", "finetune", "kgqa", "kgqa/api", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/kgdata/densify", "kgqa/kgdata/fbimport", "kgqa/kgdata/virtuoso", "kgqa/llm", "kgqa/llm/llmcache", "kgqa/lqt", "kgqa/metrics", "kgqa/prompts", "kgqa/relprior", "kgqa/retrieval", "kgqa/server", "kgqa/sft", "kgqa/sharedcache", "sparql2plan"},
 	"cmd/oracle-llm":             {"dataset", "dataset/oracle", "kgqa/kg/demokg"},
+	"scripts/probe":              {},
 	"dataset":                    {},
 	"dataset/eval/answerable":    {"dataset", "kgqa/kg", "internal/naming"},
 	"dataset/eval":               {"dataset", "dataset/eval/score", "kgqa", "kgqa/compile", "kgqa/engine", "kgqa/kg"},

@@ -401,17 +401,17 @@ func runEvalReport(ctx context.Context, env *Env, args []string) error {
 		return rep.WriteMarkdown(env.Stdout)
 	}
 	if *htmlPath != "" {
-		if err := writeFileWith(*htmlPath, report.NewHTMLReport(rep, runs).WriteHTML); err != nil {
+		if err := writeFileWith("--html", *htmlPath, report.NewHTMLReport(rep, runs).WriteHTML); err != nil {
 			return err
 		}
 	}
 	if *mdPath != "" {
-		if err := writeFileWith(*mdPath, rep.WriteMarkdown); err != nil {
+		if err := writeFileWith("--md", *mdPath, rep.WriteMarkdown); err != nil {
 			return err
 		}
 	}
 	if *jsonPath != "" {
-		return writeFileWith(*jsonPath, func(w io.Writer) error {
+		return writeFileWith("--json", *jsonPath, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(rep)
@@ -468,17 +468,11 @@ func loadReportGold(ctx context.Context, env *Env, ds, input, alias string) (rep
 	return g, nil
 }
 
-func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("eval report: %w", err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("eval report: %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("eval report: %w", err)
+// writeFileWith writes a report through the checked writer; flag names
+// the option that gave path.
+func writeFileWith(flag, path string, write func(io.Writer) error) error {
+	if err := writeOut(flag, path, false, write); err != nil {
+		return fmt.Errorf("eval: %w", err)
 	}
 	return nil
 }

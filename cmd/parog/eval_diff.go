@@ -52,12 +52,12 @@ func runEvalDiff(ctx context.Context, env *Env, args []string) error {
 		return d.WriteMarkdown(env.Stdout, *flips)
 	}
 	if *mdPath != "" {
-		if err := writeFileWith(*mdPath, func(w io.Writer) error { return d.WriteMarkdown(w, *flips) }); err != nil {
+		if err := writeFileWith("--md", *mdPath, func(w io.Writer) error { return d.WriteMarkdown(w, *flips) }); err != nil {
 			return err
 		}
 	}
 	if *jsonPath != "" {
-		return writeFileWith(*jsonPath, func(w io.Writer) error {
+		return writeFileWith("--json", *jsonPath, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(d)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -198,7 +199,20 @@ func runEvalPlanner(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	jsonPath, mdPath, err := rep.WriteFiles(e.out)
+	prefix := strings.TrimSuffix(strings.TrimSuffix(e.out, ".json"), ".md")
+	jsonPath, mdPath := prefix+".json", prefix+".md"
+	err = writeOut("--out (.json)", jsonPath, false, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	})
+	if err != nil {
+		return err
+	}
+	err = writeOut("--out (.md)", mdPath, false, func(w io.Writer) error {
+		rep.Markdown(w)
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -272,7 +286,7 @@ func writeComparison(stdout io.Writer, path string, a, b *finetune.Report) error
 	var md strings.Builder
 	finetune.CompareMarkdown(&md, a, b)
 	if path != "" {
-		if err := os.WriteFile(path, []byte(md.String()), 0o644); err != nil {
+		if err := writeOutBytes("--out", path, false, []byte(md.String())); err != nil {
 			return fmt.Errorf("finetune: compare: %w", err)
 		}
 	}

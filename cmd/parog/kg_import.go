@@ -66,6 +66,9 @@ func runImportFB15k(ctx context.Context, env *Env, args []string) error {
 	if err := checkOut("--out", *out, false, *force); err != nil {
 		return err
 	}
+	if err := checkOut("--report", *report, false, false); err != nil {
+		return err
+	}
 	rep, err := fbimport.ImportFB15k237(ctx, *in, *names, *out)
 	if err != nil {
 		return err
@@ -94,6 +97,9 @@ func runImportFreebase(ctx context.Context, env *Env, args []string) error {
 		return usageError("--in and --out are required, and nothing else")
 	}
 	if err := checkOut("--out", *out, true, *force); err != nil {
+		return err
+	}
+	if err := checkOut("--report", *report, false, false); err != nil {
 		return err
 	}
 	st, err := os.Stat(*in)
@@ -177,8 +183,5 @@ func writeJSONReport(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
+	return writeOutBytes("--report", path, false, append(b, '\n'))
 }

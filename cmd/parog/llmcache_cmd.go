@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/parog/parog-go/kgqa/llm/llmcache"
 	"github.com/parog/parog-go/kgqa/prompts"
@@ -60,7 +61,17 @@ func runPrompts(_ context.Context, env *Env, args []string) error {
 	if len(pos) != 2 || pos[0] != "dump" {
 		return usageError("want: parog prompts dump DIR")
 	}
-	if err := prompts.Dump(pos[1]); err != nil {
+	dir := pos[1]
+	if err := checkOut("prompts dump", dir, true, false); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("prompts dump: %w", err)
+	}
+	err = prompts.DumpTo(func(name string, data []byte) error {
+		return writeOutBytes("prompts dump", filepath.Join(dir, name), false, data)
+	})
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "wrote the built-in prompt templates to %s; edit them and pass --prompts-dir %s (or set prompts.dir)\n", pos[1], pos[1])

@@ -58,15 +58,7 @@ func runRelprior(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("relprior: no record of %s has a subgoal with relations: %w", *in, relprior.ErrNoRelations)
 	}
 	p := b.Prior(*minCount, strings.Join(names, ","))
-	f, err := os.Create(*out)
-	if err != nil {
-		return fmt.Errorf("relprior: %w", err)
-	}
-	if err := p.Write(f); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := writeOut("--out", *out, false, p.Write); err != nil {
 		return fmt.Errorf("relprior: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "learned from %d subgoals of %d of %d records; %d words; wrote %s\n", p.Subgoals, b.Learned, b.Records, len(p.Words), *out)

@@ -174,11 +174,26 @@ func setGCPercent(log *slog.Logger, percent int, getenv func(string) (string, bo
 		log.Info("GOGC set in the environment: server.gc_percent not applied", "GOGC", v, "server.gc_percent", percent)
 		return func() {}
 	}
+	oldLimit := debug.SetMemoryLimit(-1)
 	if percent == 0 {
 		live := liveHeap()
 		percent = autoGCPercent(live)
-		log.Info("garbage collection target", "server.gc_percent", percent, "live_heap_MB", live>>20)
+		// A target of 400 lets a heap that grows in bursts (answers held
+		// for slow readers) reach five times what is live before the next
+		// collection; a soft limit of the live heap and twice the
+		// headroom makes the collector work harder before that. An
+		// operator's GOMEMLIMIT wins.
+		if _, ok := getenv("GOMEMLIMIT"); !ok {
+			limit := int64(live) + 2*gcHeadroom
+			debug.SetMemoryLimit(limit)
+			log.Info("garbage collection target", "server.gc_percent", percent, "live_heap_MB", live>>20, "memory_limit_MB", limit>>20)
+		} else {
+			log.Info("garbage collection target", "server.gc_percent", percent, "live_heap_MB", live>>20)
+		}
 	}
 	old := debug.SetGCPercent(percent)
-	return func() { debug.SetGCPercent(old) }
+	return func() {
+		debug.SetGCPercent(old)
+		debug.SetMemoryLimit(oldLimit)
+	}
 }

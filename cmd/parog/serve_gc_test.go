@@ -58,6 +58,7 @@ func TestAutoGCPercent(t *testing.T) {
 		defer restore()
 		p := gcPercent()
 		assert.GreaterOrEqual(t, p, 100)
+		assert.Less(t, debug.SetMemoryLimit(-1), int64(1<<30), "a soft memory limit keeps a target of 400 from letting a small heap grow fivefold")
 		assert.LessOrEqual(t, p, 400)
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
@@ -43,6 +42,16 @@ func runSPARQL2Plan(ctx context.Context, env *Env, args []string) error {
 	}
 	if *input == "" || *out == "" {
 		return usageError("--input FILE and --out FILE.jsonl are required")
+	}
+	// --out is appended to (resume), so it is checked, not replaced; the
+	// reports are written through the checked writer.
+	if err := checkOut("--out", *out, false, false); err != nil {
+		return err
+	}
+	if *report != "" {
+		if err := checkOut("--report", *report, false, false); err != nil {
+			return err
+		}
 	}
 	if *concurrency < 1 || *valPct < 0 || *valPct > 100 || *rateFlag < 0 || *minCons < 0 || *minCons > 1 {
 		return usageError("--concurrency must be >= 1, --rate >= 0, --validation-percent 0..100, --min-consistency 0..1")
@@ -151,11 +160,11 @@ func writeRunReport(path string, stats *sparql2plan.Stats) error {
 	if err != nil {
 		return fmt.Errorf("sparql2plan: report: %w", err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := writeOutBytes("--report", path, false, append(b, '\n')); err != nil {
 		return fmt.Errorf("sparql2plan: report: %w", err)
 	}
 	md := strings.TrimSuffix(path, ".json") + ".md"
-	if err := os.WriteFile(md, []byte(stats.Markdown()), 0o644); err != nil {
+	if err := writeOutBytes("--report (.md)", md, false, []byte(stats.Markdown())); err != nil {
 		return fmt.Errorf("sparql2plan: report: %w", err)
 	}
 	return nil

@@ -167,6 +167,7 @@ type Server struct {
 	SPARQLMaxRows      int           `yaml:"sparql_max_rows" desc:"rows returned by /sparql at most"`
 	SPARQLConcurrency  int           `yaml:"sparql_concurrency" desc:"/sparql queries evaluated at once; more get 503 (0: 2)"`
 	SPARQLMaxBytes     int64         `yaml:"sparql_max_bytes" desc:"largest /sparql answer held for a client, in bytes; rows past it are cut (X-Parog-Truncated) (0: 16 MiB)"`
+	SPARQLAnswerBudget int64         `yaml:"sparql_answer_budget" desc:"bytes of /sparql answers held at once for their clients, reserved at sparql_max_bytes each while a query runs; a client holds a quarter of it at most (and at least one answer); over it a request gets 503 with Retry-After (0: 128 MiB)"`
 	SPARQLWriteTimeout time.Duration `yaml:"sparql_write_timeout" desc:"time a client has to read a whole /sparql answer before its connection is closed (0: 30s)"`
 	MaxQuestions       int           `yaml:"max_questions" desc:"questions (ask, chat, plan) answered at once (0: llm.reasoner.concurrency / engine.parallelism)"`
 	MaxQuestionsPerKey int           `yaml:"max_questions_per_key" desc:"questions one API key (or client address) may have answered at once (0: three quarters of max_questions)"`

@@ -3,6 +3,7 @@ package prompts
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"text/template"
+	"text/template/parse"
+	"time"
 )
 
 // Set is one set of prompt templates: the built-in one, or one loaded from
@@ -70,12 +73,21 @@ func Dump(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("prompts: dump: %w", err)
 	}
+	return DumpTo(func(name string, data []byte) error {
+		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	})
+}
+
+// DumpTo gives the built-in templates to write, one file per stage and
+// common.tmpl by name; the caller decides how a file is written (parog
+// prompts dump checks each path).
+func DumpTo(write func(name string, data []byte) error) error {
 	for _, f := range templateFiles() {
 		b, err := files.ReadFile(f)
 		if err != nil {
 			return fmt.Errorf("prompts: dump: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+		if err := write(f, b); err != nil {
 			return fmt.Errorf("prompts: dump: %w", err)
 		}
 	}
@@ -139,12 +151,120 @@ func (set *Set) validate() error {
 			}
 		}
 		for _, sample := range []any{reflect.Zero(typ).Interface(), filled(typ).Interface()} {
-			if _, err := set.Render(stage, sample); err != nil {
-				return fmt.Errorf("%s.tmpl: %w", stage, err)
+			for _, part := range []string{"system", "user"} {
+				if err := set.tryBlock(stage+"."+part, sample); err != nil {
+					return fmt.Errorf("%s.tmpl: %w", stage, err)
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// The bounds of rendering a block while a set is validated: a template
+// that expands without end (blocks that each call the one below twice)
+// is refused, not expanded.
+const (
+	validateMaxOutput = 1 << 20
+	validateMaxTime   = 2 * time.Second
+)
+
+// errBounds reports a block past the validation bounds.
+var errBounds = errors.New("prompts: block past the validation limit")
+
+// tryBlock renders the block name on data with text/template into a
+// writer that refuses more than validateMaxOutput bytes or any write
+// after validateMaxTime. A block that loops without writing cannot be
+// stopped from outside: it is left running and refused at the time
+// limit, and the process that loaded it refuses to start.
+func (set *Set) tryBlock(name string, data any) error {
+	t := set.tmpl.Lookup(name)
+	if t == nil {
+		return fmt.Errorf("no {{define %q}} block", name)
+	}
+	if n := expansion(set.tmpl, name, map[string]float64{}, map[string]bool{}); n > validateMaxNodes {
+		return fmt.Errorf("%s: expands to more than the limit of %d nodes through its {{template}} calls (%.3g): %w", name, validateMaxNodes, n, errBounds)
+	}
+	w := &boundedWriter{left: validateMaxOutput, until: time.Now().Add(validateMaxTime)}
+	done := make(chan error, 1)
+	go func() { done <- t.Execute(w, data) }()
+	timer := time.NewTimer(validateMaxTime)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		switch {
+		case errors.Is(err, errBounds):
+			return fmt.Errorf("%s: renders more than the limit of %d bytes or %s on sample data: %w", name, validateMaxOutput, validateMaxTime, errBounds)
+		case err != nil:
+			stage, _, _ := strings.Cut(name, ".")
+			return fmt.Errorf("prompts: render %s: %w", stage, err)
+		}
+		return nil
+	case <-timer.C:
+		return fmt.Errorf("%s: renders for longer than the limit of %s on sample data: %w", name, validateMaxTime, errBounds)
+	}
+}
+
+// validateMaxNodes bounds the nodes a block expands to through its
+// {{template}} calls, counted without executing it: a block that loops
+// without writing cannot be stopped once it runs.
+const validateMaxNodes = 1_000_000
+
+// expansion counts the nodes the block name expands to, each {{template}}
+// call counted as the expansion of what it calls (a loop's body once). A
+// block that calls itself, directly or not, is left to the bounds of
+// execution.
+func expansion(root *template.Template, name string, memo map[string]float64, busy map[string]bool) float64 {
+	if n, ok := memo[name]; ok {
+		return n
+	}
+	t := root.Lookup(name)
+	if t == nil || t.Tree == nil || busy[name] {
+		return 1
+	}
+	busy[name] = true
+	defer delete(busy, name)
+	var walk func(parse.Node) float64
+	walk = func(n parse.Node) float64 {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n == nil {
+				return 0
+			}
+			sum := 0.0
+			for _, c := range n.Nodes {
+				sum += walk(c)
+			}
+			return sum
+		case *parse.IfNode:
+			return 1 + walk(n.List) + walk(n.ElseList)
+		case *parse.RangeNode:
+			return 1 + walk(n.List) + walk(n.ElseList)
+		case *parse.WithNode:
+			return 1 + walk(n.List) + walk(n.ElseList)
+		case *parse.TemplateNode:
+			return 1 + expansion(root, n.Name, memo, busy)
+		}
+		return 1
+	}
+	n := walk(t.Tree.Root)
+	memo[name] = n
+	return n
+}
+
+// boundedWriter counts and drops what a block writes, and fails once past
+// its bounds, which stops text/template's execution.
+type boundedWriter struct {
+	left  int
+	until time.Time
+}
+
+func (w *boundedWriter) Write(p []byte) (int, error) {
+	w.left -= len(p)
+	if w.left < 0 || time.Now().After(w.until) {
+		return 0, errBounds
+	}
+	return len(p), nil
 }
 
 // filled returns a value of typ with every field set: strings "x", numbers

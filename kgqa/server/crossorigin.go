@@ -20,7 +20,7 @@ import (
 func (s *Server) crossOrigin(c *gin.Context) {
 	origin := c.GetHeader("Origin")
 	allowed := origin != "" && slices.Contains(s.cfg.CORSOrigins, origin)
-	if !allowed && s.guarded(c.Request.URL.Path) && crossSite(c.Request) {
+	if !allowed && s.guarded(c.Request.URL.Path) && crossSite(c.Request, s.cfg.CORSOrigins) {
 		s.fail(c, errorf(http.StatusForbidden, "cross-site request refused: a page of another origin cannot use this endpoint unless server.cors_origins lists it"))
 		return
 	}
@@ -54,19 +54,28 @@ func (s *Server) guarded(path string) bool {
 // without CORS (an <img>, a form): Sec-Fetch-Site is cross-site, or
 // same-site for another port or subdomain of the same site. An Origin
 // header naming another host says so too, for browsers that send no
-// fetch metadata. A request without either (curl, the Go client, the
+// fetch metadata. So does a Referer alone naming another host than an
+// allowed origin (an older browser, or a request whose other headers were
+// stripped). A request without any of them (curl, the Go client, the
 // address bar) is not cross-site.
-func crossSite(r *http.Request) bool {
+func crossSite(r *http.Request, allowed []string) bool {
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "cross-site", "same-site":
 		return true
 	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
+	foreign := func(ref string) bool {
+		u, err := url.Parse(ref)
+		return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		return foreign(origin)
+	}
+	ref := r.Header.Get("Referer")
+	if ref == "" || !foreign(ref) {
 		return false
 	}
-	u, err := url.Parse(origin)
-	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
+	u, _ := url.Parse(ref)
+	return u == nil || !slices.Contains(allowed, u.Scheme+"://"+u.Host)
 }
 
 // simpleTypes are the content types a web page may POST to any site

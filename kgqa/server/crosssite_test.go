@@ -69,6 +69,10 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 		{"a foreign origin", entities, []string{"Origin", "http://evil.example"}, http.StatusForbidden},
 		{"a foreign origin, without fetch metadata", sparql, []string{"Origin", "http://127.0.0.1:1"}, http.StatusForbidden},
 		{"an allowed origin", entities, []string{"Sec-Fetch-Site", "cross-site", "Origin", "http://allowed.example"}, http.StatusOK},
+		{"a foreign referer alone", sparql, []string{"Referer", "http://evil.example/page.html"}, http.StatusForbidden},
+		{"a referer of another port alone", entities, []string{"Referer", "http://127.0.0.1:1/"}, http.StatusForbidden},
+		{"the viewer's own referer", sparql, []string{"Referer", self + "/ui/"}, http.StatusOK},
+		{"an allowed origin's referer", entities, []string{"Referer", "http://allowed.example/app"}, http.StatusOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

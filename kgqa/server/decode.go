@@ -34,6 +34,7 @@ func decode(c *gin.Context, v any, strict bool) error {
 		}
 		return &httpError{status: http.StatusBadRequest, msg: "unreadable body", cause: err}
 	}
+	data = literalBackslashes(data)
 	if err := checkKeys(data, v); err != nil {
 		return err
 	}
@@ -205,4 +206,64 @@ func collectNames(t reflect.Type, into map[string]string, seen map[reflect.Type]
 		into[strings.ToLower(name)] = name
 		collectNames(f.Type, into, seen)
 	}
+}
+
+// literalBackslashes turns each backslash in a JSON string that does not
+// start an escape JSON knows (\" \\ \/ \b \f \n \r \t \uXXXX) into an
+// escaped backslash, so that a question typed with a TeX command or a
+// Windows path ("what does \usepackage do") reads as the text it is rather
+// than being refused as malformed JSON. Valid JSON comes back unchanged
+// (the same slice); outside strings nothing is touched.
+func literalBackslashes(data []byte) []byte {
+	var out []byte // nil until the first change
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\':
+			if i+1 < len(data) && knownEscape(data[i+1:]) {
+				if out != nil {
+					out = append(out, c, data[i+1])
+				}
+				i++
+				continue
+			}
+			if out == nil {
+				out = append(make([]byte, 0, len(data)+8), data[:i]...)
+			}
+			out = append(out, '\\', '\\')
+			continue
+		}
+		if out != nil {
+			out = append(out, c)
+		}
+	}
+	if out == nil {
+		return data
+	}
+	return out
+}
+
+// knownEscape reports whether rest, the bytes after a backslash, start a
+// JSON escape.
+func knownEscape(rest []byte) bool {
+	switch rest[0] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return true
+	case 'u':
+		if len(rest) < 5 {
+			return false
+		}
+		for _, h := range rest[1:5] {
+			if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

@@ -77,6 +77,7 @@ type Server struct {
 	admission      *admission
 	sparqlSlots    chan struct{}
 	sparqlInFlight prometheus.Gauge
+	answers        *answerBudget
 }
 
 // Option configures a Server.
@@ -164,6 +165,11 @@ func New(cfg config.Server, g kg.Graph, opts ...Option) (*Server, error) {
 	}
 	s.sparqlSlots = make(chan struct{}, n)
 	s.sparqlGauges()
+	maxAnswer := cfg.SPARQLMaxBytes
+	if maxAnswer <= 0 {
+		maxAnswer = defaultSPARQLMaxBytes
+	}
+	s.answers = newAnswerBudget(cfg.SPARQLAnswerBudget, maxAnswer, s.metrics.Registry())
 	budgets := config.Default().Engine
 	if s.engine != nil {
 		if b, err := s.engine.Budgets(engine.Overrides{}); err == nil {

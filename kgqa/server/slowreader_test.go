@@ -49,6 +49,9 @@ func TestSPARQLSlowReadersKeepNoSlot(t *testing.T) {
 	h := newHarness(t, setup{noLLM: true, edit: func(c *config.Config) {
 		c.Server.SPARQLConcurrency = 2
 		c.Server.SPARQLMaxRows = 1_000_000
+		// The two stalled answers are within the client's share of the
+		// budget (answerbudget_test.go tests the budget).
+		c.Server.SPARQLAnswerBudget = 1 << 30
 	}})
 	for range 2 {
 		conn := stall(t, h, bigAnswer(), true)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,8 +28,9 @@ const maxQueryChars = 100_000
 // Protocol, read-only: query by GET parameter, by URL-encoded form, or as
 // an application/sparql-query body. Updates are refused (403); a query
 // that does not pass the read-only gate (kgqa/kg/sparqlgate) gets 400; at
-// most server.sparql_concurrency queries run at once (503 with
-// Retry-After beyond). Only SELECT is answered, as application/sparql-results+json, cut to
+// most server.sparql_concurrency queries run at once, and the answers held
+// for their clients share server.sparql_answer_budget (503 with
+// Retry-After beyond either). Only SELECT is answered, as application/sparql-results+json, cut to
 // server.sparql_max_rows rows (X-Parog-Truncated: true when cut).
 func (s *Server) sparql(c *gin.Context) {
 	text, err := s.sparqlQuery(c)
@@ -45,6 +47,18 @@ func (s *Server) sparql(c *gin.Context) {
 		// One row more than returned tells that the answer was cut.
 		q.CapRows(max + 1)
 	}
+	maxBytes := s.cfg.SPARQLMaxBytes
+	if maxBytes <= 0 {
+		maxBytes = defaultSPARQLMaxBytes
+	}
+	// The answer's place is taken before the query runs, at the largest
+	// size it may reach, and shrunk to its size once rendered.
+	hold, err := s.answers.take(c.GetString(ctxKey), maxBytes)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	defer hold.release()
 	res, err := s.sparqlSelect(c, q.String())
 	if err != nil {
 		s.fail(c, err)
@@ -55,11 +69,9 @@ func (s *Server) sparql(c *gin.Context) {
 		rows = rows[:max]
 		c.Header("X-Parog-Truncated", "true")
 	}
-	maxBytes := s.cfg.SPARQLMaxBytes
-	if maxBytes <= 0 {
-		maxBytes = defaultSPARQLMaxBytes
-	}
 	body, cut := renderResults(s.entityNS(), res.Vars, rows, maxBytes)
+	// The rows are garbage once rendered; the body is what stays held.
+	hold.shrink(int64(cap(body)))
 	if cut {
 		c.Header("X-Parog-Truncated", "true")
 	}
@@ -199,7 +211,7 @@ func (s *Server) entityNS() string {
 // row that fits in maxBytes (cut is then true). Graph.Select gives entity
 // ids without their namespace; they are made IRIs again here.
 func renderResults(ns string, vars []string, rows []map[string]kgqa.Term, maxBytes int64) (body []byte, cut bool) {
-	var b strings.Builder
+	var b bytes.Buffer
 	b.WriteString(`{"head":{"vars":[`)
 	for i, v := range vars {
 		if i > 0 {
@@ -238,7 +250,7 @@ func renderResults(ns string, vars []string, rows []map[string]kgqa.Term, maxByt
 		b.WriteString(row.String())
 	}
 	b.WriteString(tail)
-	return []byte(b.String()), cut
+	return b.Bytes(), cut
 }
 
 func writeTerm(b *strings.Builder, ns string, t kgqa.Term) {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/gin-gonic/gin"
 
@@ -61,7 +62,11 @@ func (s *Server) uiFile(c *gin.Context) {
 		return
 	}
 	defer root.Close()
-	f, err := root.Open(name)
+	// O_NONBLOCK: opening a named pipe for reading blocks until a writer
+	// comes, and the handler would outlive its client; the type is checked
+	// on the opened handle, so nothing can be swapped in between. On a
+	// regular file the flag changes nothing.
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			s.fail(c, errorf(http.StatusNotFound, "no such file: %s", name))
@@ -73,7 +78,9 @@ func (s *Server) uiFile(c *gin.Context) {
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		s.fail(c, errorf(http.StatusBadRequest, "not a regular file: %s", name))
+		// A directory, pipe, socket or device is not a file the viewer
+		// opens: as good as absent.
+		s.fail(c, errorf(http.StatusNotFound, "not a regular file: %s", name))
 		return
 	}
 	c.Header("Content-Type", "text/plain; charset=utf-8")

@@ -1,12 +1,17 @@
 package ui_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -56,7 +61,7 @@ func TestRoutes(t *testing.T) {
 		{"file", "/ui/files/results.jsonl", apiKey, 200, `{"id":"q1"}`},
 		{"file in a folder", "/ui/files/sub/trace.json", apiKey, 200, `{"question":"q"}`},
 		{"missing file", "/ui/files/nope.json", apiKey, 404, "no such file"},
-		{"a folder", "/ui/files/sub", apiKey, 400, "not a regular file"},
+		{"a folder", "/ui/files/sub", apiKey, 404, "not a regular file"},
 		{"dot dot", "/ui/files/sub/%2e%2e/%2e%2e/etc/passwd", apiKey, 400, "not a file path"},
 		{"symlink out", "/ui/files/link.txt", apiKey, 403, "cannot open"},
 	}
@@ -78,4 +83,65 @@ func TestNoFilesDirectory(t *testing.T) {
 	status, _, body := get(t, url+"/ui/files/results.jsonl", apiKey)
 	assert.Equal(t, http.StatusNotFound, status)
 	assert.Contains(t, body, "--files")
+}
+
+// A named pipe in the files directory blocked each request for it in
+// open(), before the regular-file check, and the handler stayed stuck
+// after its client had gone: 25 of them filled server.max_conns and
+// SIGTERM waited out the whole grace. Now the file is opened without
+// blocking, refused with 404, and no goroutine stays behind.
+func TestFilesNamedPipe(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "pipe.json")
+	require.NoError(t, syscall.Mkfifo(pipe, 0o600))
+	url := newServer(t, dir)
+	// Should a handler block in open() all the same, a writer lets it go
+	// at the end, so that the test fails instead of hanging.
+	t.Cleanup(func() {
+		for range 100 {
+			if f, err := os.OpenFile(pipe, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				f.Close()
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	base := runtime.NumGoroutine()
+	got := make(chan int, 1)
+	go func() {
+		status, _, _ := get(t, url+"/ui/files/pipe.json", apiKey)
+		got <- status
+	}()
+	select {
+	case status := <-got:
+		assert.Equal(t, http.StatusNotFound, status)
+	case <-time.After(10 * time.Second):
+		t.Error("a request for a named pipe hangs")
+	}
+
+	var wg sync.WaitGroup
+	for range 25 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/ui/files/pipe.json", nil)
+			req.Header.Set("Authorization", "Bearer "+apiKey)
+			tr := &http.Transport{}
+			defer tr.CloseIdleConnections()
+			if resp, err := (&http.Client{Transport: tr}).Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	http.DefaultClient.CloseIdleConnections()
+	// The clients have gone; their handlers end with them. The wait is a
+	// bound on a hang, not a measure of speed.
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > base+2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	assert.LessOrEqual(t, runtime.NumGoroutine(), base+2, "goroutines left behind by requests for a named pipe")
 }
