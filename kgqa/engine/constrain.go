@@ -86,30 +86,7 @@ func constrain(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
 		res, end, _, err := tentativeStands(ctx, sg, tent, members, "the needed set is empty", capped, end)
 		return res, end, err
 	}
-	// Dated mediators: only the value of the date the subgoal names (its
-	// own text, not the member names #1 expands to) is compared.
-	// Compared with a bound of dates, the dates are the values themselves.
-	values, note := facts, ""
-	if !bounded || len(bounds) == 0 || !bounds[0].isTime {
-		times := statedTimes(args, sg.s.Text)
-		values, note = qualify(facts, times, args)
-		if note != "" {
-			rec.Dated = &kgqa.DatedValues{}
-			for _, w := range times {
-				rec.Dated.Times = append(rec.Dated.Times, w.String())
-			}
-		}
-	}
-	var out []kgqa.Term
-	var ok bool
-	switch {
-	case bounded:
-		out, ok = boundedConstraint(members, values, args, bounds, rec)
-	case args.Type == kgqa.TypeText:
-		out, ok = textConstraint(members, values, args, rec)
-	default:
-		out, ok = exactConstraint(members, values, args, rec)
-	}
+	out, ok, note := checkValues(sg, args, members, facts, bounded, bounds, rec)
 	if ok {
 		rec.Method, rec.Note = "exact", joinNotes(rec.Note, note)
 		out = keepUnvalued(sg, out, members, tent, rec)
@@ -134,6 +111,34 @@ func constrain(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
 	res := kgqa.Result{Text: names(out), Entities: nonNil(out), Source: "llm", Capped: capped}
 	sg.rec.Corrected = corrected(tent, res)
 	return res, end + 1, nil
+}
+
+// checkValues keeps the members whose values meet the constraint, exactly,
+// when the KG's values can decide it (ok). Dated mediators: only the value
+// of the date the subgoal names (its own text, not the member names #1
+// expands to) is compared; compared with a bound of dates, the dates are
+// the values themselves. note says how the dates were read.
+func checkValues(sg *subgoalRun, args kgqa.Args, members []kgqa.Term, facts []kgqa.Fact, bounded bool, bounds []value, rec *kgqa.SetOpRecord) (out []kgqa.Term, ok bool, note string) {
+	values := facts
+	if !bounded || len(bounds) == 0 || !bounds[0].isTime {
+		times := statedTimes(args, sg.s.Text)
+		values, note = qualify(facts, times, args)
+		if note != "" {
+			rec.Dated = &kgqa.DatedValues{}
+			for _, w := range times {
+				rec.Dated.Times = append(rec.Dated.Times, w.String())
+			}
+		}
+	}
+	switch {
+	case bounded:
+		out, ok = boundedConstraint(members, values, args, bounds, rec)
+	case args.Type == kgqa.TypeText:
+		out, ok = textConstraint(members, values, args, rec)
+	default:
+		out, ok = exactConstraint(members, values, args, rec)
+	}
+	return out, ok, note
 }
 
 // tentativeStands makes the tentative answer the result of a constraint
