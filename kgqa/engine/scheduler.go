@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parog/parog-go/internal/fanout"
 	"github.com/parog/parog-go/kgqa"
 	"golang.org/x/sync/errgroup"
 )
@@ -88,7 +89,7 @@ func execute(ctx context.Context, r *run, plan *kgqa.Plan) error {
 			return nil
 		})
 	}
-	if err := runGroup(g, tasks); err != nil {
+	if err := fanout.Run(g, tasks); err != nil {
 		return err
 	}
 	if r.isStopped() {
@@ -99,23 +100,6 @@ func execute(ctx context.Context, r *run, plan *kgqa.Plan) error {
 	// computation, and the final-answer call, when one is needed, fails on
 	// its own if the deadline has passed.
 	return conclude(ctx, r, plan)
-}
-
-// runGroup runs tasks in g and waits for them. A single task runs on this
-// goroutine, a goroutine start saved; g still cancels its context when it
-// is done.
-func runGroup(g *errgroup.Group, tasks []func() error) error {
-	if len(tasks) != 1 {
-		for _, t := range tasks {
-			g.Go(t)
-		}
-		return g.Wait()
-	}
-	err := tasks[0]()
-	if werr := g.Wait(); err == nil {
-		err = werr
-	}
-	return err
 }
 
 // executeInOrder runs the needed subgoals one at a time in a fixed order,

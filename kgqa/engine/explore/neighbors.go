@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/parog/parog-go/internal/fanout"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg"
 	"golang.org/x/sync/errgroup"
@@ -63,7 +64,7 @@ func (x *Explorer) Neighbors(ctx context.Context, rd *kgqa.Round, chosen []kgqa.
 			return nil
 		}
 	}
-	if err := runGroup(g, tasks); err != nil {
+	if err := fanout.Run(g, tasks); err != nil {
 		return nil, err
 	}
 	facts := []kgqa.Fact{}
@@ -111,7 +112,7 @@ func (x *Explorer) batchNeighbors(ctx context.Context, chosen []kgqa.Relation, h
 			return nil
 		})
 	}
-	if err := runGroup(g, tasks); err != nil {
+	if err := fanout.Run(g, tasks); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -144,21 +145,4 @@ func (x *Explorer) hubCut(ctx context.Context, a kgqa.Term, rel kgqa.Relation, f
 		fs = fs[:keep]
 	}
 	return fs, &kgqa.HubPair{Entity: a.ID, Relation: rel, Count: n, Cut: cut, Reason: reason}, nil
-}
-
-// runGroup runs tasks in g and waits for them. A single task runs on this
-// goroutine, a goroutine start saved; g still cancels its context when it
-// is done.
-func runGroup(g *errgroup.Group, tasks []func() error) error {
-	if len(tasks) != 1 {
-		for _, t := range tasks {
-			g.Go(t)
-		}
-		return g.Wait()
-	}
-	err := tasks[0]()
-	if werr := g.Wait(); err == nil {
-		err = werr
-	}
-	return err
 }
