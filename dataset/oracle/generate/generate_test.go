@@ -242,6 +242,36 @@ func TestTextShapeLeavesTheOthers(t *testing.T) {
 	assert.Equal(t, without, others)
 }
 
+// TestTextQuestionsVerify: each text question's gold query converts to a
+// plan that compiles back to the same algebra and, on the world, returns
+// the same answers (what parog sparql2plan --verify checks).
+func TestTextQuestionsVerify(t *testing.T) {
+	qs, _ := generate(t, 1, 8)
+	g, _ := openWorld(t)
+	var pairs []sparql2plan.Pair
+	for _, q := range qs {
+		if q.Shape == Text {
+			pairs = append(pairs, sparql2plan.Pair{ID: q.ID, Text: q.Text, SPARQL: q.SPARQL, Source: "cwq"})
+		}
+	}
+	require.NotEmpty(t, pairs)
+	st, err := sparql2plan.Verify(context.Background(), sparql2plan.VerifyOptions{Questions: pairs, Format: "cwq",
+		Exec: func(ctx context.Context, query string) (map[string]bool, error) {
+			res, err := g.Select(ctx, query)
+			if err != nil {
+				return nil, err
+			}
+			out := map[string]bool{}
+			for _, row := range res.Rows {
+				out[termKey(row[res.Vars[0]])] = true
+			}
+			return out, nil
+		}})
+	require.NoError(t, err)
+	assert.Equal(t, len(pairs), st.SameAlgebra, "%v", st.AlgebraCauses)
+	assert.Equal(t, len(pairs), st.SameNonEmpty, "%v", st.AnswerCauses)
+}
+
 var dottedID = regexp.MustCompile(`\b[a-z0-9_]+\.[a-z0-9_]+\.[a-z0-9_]+\b`)
 
 // TestTextHasNoRelationIDs: no question names a relation by its id, nor
@@ -280,6 +310,9 @@ func TestParseShapes(t *testing.T) {
 	s, err = ParseShapes("")
 	require.NoError(t, err)
 	assert.Equal(t, Shapes, s)
+	s, err = ParseShapes("text,time")
+	require.NoError(t, err)
+	assert.Equal(t, []Shape{Text, Time}, s)
 	_, err = ParseShapes("conjunction,linear")
 	assert.ErrorContains(t, err, `unknown shape "linear"`)
 }
