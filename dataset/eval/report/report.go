@@ -191,7 +191,8 @@ type CertificateStats struct {
 	Disagreements map[string]int `json:"disagreements,omitempty"`
 }
 
-func (c *CertificateStats) add(r eval.Result) {
+// Add counts the certificate of one results line.
+func (c *CertificateStats) Add(r eval.Result) {
 	if r.CertificateCovers == "all" || r.CertificateCovers == "partial" {
 		c.FromKG++
 		if r.CertificateVerified != nil && *r.CertificateVerified {
@@ -465,7 +466,7 @@ func buildRun(run ResultSet, rs []eval.Result, opts ReportOptions, dataset strin
 	rr.ByType = typeReports(rs)
 	rr.Refinement = refinementStats(rs)
 	for _, r := range rs {
-		rr.Certificates.add(r)
+		rr.Certificates.Add(r)
 	}
 	rr.Refinement.PaperFixRate = PaperFixRates[dataset]
 	rr.Efficiency = efficiency(rs, run.Format != "pog")
@@ -551,7 +552,7 @@ func typeReports(rs []eval.Result) []TypeReport {
 			out[i].Hits1++
 		}
 		out[i].F1 += r.F1
-		out[i].Certificates.add(r)
+		out[i].Certificates.Add(r)
 	}
 	for i := range out {
 		out[i].Hits1 /= float64(out[i].N)

@@ -32,6 +32,10 @@ type Report struct {
 	// answers: what the engine finds in the KG alone, every miss
 	// classified.
 	Evidence Ceiling `json:"evidence"`
+	// Certificates counts the perfect oracle's answer certificates,
+	// overall and by question type: carried, verified on the KG,
+	// equivalent to the gold query.
+	Certificates []ShapeCertificates `json:"certificates,omitempty"`
 	// Cost is the mean cost per question, overall first, then by type.
 	Cost []Cost `json:"cost"`
 	// KG is the KG work of the perfect oracle's run (the ceiling): the
@@ -140,6 +144,7 @@ func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 			return nil, err
 		}
 		rep.Ceiling = ceiling(ceil, skipped)
+		rep.Certificates = certificates(ceil.Results)
 		rep.Cost = costs(ceil)
 		rep.KG = kgCost(ceil.Results, o.HubRelations)
 		if evidence, err = runOnce(ctx, o, "evidence", qs, oracle.Policy{Kind: "none"}, oracle.Noise{}, []int{1}); err != nil {

@@ -52,6 +52,7 @@ func (r *Report) Markdown() string {
 	fmt.Fprintf(&b, ". Sufficiency %s; noise kinds %s.\n\n", r.Sufficiency, strings.Join(r.NoiseKinds, ", "))
 	misses(&b, "Ceiling (perfect oracle, gold tentative answers)", r.Ceiling)
 	misses(&b, "Ceiling from evidence alone (perfect oracle, no tentative answers)", r.Evidence)
+	certificatesMarkdown(&b, r.Certificates)
 	fmt.Fprintf(&b, "## Cost per question (perfect oracle)\n\nPoG with GPT-3.5 on WebQSP: %.2f calls, %d tokens.\n\n", PoGWebQSPCalls, PoGWebQSPTokens)
 	b.WriteString("| type | questions | LLM calls | prompt tokens | of which relations prompts | completion tokens | total tokens | SPARQL queries | facts shown |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Cost {

@@ -1,6 +1,7 @@
 // Package generate makes benchmark questions of every plan shape over a
 // Freebase-style KG: conjunctions, compositions through mediator nodes,
-// comparatives, superlatives, counts and time-constrained questions.
+// comparatives, superlatives, counts, time-constrained questions and
+// questions about a text value.
 //
 // Each shape is a gold-query form taken from the benchmarks' own gold
 // SPARQL (ComplexWebQuestions, GrailQA, WebQSP train; see Shapes for the
@@ -43,6 +44,9 @@ const (
 	Count Shape = "count"
 	// Time: a mediator fact valid in a given year.
 	Time Shape = "time"
+	// Text: values whose attribute has a given text ("which of X's
+	// districts have "State" as their type?").
+	Text Shape = "text"
 )
 
 // Shapes lists every shape, in generation order. Each follows a form of
@@ -58,8 +62,13 @@ const (
 //     DISTINCT sub-select);
 //   - time: WebQSP's time validity of a mediator (NOT EXISTS {?y from ?d}
 //     || EXISTS {?y from ?d . FILTER (xsd:datetime(?d) <= end)}, and the
-//     same for its end).
-var Shapes = []Shape{Conjunction, Composition, Comparative, Superlative, Count, Time}
+//     same for its end);
+//   - text: CWQ's text comparison (T r1 ?x . ?x r2 ?sk0 . FILTER
+//     (str(?sk0) = "Country")).
+//
+// A shape's draws are its own (seeded by its place in the list), so that
+// a shape added at the end changed no question of the others.
+var Shapes = []Shape{Conjunction, Composition, Comparative, Superlative, Count, Time, Text}
 
 // ParseShapes reads a comma-separated list of shape names; empty means
 // every shape.
@@ -76,7 +85,7 @@ func ParseShapes(s string) ([]Shape, error) {
 			ok = ok || k == sh
 		}
 		if !ok {
-			return nil, fmt.Errorf("generate: unknown shape %q (want conjunction, composition, comparative, superlative, count or time)", f)
+			return nil, fmt.Errorf("generate: unknown shape %q (want conjunction, composition, comparative, superlative, count, time or text)", f)
 		}
 		if !seen[sh] {
 			seen[sh] = true
@@ -229,6 +238,8 @@ func (m *maker) make(ctx context.Context, sh Shape) (Question, bool, error) {
 		q, ok, err = m.count(ctx, topic)
 	case Time:
 		q, ok, err = m.timed(ctx, topic)
+	case Text:
+		q, ok, err = m.textual(ctx, topic)
 	}
 	if err != nil || !ok {
 		return Question{}, false, softError(ctx, err)
@@ -283,7 +294,7 @@ func (m *maker) topic(ctx context.Context) (kgqa.Entity, error) {
 // answerRelation is the relation whose values a question of shape sh
 // asks for ("" for a count).
 func answerRelation(sh Shape, rels []string) string {
-	i := map[Shape]int{Conjunction: 0, Composition: 2, Comparative: 0, Superlative: 0, Time: 1}
+	i := map[Shape]int{Conjunction: 0, Composition: 2, Comparative: 0, Superlative: 0, Time: 1, Text: 0}
 	k, ok := i[sh]
 	if !ok || k >= len(rels) {
 		return ""

@@ -184,6 +184,9 @@ func TestShapesAreWhatTheyClaim(t *testing.T) {
 			assert.Equal(t, 1, ops[kgqa.OpCount], q.SPARQL)
 		case Time:
 			assert.True(t, timeQualified(c.Steps), "a find with a time qualifier: %s", q.SPARQL)
+		case Text:
+			assert.Equal(t, kgqa.KindConjunction, primary, q.SPARQL)
+			assert.True(t, textFiltered(c.Plan), "a filter on a text value: %s", q.SPARQL)
 		}
 	}
 }
@@ -206,6 +209,67 @@ func timeQualified(steps []sparql2plan.Step) bool {
 		}
 	}
 	return false
+}
+
+// textFiltered reports whether a plan filters by a text value, compared
+// as the gold query's str() does.
+func textFiltered(p *kgqa.Plan) bool {
+	for _, sg := range p.Subgoals {
+		if sg.Op == kgqa.OpFilter && sg.Args != nil && sg.Args.Type == kgqa.TypeText && sg.Args.Value != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTextShapeLeavesTheOthers: the text shape draws apart, so a seed
+// makes the same questions of every other shape with it as without it.
+func TestTextShapeLeavesTheOthers(t *testing.T) {
+	all, _ := generate(t, 1, 8)
+	g, ranges := openWorld(t)
+	without, _, err := Generate(context.Background(), g, Options{Shapes: Shapes[:len(Shapes)-1], PerShape: 8, Seed: 1, Ranges: ranges})
+	require.NoError(t, err)
+	var others []Question
+	texts := 0
+	for _, q := range all {
+		if q.Shape == Text {
+			texts++
+			continue
+		}
+		others = append(others, q)
+	}
+	assert.Equal(t, 8, texts)
+	assert.Equal(t, without, others)
+}
+
+// TestTextQuestionsVerify: each text question's gold query converts to a
+// plan that compiles back to the same algebra and, on the world, returns
+// the same answers (what parog sparql2plan --verify checks).
+func TestTextQuestionsVerify(t *testing.T) {
+	qs, _ := generate(t, 1, 8)
+	g, _ := openWorld(t)
+	var pairs []sparql2plan.Pair
+	for _, q := range qs {
+		if q.Shape == Text {
+			pairs = append(pairs, sparql2plan.Pair{ID: q.ID, Text: q.Text, SPARQL: q.SPARQL, Source: "cwq"})
+		}
+	}
+	require.NotEmpty(t, pairs)
+	st, err := sparql2plan.Verify(context.Background(), sparql2plan.VerifyOptions{Questions: pairs, Format: "cwq",
+		Exec: func(ctx context.Context, query string) (map[string]bool, error) {
+			res, err := g.Select(ctx, query)
+			if err != nil {
+				return nil, err
+			}
+			out := map[string]bool{}
+			for _, row := range res.Rows {
+				out[termKey(row[res.Vars[0]])] = true
+			}
+			return out, nil
+		}})
+	require.NoError(t, err)
+	assert.Equal(t, len(pairs), st.SameAlgebra, "%v", st.AlgebraCauses)
+	assert.Equal(t, len(pairs), st.SameNonEmpty, "%v", st.AnswerCauses)
 }
 
 var dottedID = regexp.MustCompile(`\b[a-z0-9_]+\.[a-z0-9_]+\.[a-z0-9_]+\b`)
@@ -246,6 +310,9 @@ func TestParseShapes(t *testing.T) {
 	s, err = ParseShapes("")
 	require.NoError(t, err)
 	assert.Equal(t, Shapes, s)
+	s, err = ParseShapes("text,time")
+	require.NoError(t, err)
+	assert.Equal(t, []Shape{Text, Time}, s)
 	_, err = ParseShapes("conjunction,linear")
 	assert.ErrorContains(t, err, `unknown shape "linear"`)
 }

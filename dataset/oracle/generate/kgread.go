@@ -39,10 +39,10 @@ type relCount struct {
 }
 
 // value is one object of a fact: a named entity, a nameless (mediator)
-// node or a literal.
+// node or a literal (with its datatype or language).
 type value struct {
-	id, name string
-	lex, dt  string
+	id, name      string
+	lex, dt, lang string
 }
 
 func (v value) named() bool    { return v.id != "" && v.name != "" }
@@ -141,7 +141,7 @@ func (r *reader) values(ctx context.Context, id, rel string) ([]value, error) {
 			v.name = n.Name
 		}
 		if o.ID == "" {
-			v.lex, v.dt = o.Name, o.Datatype
+			v.lex, v.dt, v.lang = o.Name, o.Datatype, o.Lang
 		} else if !entityID.MatchString(o.ID) {
 			continue
 		}
