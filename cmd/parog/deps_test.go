@@ -42,7 +42,7 @@ var layers = map[string][]string{
 	"dataset/oracle/generate":    {"dataset", "kgqa", "kgqa/kg", "sparql2plan"},
 	"dataset/eval/harvest":       {"dataset", "dataset/eval", "kgqa", "kgqa/sft", "sparql2plan"},
 	"dataset/oracle":             {"dataset", "dataset/eval/score", "kgqa", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
-	"dataset/oracle/bench":       {"dataset", "dataset/eval", "dataset/oracle", "dataset/eval/score", "kgqa", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
+	"dataset/oracle/bench":       {"dataset", "dataset/eval", "dataset/eval/report", "dataset/oracle", "dataset/eval/score", "kgqa", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
 	"dataset/eval/pogrule":       {"dataset", "dataset/eval/score", "internal/clip"},
 	"dataset/fetch":              {},
 	"dataset/eval/report":        {"dataset", "dataset/eval", "dataset/eval/pogrule", "dataset/eval/score", "internal/clip", "internal/naming", "kgqa/ui"},
