@@ -80,24 +80,33 @@ func (m *maker) entityAnswers(ctx context.Context, got []kgqa.Term) ([]dataset.A
 	return out, true, nil
 }
 
-// conjunction: the values of a relation of the topic that also hold a
-// second fact, T r1 ?x . ?x r2 E, the answers a strict part of T's values.
-func (m *maker) conjunction(ctx context.Context, t kgqa.Entity) (Question, bool, error) {
+// topicValues picks a relation of topic t with 2 to 50 values and returns
+// its named values other than t, the start of a conjunction and of a text
+// filter; ok is false when t has no such relation or fewer than two such
+// values.
+func (m *maker) topicValues(ctx context.Context, t kgqa.Entity) (relCount, []value, bool, error) {
 	rels, err := m.r.relations(ctx, t.ID)
 	if err != nil {
-		return Question{}, false, err
+		return relCount{}, nil, false, err
 	}
 	r1, ok := m.pick(rels, func(rc relCount) bool { return rc.n >= 2 && rc.n <= 50 })
 	if !ok {
-		return Question{}, false, nil
+		return relCount{}, nil, false, nil
 	}
 	vals, err := m.r.values(ctx, t.ID, r1.rel)
 	if err != nil {
-		return Question{}, false, err
+		return relCount{}, nil, false, err
 	}
 	xs := namedValues(vals, t.ID)
-	if len(xs) < 2 {
-		return Question{}, false, nil
+	return r1, xs, len(xs) >= 2, nil
+}
+
+// conjunction: the values of a relation of the topic that also hold a
+// second fact, T r1 ?x . ?x r2 E, the answers a strict part of T's values.
+func (m *maker) conjunction(ctx context.Context, t kgqa.Entity) (Question, bool, error) {
+	r1, xs, ok, err := m.topicValues(ctx, t)
+	if err != nil || !ok {
+		return Question{}, false, err
 	}
 	x := xs[m.rng.IntN(len(xs))]
 	xrels, err := m.r.relations(ctx, x.id)

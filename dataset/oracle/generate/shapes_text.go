@@ -28,21 +28,9 @@ func textValue(v value) bool {
 // given text, in CWQ's form: T r1 ?x . ?x r2 ?sk0 . FILTER (str(?sk0) =
 // "Country"), the answers a strict part of T's values.
 func (m *maker) textual(ctx context.Context, t kgqa.Entity) (Question, bool, error) {
-	rels, err := m.r.relations(ctx, t.ID)
-	if err != nil {
+	r1, xs, ok, err := m.topicValues(ctx, t)
+	if err != nil || !ok {
 		return Question{}, false, err
-	}
-	r1, ok := m.pick(rels, func(rc relCount) bool { return rc.n >= 2 && rc.n <= 50 })
-	if !ok {
-		return Question{}, false, nil
-	}
-	vals, err := m.r.values(ctx, t.ID, r1.rel)
-	if err != nil {
-		return Question{}, false, err
-	}
-	xs := namedValues(vals, t.ID)
-	if len(xs) < 2 {
-		return Question{}, false, nil
 	}
 	// Text attributes are sparse: a few of the values are tried.
 	var r2, text string
