@@ -19,13 +19,7 @@ func TestKGImportFreebase(t *testing.T) {
 	var raw bytes.Buffer
 	require.NoError(t, fbimport.GenerateDump(&raw, 140, 1))
 	raw.WriteString("<http://rdf.freebase.com/ns/m.0 1>\t<http://rdf.freebase.com/ns/a.b.c>\t\"x\"\t.\n")
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	_, err := zw.Write(raw.Bytes())
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	in := filepath.Join(dir, "freebase-rdf-latest.gz")
-	require.NoError(t, os.WriteFile(in, gz.Bytes(), 0o644))
+	in := writeGzip(t, filepath.Join(dir, "freebase-rdf-latest.gz"), raw.Bytes())
 	out := filepath.Join(dir, "nt")
 
 	var stdout, stderr bytes.Buffer
@@ -49,4 +43,16 @@ func TestKGImportFreebase(t *testing.T) {
 	code = Main(context.Background(), []string{"kg", "import", "freebase", "--in", in}, env)
 	assert.Equal(t, 2, code)
 	assert.Equal(t, "parog kg: --in and --out are required, and nothing else\n", stderr.String())
+}
+
+// writeGzip writes data gzipped to path and returns path.
+func writeGzip(t *testing.T, path string, data []byte) string {
+	t.Helper()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err := zw.Write(data)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(path, gz.Bytes(), 0o644))
+	return path
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,13 +20,7 @@ func TestProgressToAFileIsLines(t *testing.T) {
 	dir := t.TempDir()
 	var raw bytes.Buffer
 	require.NoError(t, fbimport.GenerateDump(&raw, 140, 1))
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	_, err := zw.Write(raw.Bytes())
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	in := filepath.Join(dir, "freebase-rdf-latest.gz")
-	require.NoError(t, os.WriteFile(in, gz.Bytes(), 0o644))
+	in := writeGzip(t, filepath.Join(dir, "freebase-rdf-latest.gz"), raw.Bytes())
 
 	var stdout, stderr bytes.Buffer
 	env := &Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) (string, bool) { return "", false }}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"io"
 	"testing"
 	"time"
 
@@ -20,18 +18,8 @@ import (
 // and clicking one shows its answer and its trace.
 func TestViewerDemoQuestionsOnMakeRun(t *testing.T) {
 	b := browsertest.New(t)
-	logs := &syncBuffer{}
-	env := &Env{Stdout: io.Discard, Stderr: logs, Getenv: func(string) (string, bool) { return "", false }}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"serve", "--config", "../../configs/demo.yaml", "--addr", "127.0.0.1:0"}, env)
-	}()
-	defer func() {
-		stop()
-		<-done
-	}()
-	url := "http://" + waitListening(t, logs) + "/"
+	base, _ := serveDemo(t)
+	url := base + "/"
 
 	qs := demokg.FreebaseQuestions()
 	b.Run(30*time.Second, chromedp.Navigate(url), chromedp.WaitVisible("#demo-questions button"))

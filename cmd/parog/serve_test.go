@@ -53,6 +53,24 @@ func waitListening(t *testing.T, logs *syncBuffer) string {
 	return addr
 }
 
+// serveDemo boots `make run`'s configuration (configs/demo.yaml, no model)
+// on a free port until the test ends, and returns its base URL and log.
+func serveDemo(t *testing.T) (string, *syncBuffer) {
+	t.Helper()
+	logs := &syncBuffer{}
+	env := &Env{Stdout: io.Discard, Stderr: logs, Getenv: func(string) (string, bool) { return "", false }}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"serve", "--config", "../../configs/demo.yaml", "--addr", "127.0.0.1:0"}, env)
+	}()
+	t.Cleanup(func() {
+		stop()
+		<-done
+	})
+	return "http://" + waitListening(t, logs), logs
+}
+
 // TestServeEndToEnd boots the real program (Main) on 127.0.0.1:0 with no
 // model on a KG other than the Freebase demo graph (the Wikidata-style one,
 // which the scripted demo model does not stand in for), talks to it over
@@ -130,18 +148,7 @@ func TestServeRefusesPublicAddressWithoutKeys(t *testing.T) {
 // no model): the scripted demo model answers the demo questions, and the
 // log, /readyz and /ui/auth say so; a model config replaces it.
 func TestServeDemoModel(t *testing.T) {
-	logs := &syncBuffer{}
-	env := &Env{Stdout: io.Discard, Stderr: logs, Getenv: func(string) (string, bool) { return "", false }}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"serve", "--config", "../../configs/demo.yaml", "--addr", "127.0.0.1:0"}, env)
-	}()
-	base := "http://" + waitListening(t, logs)
-	defer func() {
-		stop()
-		<-done
-	}()
+	base, logs := serveDemo(t)
 	assert.Contains(t, logs.String(), demoModelLabel)
 
 	get := func(path string) string {
