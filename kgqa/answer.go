@@ -81,6 +81,45 @@ type Answer struct {
 	// Prompts names the prompt template set that answered: "builtin", or
 	// "dir:" and a digest of the templates loaded with prompts.dir.
 	Prompts string `json:"prompts,omitempty"`
+	// Recoveries are the judgements the engine did not take as final, in
+	// the order it revisited them (empty when every judgement held).
+	Recoveries []Recovery `json:"recoveries,omitempty"`
+}
+
+// RecoveryKind names what the engine revisited.
+type RecoveryKind string
+
+// The kinds of recovery.
+const (
+	// RecoveryBacktrack: a subgoal whose result left a later step with
+	// nothing (no relation fits, no fact aligned, an empty intersect) was
+	// reopened with its next-best relation or entities.
+	RecoveryBacktrack RecoveryKind = "backtrack"
+	// RecoveryAlignedRecheck: an "aligned" verdict was asked again because
+	// its facts do not have the type the subgoal expects, or its answer is
+	// the anchor itself.
+	RecoveryAlignedRecheck RecoveryKind = "aligned_recheck"
+	// RecoveryMisalignedRecheck: a "misaligned" verdict was asked again
+	// because it rejected facts of the clear best relation for the subgoal.
+	RecoveryMisalignedRecheck RecoveryKind = "misaligned_recheck"
+	// RecoveryNextRelation: a relation choice yielded no fact of the
+	// expected type, and the next-best offered relation was followed.
+	RecoveryNextRelation RecoveryKind = "next_relation"
+)
+
+// Recovery is one revisited judgement: what was revisited, in which
+// subgoal, what the engine had (From) and what it took instead (To), each
+// in words (a relation, a verdict, an answer).
+type Recovery struct {
+	// Kind says what was revisited.
+	Kind RecoveryKind `json:"kind"`
+	// Subgoal is the ID of the subgoal revisited.
+	Subgoal string `json:"subgoal"`
+	// From is what the engine had before.
+	From string `json:"from"`
+	// To is what it took instead ("" when the recovery found nothing
+	// better and the first judgement stood).
+	To string `json:"to"`
 }
 
 // Coverage says how much of an answer came from the KG.

@@ -141,6 +141,8 @@ type Trace struct {
 	Transcript *kgqa.Transcript `json:"transcript,omitempty"`
 	// Prompts names the prompt template set that answered.
 	Prompts string `json:"prompts,omitempty"`
+	// Recoveries are the judgements the engine revisited (kgqa.Recovery).
+	Recoveries []kgqa.Recovery `json:"recoveries,omitempty"`
 }
 
 // FromAnswer converts the engine's answer into the API shape.
@@ -153,7 +155,7 @@ func FromAnswer(a *kgqa.Answer) *AskResponse {
 		Trace: Trace{
 			Rewrite: a.Rewrite, PlanInfo: a.PlanInfo, Topics: a.Topics, Mentions: a.Mentions, RetrievalPlan: a.RetrievalPlan,
 			Subgoals: a.Subgoals, Final: a.Final, TentativeAnswer: a.TentativeAnswer,
-			Stop: a.Stop, Error: a.Error, Transcript: a.Transcript, Prompts: a.Prompts,
+			Stop: a.Stop, Error: a.Error, Transcript: a.Transcript, Prompts: a.Prompts, Recoveries: a.Recoveries,
 		},
 		Usage: a.Usage,
 	}
@@ -167,6 +169,7 @@ func (r *AskResponse) EngineAnswer() *kgqa.Answer {
 		Rewrite: r.Trace.Rewrite, PlanInfo: r.Trace.PlanInfo, Topics: r.Trace.Topics, Mentions: r.Trace.Mentions, RetrievalPlan: r.Trace.RetrievalPlan,
 		Subgoals: r.Trace.Subgoals, Final: r.Trace.Final, TentativeAnswer: r.Trace.TentativeAnswer, Stop: r.Trace.Stop,
 		Error: r.Trace.Error, Usage: r.Usage, Certificate: r.Certificate, Transcript: r.Trace.Transcript, Prompts: r.Trace.Prompts,
+		Recoveries: r.Trace.Recoveries,
 	}
 }
 

@@ -240,3 +240,10 @@ func planningCriticalCalls(i kgqa.PlanInfo) int {
 	}
 	return 1
 }
+
+// recovered records a judgement the engine revisited (see kgqa.Recovery).
+func (r *run) recovered(kind kgqa.RecoveryKind, subgoal, from, to string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ans.Recoveries = append(r.ans.Recoveries, kgqa.Recovery{Kind: kind, Subgoal: subgoal, From: from, To: to})
+}
