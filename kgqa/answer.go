@@ -497,6 +497,13 @@ type OfferPage struct {
 	// Final marks the last prompt of a paged offer, which chose among
 	// the relations the pages kept.
 	Final bool `json:"final,omitempty"`
+	// Short marks the short first page of an adaptive offer
+	// (engine.relation_offer): the best-ranked relations alone, shown
+	// because the ranking's top was clear.
+	Short bool `json:"short,omitempty"`
+	// AfterNone marks a page of the other relations, offered because the
+	// model kept none of the short page.
+	AfterNone bool `json:"after_none,omitempty"`
 }
 
 // CappedPair is a neighbour query that returned as many facts as its

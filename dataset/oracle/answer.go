@@ -132,7 +132,15 @@ func (t *turn) relations() map[string]any {
 	}
 	reason := "the relations of the gold query"
 	if len(chosen) == 0 {
+		// A short first page that lacks the gold relation is answered
+		// "none fits", which brings the others: noted apart, since the
+		// relation may yet be offered.
+		more := prompts.ReadMore(t.user)
 		for _, r := range t.goldRelations()[:min(1, len(t.step.Path))] {
+			if more > 0 {
+				t.m.note(t.q, fmt.Sprintf("%s: gold relation %s (%s) not on the short page (%d shown, %d more)", t.step.ID, r["id"], r["dir"], len(offered), more))
+				continue
+			}
 			t.m.note(t.q, fmt.Sprintf("%s: gold relation %s (%s) not offered (%d offered)", t.step.ID, r["id"], r["dir"], len(offered)))
 		}
 		reason = "none of the offered relations is on the gold query's path"

@@ -187,3 +187,22 @@ func TestLQTRelationsFollowTheGoldDependencies(t *testing.T) {
 	}
 	assert.Contains(t, m.Question(q.q.ID).Notes, "lqt: a query not in the gold plan: Find the moons of Mars.")
 }
+
+// A short first page (an adaptive offer) without the gold relation is
+// answered "none fits", which brings the other relations, and noted apart
+// from a gold relation never offered; with it, the gold relation is kept.
+func TestShortPageWithoutTheGoldRelationIsNoneFits(t *testing.T) {
+	m := demoModel(t)
+	d := sampleData()[prompts.Relations].(prompts.RelationsData)
+	d.More = 40
+	d.Out = []prompts.RelationGroup{{Type: "location.location", Names: []string{"contains", "containedby"}}}
+	rep := validate(t, prompts.Relations, m.Answer(chatRequest(t, prompts.Relations, d, true), "").Content)
+	assert.Empty(t, rep["relations"], "none fits")
+	require.Len(t, m.Question("demo-06").Notes, 1)
+	assert.Contains(t, m.Question("demo-06").Notes[0], "not on the short page (2 shown, 40 more)")
+	assert.NotContains(t, m.Question("demo-06").Notes[0], "not offered")
+
+	d.Out = append(d.Out, prompts.RelationGroup{Type: "location.country", Names: []string{"capital"}})
+	rep = validate(t, prompts.Relations, m.Answer(chatRequest(t, prompts.Relations, d, true), "").Content)
+	assert.Equal(t, []any{map[string]any{"id": "location.country.capital", "dir": "out"}}, rep["relations"])
+}

@@ -341,7 +341,8 @@ func (c *Config) Validate() error {
 		"engine.max_rounds": int64(c.Engine.MaxRounds), "engine.max_entities_per_relation": int64(c.Engine.MaxEntitiesPerRelation),
 		"engine.max_relations_per_entity": int64(c.Engine.MaxRelationsPerEntity),
 		"engine.max_offered_relations":    int64(c.Engine.MaxOfferedRelations), "engine.parallelism": int64(c.Engine.Parallelism),
-		"engine.deadline": int64(c.Engine.Deadline), "server.max_body_bytes": c.Server.MaxBodyBytes,
+		"engine.short_offer": int64(c.Engine.ShortOffer),
+		"engine.deadline":    int64(c.Engine.Deadline), "server.max_body_bytes": c.Server.MaxBodyBytes,
 		"server.max_question_len": int64(c.Server.MaxQuestionLen), "server.request_timeout": int64(c.Server.RequestTimeout),
 		"server.sparql_timeout": int64(c.Server.SPARQLTimeout), "server.sparql_max_rows": int64(c.Server.SPARQLMaxRows),
 	}
@@ -372,6 +373,11 @@ func (c *Config) Validate() error {
 	case "", "anchor", "round":
 	default:
 		return bad("engine.relation_choice", fmt.Sprintf("%q is not anchor or round", c.Engine.RelationChoice))
+	}
+	switch c.Engine.RelationOffer {
+	case "", "adaptive", "full":
+	default:
+		return bad("engine.relation_offer", fmt.Sprintf("%q is not adaptive or full", c.Engine.RelationOffer))
 	}
 	switch c.Engine.OutsideKG {
 	case "", "model", "notice":

@@ -162,13 +162,14 @@ func New(g kg.Graph, chat kgqa.Chatter, cfg config.Engine, opts ...Option) (*Eng
 		Graph: g, Chat: chat, Prompts: e.tmpl, Embedder: e.embedder, Prior: e.prior,
 		RelationsBudget: e.relationsBudget, NeighborLimit: e.kgLimit, Parallelism: e.kgParallel,
 		RelationChoice: e.cfg.RelationChoice, Depth: e.cfg.Depth, Truncate: e.truncate,
+		RelationOffer: e.cfg.RelationOffer, ShortOffer: e.cfg.ShortOffer,
 	}
 	return e, nil
 }
 
-// withDefaults fills the zero numeric fields, an empty OutsideKG or
-// Ordering and nil RetrievalRules of b from d. FuseSufficiency and Direct are taken from b
-// as is.
+// withDefaults fills the zero numeric fields, an empty OutsideKG,
+// Ordering, RelationChoice or RelationOffer and nil RetrievalRules of b
+// from d. FuseSufficiency and Direct are taken from b as is.
 func withDefaults(b, d config.Engine) config.Engine {
 	pick := func(v *int, dv int) {
 		if *v <= 0 {
@@ -182,6 +183,7 @@ func withDefaults(b, d config.Engine) config.Engine {
 	pick(&b.MaxRelationsPerEntity, d.MaxRelationsPerEntity)
 	pick(&b.MaxOfferedRelations, d.MaxOfferedRelations)
 	pick(&b.Parallelism, d.Parallelism)
+	pick(&b.ShortOffer, d.ShortOffer)
 	if b.Deadline <= 0 {
 		b.Deadline = d.Deadline
 	}
@@ -190,6 +192,9 @@ func withDefaults(b, d config.Engine) config.Engine {
 	}
 	if b.RelationChoice == "" {
 		b.RelationChoice = d.RelationChoice
+	}
+	if b.RelationOffer == "" {
+		b.RelationOffer = d.RelationOffer
 	}
 	if b.Ordering == "" {
 		b.Ordering = d.Ordering

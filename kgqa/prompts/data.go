@@ -79,6 +79,10 @@ type RelationsData struct {
 	// Attribute, when set, asks for the one relation giving that attribute
 	// (comparatives and superlatives).
 	Attribute string
+	// More, when positive, is the number of relations not shown: the
+	// offer is the short first page of the ranked relations, and the
+	// model may keep none of it to be shown the others.
+	More int
 }
 
 // PruneData is the data of the prune prompt.

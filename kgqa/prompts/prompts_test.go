@@ -288,6 +288,28 @@ func TestReadRelationGroupsRoundTrip(t *testing.T) {
 	assert.Empty(t, in)
 }
 
+// A short first page says how many relations it leaves unshown, and that
+// keeping none brings them; ReadMore reads the number back, and the
+// relations still read back as they went in. A whole offer says neither.
+func TestShortPageReadsBack(t *testing.T) {
+	data := sampleData()[Relations].(RelationsData)
+	req, err := Builtin.Request("reasoner", Relations, data)
+	require.NoError(t, err)
+	user := req.Messages[len(req.Messages)-1].Content
+	assert.Zero(t, ReadMore(user))
+	assert.NotContains(t, user, "keep none")
+
+	data.More = 470
+	req, err = Builtin.Request("reasoner", Relations, data)
+	require.NoError(t, err)
+	user = req.Messages[len(req.Messages)-1].Content
+	assert.Equal(t, 470, ReadMore(user))
+	assert.Contains(t, user, "keep none")
+	out, in := ReadRelationGroups(user)
+	assert.Equal(t, data.Out, out)
+	assert.Equal(t, data.In, in)
+}
+
 // BenchmarkRender renders the stages every subgoal runs.
 func BenchmarkRender(b *testing.B) {
 	data := sampleData()

@@ -2,10 +2,12 @@ package prompts
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
 var (
+	moreLine       = regexp.MustCompile(`(?m)^These are the relations ranked most relevant to the subgoal; (\d+) others are not shown\.`)
 	offeredHeading = regexp.MustCompile(`^(out|in) \(the anchor is the (?:subject|object)\):$`)
 	offeredLine    = regexp.MustCompile(`^- (?:([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+): )?(.+)$`)
 )
@@ -37,4 +39,16 @@ func ReadRelationGroups(user string) (out, in []RelationGroup) {
 		*dst = append(*dst, RelationGroup{Type: m[1], Names: strings.Split(m[2], ", ")})
 	}
 	return out, in
+}
+
+// ReadMore reads back RelationsData.More from a rendered relations prompt:
+// the relations a short first page leaves unshown, 0 when the prompt
+// shows the whole offer (or a later page of it).
+func ReadMore(user string) int {
+	m := moreLine.FindStringSubmatch(user)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }

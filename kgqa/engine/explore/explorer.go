@@ -47,6 +47,12 @@ type Env struct {
 	// RelationChoice is engine.relation_choice: "anchor" offers each
 	// group of anchors its own relations.
 	RelationChoice string
+	// RelationOffer is engine.relation_offer: "adaptive" offers a short
+	// first page of ShortOffer relations when the ranking's top is clear
+	// (short.go); "full" the whole offer, paged by the budget alone.
+	RelationOffer string
+	// ShortOffer is engine.short_offer, the relations of a short page.
+	ShortOffer int
 	// Depth is engine.depth as configured, which bounds a mediator hop.
 	Depth int
 	// Truncate is WithResultTruncation: neighbour lists keep the pack's
@@ -86,6 +92,8 @@ type Explorer struct {
 	tried map[kgqa.Relation]bool
 	seen  map[string]bool // entities explored from
 	pre   *prePick        // a first choice made before the subgoal ran
+	// scored is the last offer's scores (short.go).
+	scored scoredOffer
 	// depthReason is the reason the next round explores past the
 	// pack's depth, recorded on that round.
 	depthReason string

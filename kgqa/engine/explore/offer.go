@@ -49,12 +49,12 @@ func (x *Explorer) Offer(ctx context.Context, anchors []kgqa.Term, rels map[stri
 		if x.preRanked() && len(order) > 1 {
 			// The prior ranks without a call: the offer goes most
 			// relevant first, as pages need it.
-			ranked, _, err := x.rank(ctx, anchors, order)
+			ranked, _, _, err := x.rank(ctx, anchors, order)
 			return ranked, has, nil, err
 		}
 		return order, has, nil, nil
 	}
-	ranked, cut, err := x.rank(ctx, anchors, order)
+	ranked, _, cut, err := x.rank(ctx, anchors, order)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -67,8 +67,29 @@ func (x *Explorer) Offer(ctx context.Context, anchors []kgqa.Term, rels map[stri
 
 // rank orders rels by relevance to the subgoal, most relevant first, ties
 // in the KG's order: by cosine similarity of embeddings when an embeddings
-// endpoint is configured, else (or when it fails) by word overlap.
-func (x *Explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation) ([]kgqa.Relation, *kgqa.RelationCut, error) {
+// endpoint is configured, else (or when it fails) by word overlap, the
+// prior added in when one is loaded. It returns the scores too, which say
+// how clear the ranking's top is (short.go).
+func (x *Explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation) ([]kgqa.Relation, map[kgqa.Relation]float64, *kgqa.RelationCut, error) {
+	score, cut, err := x.scores(ctx, anchors, rels)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	x.rememberScores(x.RelationQuery(anchors), score)
+	return sortByScore(rels, score), score, cut, nil
+}
+
+// sortByScore returns rels sorted by score, most first, ties in their
+// order.
+func sortByScore(rels []kgqa.Relation, score map[kgqa.Relation]float64) []kgqa.Relation {
+	out := append([]kgqa.Relation{}, rels...)
+	sort.SliceStable(out, func(i, j int) bool { return score[out[i]] > score[out[j]] })
+	return out
+}
+
+// scores scores rels against the subgoal as rank orders them; the cut
+// returned names the method.
+func (x *Explorer) scores(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation) (map[kgqa.Relation]float64, *kgqa.RelationCut, error) {
 	d := x.env.Graph.Dialect()
 	query := x.RelationQuery(anchors)
 	score := make(map[kgqa.Relation]float64, len(rels))
@@ -109,9 +130,7 @@ func (x *Explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Re
 		}
 		cut.Method += "+prior"
 	}
-	out := append([]kgqa.Relation{}, rels...)
-	sort.SliceStable(out, func(i, j int) bool { return score[out[i]] > score[out[j]] })
-	return out, cut, nil
+	return score, cut, nil
 }
 
 // priorScorer scores relations by the prior for the subgoal and the

@@ -121,14 +121,37 @@ func (x *Explorer) fit(rd *kgqa.Round, page []kgqa.Relation, max int) ([][]kgqa.
 	return append(a, b...), err
 }
 
-// ChoosePaged has the model choose among the offered relations. An offer
-// that fits one prompt is one choice, as before paging. A larger one is
-// offered page by page, most relevant first; the model keeps up to max
-// relations of each page, and, when the pages kept more than max between
-// them, chooses among those in a last prompt: every relation is seen, and
-// the best of one page does not win only because it came first. It
-// returns the number of model calls made.
+// ChoosePaged has the model choose among the offered relations. Under
+// the adaptive offer (short.go), an offer of more than engine.short_offer
+// relations whose ranking has a clear top is shown its best-ranked
+// relations first, and the others only when the model keeps none of
+// them. Otherwise an offer that fits one prompt is one choice, as before
+// paging. A larger one is offered page by page, most relevant first; the
+// model keeps up to max relations of each page, and, when the pages kept
+// more than max between them, chooses among those in a last prompt: every
+// relation is seen, and the best of one page does not win only because it
+// came first. It returns the number of model calls made.
 func (x *Explorer) ChoosePaged(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int) (int, error) {
+	if !x.adaptive(len(offered)) {
+		return x.choosePages(ctx, rd, offered, max, rd.Cut != nil || x.preRanked())
+	}
+	ranked, score, how, err := x.ranked(ctx, rd.Anchors, offered)
+	if err != nil {
+		return 0, err
+	}
+	if how != "" {
+		rd.PageRanking = how
+	}
+	if short := clearTop(ranked, score, x.env.ShortOffer); short != nil {
+		return x.chooseShort(ctx, rd, ranked, short, max)
+	}
+	return x.choosePages(ctx, rd, ranked, max, true)
+}
+
+// choosePages is ChoosePaged's choice among a whole offer: one prompt
+// when it fits, else pages within the budget, most relevant first (ranked
+// says the offer is in that order already).
+func (x *Explorer) choosePages(ctx context.Context, rd *kgqa.Round, offered []kgqa.Relation, max int, ranked bool) (int, error) {
 	req, one, room, err := x.onePage(rd, offered, max)
 	if err != nil {
 		return 0, err
@@ -138,10 +161,10 @@ func (x *Explorer) ChoosePaged(ctx context.Context, rd *kgqa.Round, offered []kg
 		rd.Pages = append(rd.Pages, kgqa.OfferPage{Relations: len(offered), PromptTokens: tokens, Chosen: len(rd.Chosen)})
 		return 1, err
 	}
-	if rd.Cut == nil && !x.preRanked() {
+	if !ranked {
 		// Pages go most relevant first: rank the offer (a cut offer is
 		// ranked already).
-		ranked, how, err := x.rank(ctx, rd.Anchors, offered)
+		ranked, _, how, err := x.rank(ctx, rd.Anchors, offered)
 		if err != nil {
 			return 0, err
 		}
