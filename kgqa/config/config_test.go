@@ -93,6 +93,8 @@ func TestBadValuesNameTheSetting(t *testing.T) {
 		{"embeddings model missing", base + "llm:\n  embeddings:\n    base_url: http://x/v1\n", nil, nil, "llm.embeddings.model"},
 		{"embeddings url", base, map[string]string{"PAROG_LLM_EMBEDDINGS_BASE_URL": "localhost:8001", "PAROG_LLM_EMBEDDINGS_MODEL": "bge"}, nil, "llm.embeddings.base_url"},
 		{"ordering not a choice", base, nil, []string{"engine.ordering=fastest"}, "engine.ordering"},
+		{"relation offer not a choice", base, nil, []string{"engine.relation_offer=short"}, "engine.relation_offer"},
+		{"zero short offer", base + "engine:\n  short_offer: 0\n", nil, nil, "engine.short_offer"},
 		{"outside_kg not a choice", base + "engine:\n  outside_kg: guess\n", nil, nil, "engine.outside_kg"},
 		{"retrieval rule of no category", base, nil, []string{"engine.retrieval_rules=linear.depth=2"}, "engine.retrieval_rules"},
 		{"retrieval rule env bad value", base, map[string]string{"PAROG_ENGINE_RETRIEVAL_RULES": "count.depth=2,count.prune=random"}, nil, "engine.retrieval_rules"},
