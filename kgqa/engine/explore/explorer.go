@@ -2,8 +2,8 @@
 // over the knowledge graph, a round at a time. A round lists the anchors'
 // relations, offers the untried ones to the model (offer.go: ranked by
 // word overlap, embeddings or a relation prior and cut to the budget;
-// pages.go: split into prompts that fit; anchors.go: per group of
-// anchors), has the model choose (choose.go), fetches the neighbours
+// pages.go: split into prompts that fit; short.go: a short first page
+// when the ranking's top is clear; anchors.go: per group of anchors), has the model choose (choose.go), fetches the neighbours
 // along the chosen relations (neighbors.go) and, for the next round,
 // prunes the frontier (prune.go). lexical.go is the word matching the
 // rankings share; branch.go the first choice of a conjunction's branch,
