@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/dataset/eval/report"
 	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
@@ -56,6 +57,11 @@ type Ceiling struct {
 	Hits1 float64 `json:"hits1"`
 	// ByType is Hits@1 by question type (shape).
 	ByType map[string]float64 `json:"by_type,omitempty"`
+	// Shapes is Hits@1 overall ("all") and by type with Wilson 95%
+	// intervals.
+	Shapes []ShapeHits `json:"shapes,omitempty"`
+	// Recoveries counts the judgements the engine revisited.
+	Recoveries report.RecoveryStats `json:"recoveries"`
 	// Misses are the questions missed, each with what went wrong.
 	Misses []Miss `json:"misses,omitempty"`
 }
@@ -98,6 +104,14 @@ type Noisy struct {
 	Hits1 float64 `json:"hits1"`
 	// ByType is Hits@1 by question type (shape).
 	ByType map[string]float64 `json:"by_type,omitempty"`
+	// Shapes is Hits@1 overall ("all") and by type with Wilson 95%
+	// intervals.
+	Shapes []ShapeHits `json:"shapes,omitempty"`
+	// Kinds are the failures by noise kind: of the rows whose question a
+	// kind touched, those that missed.
+	Kinds []KindFailures `json:"kinds,omitempty"`
+	// Recoveries counts the judgements the engine revisited.
+	Recoveries report.RecoveryStats `json:"recoveries"`
 	// Rows is the number of results rows written; Errors the rows that
 	// failed; Crashes the rows whose failure was a panic.
 	Rows     int            `json:"rows"`
@@ -234,6 +248,7 @@ func ceiling(run *Pass, skipped []oracle.Skip) Ceiling {
 		c.Misses = append(c.Misses, m)
 	}
 	c.Hits1, c.ByType = ratio(c.Hits, c.Total), byType(run.Results)
+	c.Shapes, c.Recoveries = shapeHits(run.Results), report.CountRecoveries(run.Results)
 	return c
 }
 
@@ -302,7 +317,8 @@ func relationsTokens(trace json.RawMessage) int {
 }
 
 func noisy(run *Pass, rate float64, seed int) Noisy {
-	n := Noisy{Noise: rate, Seed: seed, Hits1: hits(run.Results), ByType: byType(run.Results), Rows: len(run.Results), Expected: run.Expected, Injected: run.Oracle.Noisy}
+	n := Noisy{Noise: rate, Seed: seed, Hits1: hits(run.Results), ByType: byType(run.Results), Rows: len(run.Results), Expected: run.Expected, Injected: run.Oracle.Noisy,
+		Shapes: shapeHits(run.Results), Kinds: kindFailures(run.Results, run.PerQuestion), Recoveries: report.CountRecoveries(run.Results)}
 	for _, r := range run.Results {
 		if r.Error != "" {
 			n.Errors++
