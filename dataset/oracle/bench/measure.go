@@ -24,6 +24,8 @@ type Report struct {
 	Skipped   []oracle.Skip `json:"skipped,omitempty"`
 	// Sufficiency is the oracle's sufficiency mode.
 	Sufficiency string `json:"sufficiency"`
+	// Wording is how the oracle worded its plans' subgoals.
+	Wording string `json:"wording"`
 	// NoiseKinds are the noise kinds of the robustness runs.
 	NoiseKinds []string `json:"noise_kinds"`
 	// Ceiling is Hits@1 with the perfect oracle (gold tentative answers
@@ -146,11 +148,15 @@ func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	wording, err := oracle.ParseWording(o.Wording)
+	if err != nil {
+		return nil, err
+	}
 	kinds := o.NoiseKinds
 	if len(kinds) == 0 {
 		kinds = oracle.FormatKinds
 	}
-	rep := &Report{Name: o.Name, Questions: len(qs), Skipped: skipped, Sufficiency: suf, NoiseKinds: kinds}
+	rep := &Report{Name: o.Name, Questions: len(qs), Skipped: skipped, Sufficiency: suf, Wording: wording, NoiseKinds: kinds}
 	evidence := &Pass{}
 	if !o.NoiseOnly {
 		ceil, err := runOnce(ctx, o, "ceiling", qs, oracle.Policy{Kind: "gold"}, oracle.Noise{}, []int{1})

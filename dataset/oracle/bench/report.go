@@ -7,6 +7,7 @@ import (
 
 	"github.com/parog/parog-go/dataset/eval/report"
 	"github.com/parog/parog-go/dataset/eval/score"
+	"github.com/parog/parog-go/dataset/oracle"
 )
 
 // PoG's released GPT-3.5 results on WebQSP: mean LLM calls and tokens per
@@ -52,7 +53,7 @@ func (r *Report) Markdown() string {
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(&b, " (%d without a gold plan: sparql2plan cannot convert their query)", len(r.Skipped))
 	}
-	fmt.Fprintf(&b, ". Sufficiency %s; noise kinds %s.\n\n", r.Sufficiency, strings.Join(r.NoiseKinds, ", "))
+	fmt.Fprintf(&b, ". Sufficiency %s; subgoals worded from %s; noise kinds %s.\n\n", r.Sufficiency, wordingLabel(r.Wording), strings.Join(r.NoiseKinds, ", "))
 	misses(&b, "Ceiling (perfect oracle, gold tentative answers)", r.Ceiling)
 	misses(&b, "Ceiling from evidence alone (perfect oracle, no tentative answers)", r.Evidence)
 	certificatesMarkdown(&b, r.Certificates)
@@ -97,6 +98,14 @@ func misses(b *strings.Builder, title string, c Ceiling) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", m.ID, m.Type, m.Kind, cell(strings.Join(m.Gold, "; ")), cell(m.Prediction), cell(strings.Join(m.Notes, "; ")+" "+m.Error))
 	}
 	b.WriteString("\n")
+}
+
+// wordingLabel says where the oracle's subgoal texts come from.
+func wordingLabel(w string) string {
+	if w == oracle.WordingQuestion {
+		return "the question's own words (--wording question)"
+	}
+	return "the gold plan, naming its relations (--wording gold)"
 }
 
 // overall is the Wilson interval of the "all" row of shapes.
