@@ -199,7 +199,7 @@ func Reword(q dataset.Question, c *sparql2plan.Conversion) *kgqa.Plan {
 		s.Needs = slices.Clone(s.Needs)
 		text, substance := ph.filter(s.Text)
 		if s.Op == kgqa.OpFind && !substance {
-			text = ph.restated(s)
+			text = ph.restated(q, s, anchors[s.ID])
 		}
 		s.Text = text
 		if s.Args != nil {
@@ -212,17 +212,35 @@ func Reword(q dataset.Question, c *sparql2plan.Conversion) *kgqa.Plan {
 }
 
 // restated is a find's text when the template leaves no word of the
-// question: the question itself, from the subgoal's references.
-func (p *phraser) restated(s kgqa.Subgoal) string {
-	q := strings.TrimRight(p.question, "?.! ")
-	if len(s.Needs) == 0 {
-		return "Find: " + q + "?"
+// question: the question itself, from the subgoal's own anchors (named
+// as the topic entities are, so that the engine anchors the subgoal
+// there) or references, with the other topic entities' names left out
+// (the engine starts a subgoal from the topic entities its text names).
+func (p *phraser) restated(q dataset.Question, s kgqa.Subgoal, anchors []string) string {
+	text := p.question
+	var own []string
+	for _, e := range q.TopicEntities {
+		switch {
+		case e.Name == "":
+		case slices.Contains(anchors, e.ID):
+			own = append(own, e.Name)
+		default:
+			text = replaceFold(text, e.Name, " ")
+		}
 	}
-	refs := make([]string, len(s.Needs))
-	for i, n := range s.Needs {
-		refs[i] = "#" + strings.TrimPrefix(n, "s")
+	text = strings.TrimRight(strings.Join(strings.Fields(text), " "), "?.! ")
+	lead := "Find"
+	if len(own) > 0 {
+		lead += ", from " + strings.Join(own, " and ")
 	}
-	return "Find, for " + strings.Join(refs, " and ") + ": " + q + "?"
+	if len(s.Needs) > 0 {
+		refs := make([]string, len(s.Needs))
+		for i, n := range s.Needs {
+			refs[i] = "#" + strings.TrimPrefix(n, "s")
+		}
+		lead += ", for " + strings.Join(refs, " and ")
+	}
+	return lead + ": " + text + "?"
 }
 
 // args rewrites an attribute in the question's words and drops the time

@@ -149,7 +149,7 @@ func TestRewordExamples(t *testing.T) {
 	}}
 	got := Reword(q, &sparql2plan.Conversion{Plan: p, Steps: []sparql2plan.Step{{ID: "s3", Anchors: []string{"m.05zppz"}}}})
 	assert.Equal(t, "Find the country that Grand Bahama.", got.Subgoals[0].Text)
-	assert.Equal(t, "Find, for #1: what country is the grand bahama island in?", got.Subgoals[1].Text)
+	assert.Equal(t, "Find, for #1: what country is the island in?", got.Subgoals[1].Text, "only its own anchors are named")
 	assert.Equal(t, "Keep those of #2 whose is Male.", got.Subgoals[2].Text, "a constant's name is a value, kept")
 	assert.Equal(t, "Find the place of birth of #1.", p.Subgoals[1].Text, "the plan given is left alone")
 
@@ -162,6 +162,23 @@ func TestRewordExamples(t *testing.T) {
 	assert.Equal(t, "Which of #1 has the largest?", got.Subgoals[1].Text)
 	assert.Empty(t, got.Subgoals[1].Args.Attribute, "area is not the question's word")
 	assert.Equal(t, []kgqa.TimeCond{{Attribute: "from", Cmp: "<=", Value: "2015"}}, got.Subgoals[1].Args.Valid)
+}
+
+// A conjunction whose template has no word of the question restates the
+// question in each branch from that branch's own anchor: the engine
+// starts a subgoal from the topic entities its text names.
+func TestRestatedBranchesKeepTheirAnchors(t *testing.T) {
+	q := dataset.Question{Text: "Which country borders both Germany and Spain?",
+		TopicEntities: []dataset.Entity{{ID: "m.0345h", Name: "Germany"}, {ID: "m.06mkj", Name: "Spain"}}}
+	p := &kgqa.Plan{Version: 1, Subgoals: []kgqa.Subgoal{
+		{ID: "s1", Text: "Find the adjoins of Germany.", Op: kgqa.OpFind},
+		{ID: "s2", Text: "Find the adjoins of Spain.", Op: kgqa.OpFind},
+		{ID: "s3", Text: "Which of #1 are also in #2?", Op: kgqa.OpIntersect, Needs: []string{"s1", "s2"}},
+	}}
+	got := Reword(q, &sparql2plan.Conversion{Plan: p, Steps: []sparql2plan.Step{{ID: "s1", Anchors: []string{"m.0345h"}}, {ID: "s2", Anchors: []string{"m.06mkj"}}}})
+	assert.Equal(t, "Find, from Germany: Which country borders both Germany and?", got.Subgoals[0].Text)
+	assert.Equal(t, "Find, from Spain: Which country borders both and Spain?", got.Subgoals[1].Text)
+	assert.Equal(t, "Which of #1 are also in #2?", got.Subgoals[2].Text)
 }
 
 func TestParseWording(t *testing.T) {
