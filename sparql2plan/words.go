@@ -152,6 +152,10 @@ func isPlural(w string) bool {
 // without the dataset naming them (WebQSP names only topic entities).
 var constantNames = map[string]string{"m.05zppz": "Male", "m.02zsn": "Female"}
 
+// ConstantName is the name subgoal texts give a constant value the
+// dataset does not name ("m.05zppz" is "Male"), "" when it has none.
+func ConstantName(id string) string { return constantNames[id] }
+
 // notableTypeNames names the Freebase notable-type ids that WebQSP and
 // ComplexWebQuestions queries use (common.topic.notable_types); a dataset's
 // own names take precedence.

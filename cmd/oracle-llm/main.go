@@ -8,6 +8,7 @@
 //	oracle-llm --format webqsp|cwq|grailqa --input FILE [--addr HOST:PORT]
 //	oracle-llm --format demo [--input FILE] [--addr HOST:PORT]
 //	           ... [--tentative gold|wrong|none|mixed:P] [--noise P --seed S --noise-kinds K,...]
+//	           ... [--wording gold|question]
 package main
 
 import (

@@ -45,6 +45,7 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	seed := fs.Int64("seed", 1, "noise seed")
 	kinds := fs.String("noise-kinds", "", "comma-separated noise kinds or families (format, semantic, all; default format): "+joinKinds())
 	sufficiency := fs.String("sufficiency", oracle.SufficiencyStrict, "when to judge the question answerable early: strict (only when the evidence shown determines the answer) or never (every step of every plan runs)")
+	wording := fs.String("wording", oracle.WordingGold, "how plans word their subgoals: gold (the gold plan's texts, naming its relations) or question (the question's own words only)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -67,6 +68,10 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	if err != nil {
 		return usage(stderr, err)
 	}
+	words, err := oracle.ParseWording(*wording)
+	if err != nil {
+		return usage(stderr, err)
+	}
 	if *rate < 0 || *rate > 1 {
 		return usage(stderr, fmt.Errorf("--noise %g is not in [0, 1]", *rate))
 	}
@@ -78,9 +83,9 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		return fmt.Errorf("oracle-llm: %w", err)
 	}
 	m, skipped := oracle.New(loaded.Questions, oracle.WithTentative(policy), oracle.WithNoise(oracle.Noise{Rate: *rate, Seed: *seed, Kinds: ks}),
-		oracle.WithSufficiency(suf))
-	fmt.Fprintf(stderr, "oracle-llm: %d questions, %d without a gold plan, %d malformed records; tentative %s, noise %g (seed %d, kinds %s), sufficiency %s\n",
-		len(loaded.Questions), len(skipped), len(loaded.Skipped), policy, *rate, *seed, kindsLabel(ks), suf)
+		oracle.WithSufficiency(suf), oracle.WithWording(words))
+	fmt.Fprintf(stderr, "oracle-llm: %d questions, %d without a gold plan, %d malformed records; tentative %s, noise %g (seed %d, kinds %s), sufficiency %s, wording %s\n",
+		len(loaded.Questions), len(skipped), len(loaded.Skipped), policy, *rate, *seed, kindsLabel(ks), suf, words)
 	return serve(ctx, m, *addr, stderr, ready)
 }
 

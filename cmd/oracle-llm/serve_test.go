@@ -165,6 +165,28 @@ func TestSemanticFamily(t *testing.T) {
 	assert.Contains(t, logs.String(), "sufficiency never")
 }
 
+// TestQuestionWording: with --wording question the plan's subgoals keep
+// to the question's words: "directed by" and "place of birth" are the
+// gold relations' words, not the question's.
+func TestQuestionWording(t *testing.T) {
+	for wording, want := range map[string]bool{"gold": true, "question": false} {
+		url, logs := start(t, "--wording", wording)
+		cfg := openai.DefaultConfig("")
+		cfg.BaseURL = url
+		resp, err := openai.NewClientWithConfig(cfg).CreateChatCompletion(context.Background(), planRequest(t, "Where was the director of Amélie born?"))
+		require.NoError(t, err)
+		var plan kgqa.Plan
+		require.NoError(t, json.Unmarshal([]byte(resp.Choices[0].Message.Content), &plan))
+		require.NoError(t, plan.Validate())
+		text := ""
+		for _, s := range plan.Subgoals {
+			text += s.Text + " "
+		}
+		assert.Equal(t, want, strings.Contains(text, "directed by") || strings.Contains(text, "place of birth"), "--wording %s: %s", wording, text)
+		assert.Contains(t, logs.String(), "wording "+wording)
+	}
+}
+
 func TestBadCommandLines(t *testing.T) {
 	for name, args := range map[string][]string{
 		"no format":       {"--input", demoFile},
@@ -175,6 +197,7 @@ func TestBadCommandLines(t *testing.T) {
 		"bad kind":        {"--format", "demo", "--input", demoFile, "--noise-kinds", "fence,typo"},
 		"bad family":      {"--format", "demo", "--input", demoFile, "--noise-kinds", "semantics"},
 		"bad sufficiency": {"--format", "demo", "--input", demoFile, "--sufficiency", "lax"},
+		"bad wording":     {"--format", "demo", "--input", demoFile, "--wording", "schema"},
 		"unknown flag":    {"--colour"},
 	} {
 		t.Run(name, func(t *testing.T) {

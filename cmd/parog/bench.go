@@ -43,6 +43,7 @@ type benchFlags struct {
 	seeds        string
 	noiseKinds   string
 	sufficiency  string
+	wording      string
 	concurrency  int
 	timeout      time.Duration
 	hubRelations int
@@ -70,6 +71,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&f.seeds, "seeds", "1,2,3", "comma-separated noise `seeds`")
 	fs.StringVar(&f.noiseKinds, "noise-kinds", "", "comma-separated noise `kinds` or families (format, semantic, all; default format)")
 	fs.StringVar(&f.sufficiency, "sufficiency", oracle.SufficiencyStrict, "the oracle's early `stop`: strict (only when the evidence shown determines the answer) or never (every step of every plan runs)")
+	fs.StringVar(&f.wording, "wording", oracle.WordingGold, "how the oracle words its plans' subgoals: gold (the gold plan's texts, naming its relations) or question (the question's own words only: no relation id or relation name the question does not use)")
 	fs.IntVar(&f.concurrency, "concurrency", 4, "questions answered at once")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "deadline of one question")
 	fs.StringVar(&f.out, "out", "bench-oracle", "output `DIR` of the reports and results files of --input (the demo graph's go in DIR/demo)")
@@ -104,6 +106,10 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return usageError("--sufficiency: %v", err)
 	}
+	wording, err := oracle.ParseWording(f.wording)
+	if err != nil {
+		return usageError("--wording: %v", err)
+	}
 	cfg, err := f.cfg.load(env)
 	if err != nil {
 		return err
@@ -115,7 +121,7 @@ func (f *benchFlags) run(ctx context.Context, env *Env) error {
 	qs, _ = eval.Select(qs, f.limit, eval.Shard{})
 	logf := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "parog bench: "+format+"\n", a...) }
 	o := bench.BenchOptions{Name: strings.TrimSuffix(filepath.Base(f.input), filepath.Ext(f.input)), Config: cfg, Questions: qs,
-		Noise: rates, Seeds: seeds, NoiseKinds: kinds, Sufficiency: suf, Concurrency: f.concurrency, Timeout: f.timeout, HubRelations: f.hubRelations, Logf: logf,
+		Noise: rates, Seeds: seeds, NoiseKinds: kinds, Sufficiency: suf, Wording: wording, Concurrency: f.concurrency, Timeout: f.timeout, HubRelations: f.hubRelations, Logf: logf,
 		NoiseOnly: f.noiseOnly}
 	if o.Name == "" || o.Name == "." {
 		o.Name = string(format)

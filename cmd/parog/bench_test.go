@@ -26,6 +26,7 @@ func TestBenchOracleCLI(t *testing.T) {
 	var rep struct {
 		Ceiling     struct{ Total int } `json:"ceiling"`
 		Sufficiency string              `json:"sufficiency"`
+		Wording     string              `json:"wording"`
 		NoiseKinds  []string            `json:"noise_kinds"`
 		Robustness  []struct {
 			Injected map[string]int `json:"injected"`
@@ -34,6 +35,7 @@ func TestBenchOracleCLI(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &rep))
 	assert.Equal(t, 22, rep.Ceiling.Total)
 	assert.Equal(t, "never", rep.Sufficiency)
+	assert.Equal(t, "gold", rep.Wording, "the gold plan's wording by default")
 	assert.Contains(t, rep.NoiseKinds, "wrong_relation")
 	require.Len(t, rep.Robustness, 2)
 	assert.NotEmpty(t, rep.Robustness[1].Injected, "semantic errors injected at 0.2")
@@ -47,6 +49,7 @@ func TestBenchOracleCLI(t *testing.T) {
 		"bad format":      {"bench", "oracle", "--config", demoConfig, "--format", "qald"},
 		"bad kinds":       {"bench", "oracle", "--config", demoConfig, "--format", "demo", "--noise-kinds", "semantics"},
 		"bad sufficiency": {"bench", "oracle", "--config", demoConfig, "--format", "demo", "--sufficiency", "lax"},
+		"bad wording":     {"bench", "oracle", "--config", demoConfig, "--format", "demo", "--wording", "schema"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, _, stderr := runParog(t, nil, args...)

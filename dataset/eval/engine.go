@@ -80,6 +80,7 @@ func PredictionFromAnswer(ans *kgqa.Answer) Prediction {
 		SPARQLQueries:     ans.Usage.SPARQLQueries,
 		AnsweredWithoutKG: ans.AnsweredWithoutKG,
 		Certificate:       ans.Certificate,
+		Recoveries:        ans.Recoveries,
 	}
 	for _, t := range ans.Entities {
 		p.Entities = append(p.Entities, score.PredEntity{ID: t.ID, Name: t.Name, Datatype: t.Datatype})

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/parog/parog-go/dataset/eval/score"
+	"github.com/parog/parog-go/kgqa"
 )
 
 // Result is one line of a results file: the outcome of one question under
@@ -98,6 +99,9 @@ type Result struct {
 	Trace json.RawMessage `json:"trace,omitempty"`
 	// Verdicts are the per-subgoal refinement outcomes.
 	Verdicts []SubgoalVerdict `json:"verdicts,omitempty"`
+	// Recoveries are the judgements the engine revisited while answering
+	// (kgqa.Answer.Recoveries), which the reports count.
+	Recoveries []kgqa.Recovery `json:"recoveries,omitempty"`
 	// Error is the failure text; a failed question is a miss.
 	Error string `json:"error,omitempty"`
 	// ErrorKind classifies Error for the failure report (see ErrorKind).

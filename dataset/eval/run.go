@@ -40,6 +40,8 @@ type Prediction struct {
 	AnsweredWithoutKG bool
 	// Verdicts are the per-subgoal refinement outcomes.
 	Verdicts []SubgoalVerdict
+	// Recoveries are the judgements the engine revisited.
+	Recoveries []kgqa.Recovery
 	// Plan and Trace are JSON documents kept verbatim in the results.
 	Plan  json.RawMessage
 	Trace json.RawMessage
@@ -293,6 +295,7 @@ func Fill(res *Result, q *dataset.Question, p Prediction, s score.Scorer) {
 	res.TotalToken = p.InputTokens + p.OutputTokens
 	res.SPARQLQueries = p.SPARQLQueries
 	res.Plan, res.Trace, res.Verdicts = p.Plan, p.Trace, p.Verdicts
+	res.Recoveries = p.Recoveries
 	pred := score.PredictedSet(p.Entities, p.Text)
 	if pred != nil {
 		res.Entities = pred

@@ -76,6 +76,8 @@ type Model struct {
 	dialect kg.Dialect
 	// sufficiency is SufficiencyStrict or SufficiencyNever.
 	sufficiency string
+	// wording is WordingGold or WordingQuestion.
+	wording string
 
 	mu       sync.Mutex
 	attempts map[uint64]int // identical requests seen, for fresh noise draws
@@ -133,7 +135,7 @@ type Skip struct {
 // cannot convert are returned as skipped; the oracle then does not know
 // them. When two questions have the same text the first one is kept.
 func New(qs []dataset.Question, opts ...Option) (*Model, []Skip) {
-	m := &Model{byText: map[string]*question{}, policy: Policy{Kind: "gold"}, sufficiency: SufficiencyStrict, attempts: map[uint64]int{}, perQ: map[string]*QuestionStats{},
+	m := &Model{byText: map[string]*question{}, policy: Policy{Kind: "gold"}, sufficiency: SufficiencyStrict, wording: WordingGold, attempts: map[uint64]int{}, perQ: map[string]*QuestionStats{},
 		dialect: kg.Freebase(kg.DialectOptions{}),
 		stats:   Stats{Calls: map[string]int{}, Noisy: map[string]int{}}}
 	for _, o := range opts {
@@ -146,7 +148,11 @@ func New(qs []dataset.Question, opts ...Option) (*Model, []Skip) {
 			skipped = append(skipped, Skip{ID: q.ID, Reason: sparql2plan.FailureReason(err)})
 			continue
 		}
-		plan, err := json.Marshal(c.Plan)
+		gold := c.Plan
+		if m.wording == WordingQuestion {
+			gold = Reword(q, c)
+		}
+		plan, err := json.Marshal(gold)
 		if err != nil {
 			skipped = append(skipped, Skip{ID: q.ID, Reason: err.Error()})
 			continue

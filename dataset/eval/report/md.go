@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -93,13 +94,20 @@ func writeRunMarkdown(b *strings.Builder, r RunReport) {
 	for _, s := range r.Seeds {
 		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %d |\n", s.Seed, s.N, s.Hits, pct(s.Hits1), pct(s.F1), s.Errors)
 	}
-	b.WriteString("\n### By question type\n\n| type | n | Hits@1 | F1 | certificate verified | certificate equivalent |\n|---|---:|---:|---:|---:|---:|\n")
+	b.WriteString("\n### By question type\n\nHits@1 pools the seeds; its interval is Wilson's 95% score interval over the type's (question, seed) results.\n\n" +
+		"| type | n | Hits@1 | 95% CI | F1 | certificate verified | certificate equivalent |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, t := range r.ByType {
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s |\n", t.Type, t.N, scoredPct(r, t.Hits1), scoredPct(r, t.F1),
+		wilson := "n/a"
+		if r.Scored && t.N > 0 {
+			iv := score.Wilson(int(math.Round(t.Hits1*float64(t.N))), t.N)
+			wilson = fmt.Sprintf("[%.1f, %.1f]", 100*iv.Low, 100*iv.High)
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s |\n", t.Type, t.N, scoredPct(r, t.Hits1), wilson, scoredPct(r, t.F1),
 			share(t.Certificates.Verified, t.Certificates.FromKG), share(t.Certificates.Equivalent, t.Certificates.Judged))
 	}
 	writeCertificates(b, r.Certificates)
 	writeRefinement(b, r.Refinement)
+	writeRecoveries(b, r.Recoveries)
 	writeEfficiency(b, r.Efficiency)
 	if r.WithoutKG > 0 {
 		fmt.Fprintf(b, "\nAnswered without the KG (no topic entity, or no fact found; the model's own knowledge): %d results, %d hits.\n", r.WithoutKG, r.WithoutKGHits)

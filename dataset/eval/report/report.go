@@ -116,6 +116,8 @@ type RunReport struct {
 	Refinement RefinementStats `json:"refinement"`
 	// Certificates counts the answer certificates of all lines.
 	Certificates CertificateStats `json:"certificates"`
+	// Recoveries counts the judgements the engine revisited.
+	Recoveries RecoveryStats `json:"recoveries"`
 	// Efficiency holds cost distributions.
 	Efficiency Efficiency `json:"efficiency"`
 	// Failures counts the questions whose run failed (an error), by
@@ -467,6 +469,7 @@ func buildRun(run ResultSet, rs []eval.Result, opts ReportOptions, dataset strin
 	rr.Refinement = refinementStats(rs)
 	for _, r := range rs {
 		rr.Certificates.Add(r)
+		rr.Recoveries.Add(r)
 	}
 	rr.Refinement.PaperFixRate = PaperFixRates[dataset]
 	rr.Efficiency = efficiency(rs, run.Format != "pog")

@@ -120,3 +120,22 @@ func Mean(xs []float64) float64 {
 	}
 	return s / float64(len(xs))
 }
+
+// wilsonZ is the normal quantile of a two-sided 95% interval.
+const wilsonZ = 1.959963984540054
+
+// Wilson is the share k/n with its Wilson 95% score interval, which,
+// unlike the normal approximation, stays inside [0, 1] and does not
+// collapse to a point at 0 or n successes: 30 of 30 is [88.6%, 100%],
+// not 100% ± 0. Pooling seeds counts each (question, seed) row as one
+// trial. With n = 0 the share is 0 and the interval [0, 1].
+func Wilson(k, n int) Interval {
+	if n <= 0 {
+		return Interval{High: 1}
+	}
+	k = min(max(k, 0), n)
+	p, fn, z2 := float64(k)/float64(n), float64(n), wilsonZ*wilsonZ
+	centre := (p + z2/(2*fn)) / (1 + z2/fn)
+	half := wilsonZ / (1 + z2/fn) * math.Sqrt(p*(1-p)/fn+z2/(4*fn*fn))
+	return Interval{Mean: p, Low: max(0, centre-half), High: min(1, centre+half), N: n}
+}

@@ -59,6 +59,10 @@ type BenchOptions struct {
 	// Sufficiency is the oracle's sufficiency mode (SufficiencyStrict
 	// when empty).
 	Sufficiency string
+	// Wording is how the oracle words its plans' subgoals
+	// (oracle.WordingGold when empty; oracle.WordingQuestion keeps to the
+	// question's own words).
+	Wording string
 	// NoiseOnly runs the robustness runs alone, without the ceiling,
 	// evidence-only and tentative runs: a cheaper sweep over noise kinds.
 	NoiseOnly bool
@@ -97,7 +101,11 @@ func runOnce(ctx context.Context, o BenchOptions, name string, qs []dataset.Ques
 	if err != nil {
 		return nil, err
 	}
-	m, _ := oracle.New(qs, oracle.WithTentative(p), oracle.WithNoise(n), oracle.WithSufficiency(suf))
+	wording, err := oracle.ParseWording(o.Wording)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := oracle.New(qs, oracle.WithTentative(p), oracle.WithNoise(n), oracle.WithSufficiency(suf), oracle.WithWording(wording))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("bench: run: %w", err)

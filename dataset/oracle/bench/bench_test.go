@@ -156,6 +156,20 @@ func TestNoiseOnlyBench(t *testing.T) {
 	}
 	require.NotEmpty(t, sum, "noise 0.3 corrupted some replies")
 	assert.Equal(t, rep.Robustness[0].Injected, sum)
+	// The failures by kind count each question a kind touched once.
+	touched := map[string]int{}
+	for _, kinds := range per {
+		for k := range kinds {
+			touched[k]++
+		}
+	}
+	got := map[string]int{}
+	for _, k := range rep.Robustness[0].Kinds {
+		got[k.Kind] = k.Touched
+		assert.LessOrEqual(t, k.Failed, k.Touched)
+	}
+	assert.Equal(t, touched, got)
+	assert.Contains(t, rep.Markdown(), "| noise kind | touched | failed | share failed | 95% CI |")
 }
 
 // readRows reads a results file's traces by question id.

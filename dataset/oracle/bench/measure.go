@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parog/parog-go/dataset/eval"
+	"github.com/parog/parog-go/dataset/eval/report"
 	"github.com/parog/parog-go/dataset/oracle"
 	"github.com/parog/parog-go/kgqa/prompts"
 )
@@ -23,6 +24,8 @@ type Report struct {
 	Skipped   []oracle.Skip `json:"skipped,omitempty"`
 	// Sufficiency is the oracle's sufficiency mode.
 	Sufficiency string `json:"sufficiency"`
+	// Wording is how the oracle worded its plans' subgoals.
+	Wording string `json:"wording"`
 	// NoiseKinds are the noise kinds of the robustness runs.
 	NoiseKinds []string `json:"noise_kinds"`
 	// Ceiling is Hits@1 with the perfect oracle (gold tentative answers
@@ -56,6 +59,11 @@ type Ceiling struct {
 	Hits1 float64 `json:"hits1"`
 	// ByType is Hits@1 by question type (shape).
 	ByType map[string]float64 `json:"by_type,omitempty"`
+	// Shapes is Hits@1 overall ("all") and by type with Wilson 95%
+	// intervals.
+	Shapes []ShapeHits `json:"shapes,omitempty"`
+	// Recoveries counts the judgements the engine revisited.
+	Recoveries report.RecoveryStats `json:"recoveries"`
 	// Misses are the questions missed, each with what went wrong.
 	Misses []Miss `json:"misses,omitempty"`
 }
@@ -98,6 +106,14 @@ type Noisy struct {
 	Hits1 float64 `json:"hits1"`
 	// ByType is Hits@1 by question type (shape).
 	ByType map[string]float64 `json:"by_type,omitempty"`
+	// Shapes is Hits@1 overall ("all") and by type with Wilson 95%
+	// intervals.
+	Shapes []ShapeHits `json:"shapes,omitempty"`
+	// Kinds are the failures by noise kind: of the rows whose question a
+	// kind touched, those that missed.
+	Kinds []KindFailures `json:"kinds,omitempty"`
+	// Recoveries counts the judgements the engine revisited.
+	Recoveries report.RecoveryStats `json:"recoveries"`
 	// Rows is the number of results rows written; Errors the rows that
 	// failed; Crashes the rows whose failure was a panic.
 	Rows     int            `json:"rows"`
@@ -132,11 +148,15 @@ func Bench(ctx context.Context, o BenchOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	wording, err := oracle.ParseWording(o.Wording)
+	if err != nil {
+		return nil, err
+	}
 	kinds := o.NoiseKinds
 	if len(kinds) == 0 {
 		kinds = oracle.FormatKinds
 	}
-	rep := &Report{Name: o.Name, Questions: len(qs), Skipped: skipped, Sufficiency: suf, NoiseKinds: kinds}
+	rep := &Report{Name: o.Name, Questions: len(qs), Skipped: skipped, Sufficiency: suf, Wording: wording, NoiseKinds: kinds}
 	evidence := &Pass{}
 	if !o.NoiseOnly {
 		ceil, err := runOnce(ctx, o, "ceiling", qs, oracle.Policy{Kind: "gold"}, oracle.Noise{}, []int{1})
@@ -234,6 +254,7 @@ func ceiling(run *Pass, skipped []oracle.Skip) Ceiling {
 		c.Misses = append(c.Misses, m)
 	}
 	c.Hits1, c.ByType = ratio(c.Hits, c.Total), byType(run.Results)
+	c.Shapes, c.Recoveries = shapeHits(run.Results), report.CountRecoveries(run.Results)
 	return c
 }
 
@@ -302,7 +323,8 @@ func relationsTokens(trace json.RawMessage) int {
 }
 
 func noisy(run *Pass, rate float64, seed int) Noisy {
-	n := Noisy{Noise: rate, Seed: seed, Hits1: hits(run.Results), ByType: byType(run.Results), Rows: len(run.Results), Expected: run.Expected, Injected: run.Oracle.Noisy}
+	n := Noisy{Noise: rate, Seed: seed, Hits1: hits(run.Results), ByType: byType(run.Results), Rows: len(run.Results), Expected: run.Expected, Injected: run.Oracle.Noisy,
+		Shapes: shapeHits(run.Results), Kinds: kindFailures(run.Results, run.PerQuestion), Recoveries: report.CountRecoveries(run.Results)}
 	for _, r := range run.Results {
 		if r.Error != "" {
 			n.Errors++

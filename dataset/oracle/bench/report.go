@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/parog/parog-go/dataset/eval/report"
+	"github.com/parog/parog-go/dataset/eval/score"
+	"github.com/parog/parog-go/dataset/oracle"
 )
 
 // PoG's released GPT-3.5 results on WebQSP: mean LLM calls and tokens per
@@ -49,7 +53,7 @@ func (r *Report) Markdown() string {
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(&b, " (%d without a gold plan: sparql2plan cannot convert their query)", len(r.Skipped))
 	}
-	fmt.Fprintf(&b, ". Sufficiency %s; noise kinds %s.\n\n", r.Sufficiency, strings.Join(r.NoiseKinds, ", "))
+	fmt.Fprintf(&b, ". Sufficiency %s; subgoals worded from %s; noise kinds %s.\n\n", r.Sufficiency, wordingLabel(r.Wording), strings.Join(r.NoiseKinds, ", "))
 	misses(&b, "Ceiling (perfect oracle, gold tentative answers)", r.Ceiling)
 	misses(&b, "Ceiling from evidence alone (perfect oracle, no tentative answers)", r.Evidence)
 	certificatesMarkdown(&b, r.Certificates)
@@ -64,10 +68,11 @@ func (r *Report) Markdown() string {
 	for _, m := range r.ByNoise() {
 		fmt.Fprintf(&b, "| %g | %s | %s | %s | %d |\n", m.Noise, pct(m.Mean), pct(m.Min), pct(m.Max), m.Runs)
 	}
-	b.WriteString("\n| noise | seed | Hits@1 | by type | rows/expected | errors | crashes | errors injected |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| noise | seed | Hits@1 | 95% CI | by type | rows/expected | errors | crashes | errors injected |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, n := range r.Robustness {
-		fmt.Fprintf(&b, "| %g | %d | %s | %s | %d/%d | %d | %d | %s |\n", n.Noise, n.Seed, pct(n.Hits1), typeHits(n.ByType), n.Rows, n.Expected, n.Errors, n.Crashes, injected(n.Injected))
+		fmt.Fprintf(&b, "| %g | %d | %s | %s | %s | %d/%d | %d | %d | %s |\n", n.Noise, n.Seed, pct(n.Hits1), overall(n.Shapes), typeHits(n.ByType), n.Rows, n.Expected, n.Errors, n.Crashes, injected(n.Injected))
 	}
+	r.pooledMarkdown(&b)
 	rf := r.Refinement
 	fmt.Fprintf(&b, "\n## Refinement\n\nWrong tentative answers corrected from evidence: %s (%d/%d).\n", pct(rf.FixRate), rf.Fixed, rf.WrongJudged)
 	if rf.GoldJudged > 0 {
@@ -78,7 +83,8 @@ func (r *Report) Markdown() string {
 
 // misses writes a ceiling's score and its misses, counted by kind.
 func misses(b *strings.Builder, title string, c Ceiling) {
-	fmt.Fprintf(b, "## %s\n\nHits@1 %.1f%% (%d/%d); by type: %s.\n\n", title, 100*c.Hits1, c.Hits, c.Total, typeHits(c.ByType))
+	fmt.Fprintf(b, "## %s\n\nHits@1 %s; by type (Wilson 95%% intervals): %s.\n\nRecoveries: %s.\n\n", title,
+		report.WilsonPct(score.Wilson(c.Hits, c.Total), c.Hits), shapesLine(c.Shapes), c.Recoveries.Summary())
 	if len(c.Misses) == 0 {
 		return
 	}
@@ -92,6 +98,24 @@ func misses(b *strings.Builder, title string, c Ceiling) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", m.ID, m.Type, m.Kind, cell(strings.Join(m.Gold, "; ")), cell(m.Prediction), cell(strings.Join(m.Notes, "; ")+" "+m.Error))
 	}
 	b.WriteString("\n")
+}
+
+// wordingLabel says where the oracle's subgoal texts come from.
+func wordingLabel(w string) string {
+	if w == oracle.WordingQuestion {
+		return "the question's own words (--wording question)"
+	}
+	return "the gold plan, naming its relations (--wording gold)"
+}
+
+// overall is the Wilson interval of the "all" row of shapes.
+func overall(ss []ShapeHits) string {
+	for _, s := range ss {
+		if s.Type == "all" {
+			return wilson(s.Hits1)
+		}
+	}
+	return "n/a"
 }
 
 // typeHits renders Hits@1 by type, types in order.
