@@ -69,11 +69,16 @@ func (x *Explorer) Offer(ctx context.Context, anchors []kgqa.Term, rels map[stri
 // in the KG's order: by cosine similarity of embeddings when an embeddings
 // endpoint is configured, else (or when it fails) by word overlap.
 func (x *Explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation) ([]kgqa.Relation, *kgqa.RelationCut, error) {
+	return x.rankBy(ctx, anchors, rels, x.env.Embedder)
+}
+
+// rankBy is rank with the embeddings endpoint em (nil: word overlap).
+func (x *Explorer) rankBy(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation, em llm.Embedder) ([]kgqa.Relation, *kgqa.RelationCut, error) {
 	d := x.env.Graph.Dialect()
 	query := x.RelationQuery(anchors)
 	score := make(map[kgqa.Relation]float64, len(rels))
 	cut := &kgqa.RelationCut{Method: "lexical"}
-	if em := x.env.Embedder; em != nil {
+	if em != nil {
 		texts := make([]string, 0, len(rels)+1)
 		texts = append(texts, query)
 		for _, r := range rels {
