@@ -12,8 +12,8 @@ import (
 // Backtracking across subgoals: a find whose result leaves a later step
 // with nothing is not taken as final. Once every needed subgoal has run,
 // a step that came back with nothing (a find with no entity to start
-// from, no relation chosen or no fact aligned; an intersect whose
-// branches each found something and share nothing) reopens one find it
+// from, no relation chosen or no fact aligned; an intersect that comes
+// back empty) reopens one find it
 // needs: that find takes its next-best entities, those its own facts
 // reached along another relation, or, when its facts reached no other,
 // those of one more round along the relations it has not tried; then
@@ -102,15 +102,7 @@ func starved(r *run, s kgqa.Subgoal) bool {
 		chose := slices.ContainsFunc(rec.Rounds, func(rd *kgqa.Round) bool { return rd != nil && len(rd.Chosen) > 0 })
 		return !chose || rec.Result.Source != "evidence"
 	case kgqa.OpIntersect:
-		if len(rec.Result.Entities) > 0 {
-			return false
-		}
-		for _, n := range s.Needs {
-			if res := r.results[n]; res == nil || len(res.Entities) == 0 {
-				return false
-			}
-		}
-		return true
+		return len(rec.Result.Entities) == 0
 	}
 	return false
 }
