@@ -10,7 +10,10 @@
 //   - ordering.go: the cost ordering of a conjunction's branches (the
 //     most selective first, the others checked against it).
 //   - scheduler.go and determinism.go: the subgoals run in waves, each
-//     once the subgoals it needs are done, the same way on every run.
+//     once the subgoals it needs are done, the same way on every run;
+//     backtrack.go: before the run concludes, a find whose result left a
+//     later step with nothing is reopened once with its next-best
+//     entities, and the steps after it run again.
 //   - find.go: the loop of one find subgoal, the paper's: a tentative
 //     answer (tentative.go) beside the first exploration round (package
 //     explore), then refinement (refinement.go, with the engine's recheck

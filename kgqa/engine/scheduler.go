@@ -99,7 +99,7 @@ func execute(ctx context.Context, r *run, plan *kgqa.Plan) error {
 	// Every needed subgoal finished: concluding from their results is
 	// computation, and the final-answer call, when one is needed, fails on
 	// its own if the deadline has passed.
-	return conclude(ctx, r, plan)
+	return backtrackAndConclude(ctx, r, plan)
 }
 
 // executeInOrder runs the needed subgoals one at a time in a fixed order,
@@ -127,7 +127,7 @@ func executeInOrder(ctx context.Context, r *run, plan *kgqa.Plan, needed map[str
 			return nil
 		}
 	}
-	return conclude(ctx, r, plan)
+	return backtrackAndConclude(ctx, r, plan)
 }
 
 // skipAfterStop marks the subgoals an early stop left undone.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -213,8 +215,35 @@ func (sg *subgoalRun) exploring(text string) explore.Subgoal {
 	id := sg.s.ID
 	return explore.Subgoal{
 		Text: text, Question: question, View: sg.view, Pack: sg.pack, Budgets: sg.b,
-		Fail: func(err error) error { return stepErr("explore", id, err) },
+		Fail:        func(err error) error { return stepErr("explore", id, err) },
+		WantsEntity: feedsFind(sg.plan, id),
+		Followed: func(from []kgqa.Relation, to kgqa.Relation, facts int) {
+			sg.recovered(kgqa.RecoveryNextRelation, id, relationNames(from), fmt.Sprintf("%s (%s): %d facts", to.ID, to.Dir, facts))
+		},
 	}
+}
+
+// feedsFind reports whether a find of the plan explores from subgoal id's
+// answer, which must then reach entities.
+func feedsFind(plan *kgqa.Plan, id string) bool {
+	if plan == nil {
+		return false
+	}
+	for _, s := range plan.Subgoals {
+		if s.Op == kgqa.OpFind && slices.Contains(s.Needs, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// relationNames renders relations for a recovery: "id (dir)", joined.
+func relationNames(rs []kgqa.Relation) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.ID + " (" + string(r.Dir) + ")"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // withPack returns the budgets b with the pack's parameters.

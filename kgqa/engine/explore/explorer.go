@@ -3,7 +3,9 @@
 // relations, offers the untried ones to the model (offer.go: ranked by
 // word overlap, embeddings or a relation prior and cut to the budget;
 // pages.go: split into prompts that fit; short.go: a short first page
-// when the ranking's top is clear; anchors.go: per group of anchors), has the model choose (choose.go), fetches the neighbours
+// when the ranking's top is clear; anchors.go: per group of anchors), has
+// the model choose (choose.go; next.go: the next-best offered relation
+// when the choice gives nothing), fetches the neighbours
 // along the chosen relations (neighbors.go) and, for the next round,
 // prunes the frontier (prune.go). lexical.go is the word matching the
 // rankings share; branch.go the first choice of a conjunction's branch,
@@ -76,6 +78,13 @@ type Subgoal struct {
 	// Fail marks an error of the KG or the model as this subgoal's
 	// exploration step's.
 	Fail func(error) error
+	// WantsEntity says a later step explores from the subgoal's answer:
+	// a round whose facts reach no entity gives it nothing.
+	WantsEntity bool
+	// Followed, when set, is told of each next-best relation a round
+	// followed because the relations chosen before it (from) gave the
+	// subgoal nothing, and of the facts it found (see followNext).
+	Followed func(from []kgqa.Relation, to kgqa.Relation, facts int)
 }
 
 // Explorer walks the KG for one subgoal: it lists the relations of the
@@ -170,6 +179,9 @@ func (x *Explorer) Round(ctx context.Context, anchors []kgqa.Term, depth, d int)
 	}
 	facts, err := x.Neighbors(ctx, rd, rd.Chosen, has)
 	rd.Facts = facts
+	if err == nil {
+		err = x.followNext(ctx, rd, has)
+	}
 	return rd, d, err
 }
 

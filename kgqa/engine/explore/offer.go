@@ -71,12 +71,22 @@ func (x *Explorer) Offer(ctx context.Context, anchors []kgqa.Term, rels map[stri
 // prior added in when one is loaded. It returns the scores too, which say
 // how clear the ranking's top is (short.go).
 func (x *Explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation) ([]kgqa.Relation, map[kgqa.Relation]float64, *kgqa.RelationCut, error) {
-	score, cut, err := x.scores(ctx, anchors, rels)
+	score, cut, err := x.scores(ctx, anchors, rels, x.env.Embedder)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	x.rememberScores(x.RelationQuery(anchors), score)
 	return sortByScore(rels, score), score, cut, nil
+}
+
+// rankBy is rank with the embeddings endpoint em (nil: word overlap),
+// without remembering the scores.
+func (x *Explorer) rankBy(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation, em llm.Embedder) ([]kgqa.Relation, *kgqa.RelationCut, error) {
+	score, cut, err := x.scores(ctx, anchors, rels, em)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sortByScore(rels, score), cut, nil
 }
 
 // sortByScore returns rels sorted by score, most first, ties in their
@@ -87,14 +97,15 @@ func sortByScore(rels []kgqa.Relation, score map[kgqa.Relation]float64) []kgqa.R
 	return out
 }
 
-// scores scores rels against the subgoal as rank orders them; the cut
-// returned names the method.
-func (x *Explorer) scores(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation) (map[kgqa.Relation]float64, *kgqa.RelationCut, error) {
+// scores scores rels against the subgoal as rank orders them, with the
+// embeddings endpoint em (nil: word overlap); the cut returned names the
+// method.
+func (x *Explorer) scores(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation, em llm.Embedder) (map[kgqa.Relation]float64, *kgqa.RelationCut, error) {
 	d := x.env.Graph.Dialect()
 	query := x.RelationQuery(anchors)
 	score := make(map[kgqa.Relation]float64, len(rels))
 	cut := &kgqa.RelationCut{Method: "lexical"}
-	if em := x.env.Embedder; em != nil {
+	if em != nil {
 		texts := make([]string, 0, len(rels)+1)
 		texts = append(texts, query)
 		for _, r := range rels {

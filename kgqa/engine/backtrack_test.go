@@ -1,0 +1,185 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/config"
+	"github.com/parog/parog-go/kgqa/kg"
+	"github.com/parog/parog-go/kgqa/kg/adapters"
+	"github.com/parog/parog-go/kgqa/kgdata/densify"
+	"github.com/parog/parog-go/kgqa/kgdata/virtuosotest"
+	"github.com/parog/parog-go/kgqa/kgqatest"
+	"github.com/parog/parog-go/kgqa/llm/llmtest"
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// denseWorld is a small dense world (parog kg densify, seed 3, 40,000
+// triples) built once from densify's test excerpt of the real slice and
+// schema: its shards.
+var denseWorld struct {
+	once   sync.Once
+	shards []string
+	err    error
+}
+
+const densifyData = "../kgdata/densify/testdata"
+
+// denseShards builds the dense world once and returns its shards.
+func denseShards(tb testing.TB) []string {
+	tb.Helper()
+	denseWorld.once.Do(func() {
+		dir, err := os.MkdirTemp("", "parog-dense-world-")
+		if err != nil {
+			denseWorld.err = err
+			return
+		}
+		if _, err := densify.Build(context.Background(), densifyData+"/slice.nt", densifyData+"/schema", dir,
+			densify.Options{Seed: 3, TargetTriples: 40_000}); err != nil {
+			denseWorld.err = err
+			return
+		}
+		denseWorld.shards, denseWorld.err = filepath.Glob(filepath.Join(dir, "part-*.nt.gz"))
+	})
+	require.NoError(tb, denseWorld.err)
+	require.NotEmpty(tb, denseWorld.shards)
+	return denseWorld.shards
+}
+
+// denseGraph opens the dense world in the embedded store.
+func denseGraph(tb testing.TB) kg.Graph {
+	tb.Helper()
+	cfg := config.Default().KG
+	cfg.Files = denseShards(tb)
+	g, err := kg.Open(context.Background(), cfg, "", adapters.Open)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = g.Close() })
+	return g
+}
+
+// twoHop is a plain two-hop composition of the dense world, "What is
+// the X of the Y of Z?", with the plan a planner gives it.
+type twoHop struct {
+	question, topic string
+	first, second   string // the relations' words, as the subgoals say them
+	answers         []string
+}
+
+func (c twoHop) request(name string) Request {
+	plan := &kgqa.Plan{Version: 1, Subgoals: []kgqa.Subgoal{
+		{ID: "s1", Text: "Find the " + c.first + " of " + name + ".", Op: kgqa.OpFind},
+		{ID: "s2", Text: "Find the " + c.second + " of #1.", Op: kgqa.OpFind, Needs: []string{"s1"}},
+	}}
+	return Request{Question: c.question, TopicEntities: []string{c.topic}, Plan: plan}
+}
+
+var (
+	// parentsProfession: s1 offers the person's parents, children (in),
+	// height and quotationsbook id.
+	parentsProfession = twoHop{"What is the profession of the parents of Veathcogith Haickraishond?", "m.dzp9a_vk7",
+		"parents", "profession", []string{"Screenwriter"}}
+	// filmSoundtrack: s1 offers two relations, both to the director's
+	// film (film.director.film and film.film.directed_by, in).
+	filmSoundtrack = twoHop{"What is the soundtrack of the film of Zakrurkkick Cucechix?", "m.dzp1g_ht",
+		"film", "soundtrack", []string{"Bourekreax Vaigrain", "Kreabisdrai Drela", "Treabark Coukind"}}
+)
+
+// askTwoHop asks c on g with the scripted model, wrapped by wrap (nil:
+// the model as it is).
+func askTwoHop(t *testing.T, g kg.Graph, c twoHop, name string, wrap func(*kgqatest.Model) llmtest.Handler) *kgqa.Answer {
+	t.Helper()
+	m := kgqatest.NewDemoModel()
+	h := newHarnessOn(t, g, m, config.Default().Engine)
+	if wrap != nil {
+		h.server.SetHandler(wrap(m))
+	}
+	return ask(t, h, c.request(name))
+}
+
+// The recoveries on the dense world's plain two-hop compositions, each
+// where the model errs once, and the same questions where it is right.
+func TestRecoveriesOnTheDenseWorld(t *testing.T) { recoveries(t, denseGraph(t)) }
+
+func TestRecoveriesOnTheDenseWorldOnVirtuoso(t *testing.T) {
+	srv := virtuosotest.New(t, denseShards(t)...)
+	cfg := config.Default().KG
+	cfg.Backend, cfg.Endpoint, cfg.Timeout = "sparql", srv.GraphURL(virtuosotest.Graph), 20*time.Second
+	g, err := kg.Open(context.Background(), cfg, "", adapters.Open)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = g.Close() })
+	recoveries(t, g)
+}
+
+func recoveries(t *testing.T, g kg.Graph) {
+	// Right, the model answers each question in six calls (a tentative
+	// answer, a relation choice and a verdict per subgoal), and nothing is
+	// revisited.
+	right := map[string]*kgqa.Answer{}
+	for _, c := range []struct {
+		c    twoHop
+		name string
+	}{{parentsProfession, "Veathcogith Haickraishond"}, {filmSoundtrack, "Zakrurkkick Cucechix"}} {
+		t.Run("right/"+c.c.first, func(t *testing.T) {
+			ans := askTwoHop(t, g, c.c, c.name, nil)
+			assert.Equal(t, c.c.answers, sortedNames(ans.Entities))
+			assert.Empty(t, ans.Recoveries)
+			assert.Equal(t, 6, ans.Usage.LLM.Calls, "no call beyond the method's own")
+			right[c.c.first] = ans
+		})
+	}
+
+	// The model chooses the person's quotationsbook id for "the parents":
+	// its facts reach no entity for the next subgoal to explore from, and
+	// the round follows the next-best offered relation, the parents, whose
+	// facts the same verdict reads. No call more than the right run (a
+	// second round would cost a relation choice and a verdict).
+	t.Run("next relation", func(t *testing.T) {
+		ans := askTwoHop(t, g, parentsProfession, "Veathcogith Haickraishond", func(m *kgqatest.Model) llmtest.Handler {
+			return once(m, "relations", "Find the parents", func(openai.ChatCompletionRequest) llmtest.Reply {
+				return llmtest.JSON(map[string]any{"relations": []map[string]string{{"id": "people.person.quotationsbook_id", "dir": "out"}}, "reason": "wrong"})
+			})
+		})
+		assert.Equal(t, parentsProfession.answers, sortedNames(ans.Entities))
+		assert.Equal(t, []kgqa.Recovery{{Kind: kgqa.RecoveryNextRelation, Subgoal: "s1",
+			From: "people.person.quotationsbook_id (out)", To: "people.person.parents (out): 1 facts"}}, ans.Recoveries)
+		assert.Equal(t, 6, ans.Usage.LLM.Calls)
+		s1 := ans.Subgoals[0]
+		require.Len(t, s1.Rounds, 1, "one round")
+		assert.Equal(t, []kgqa.Relation{{ID: "people.person.quotationsbook_id", Dir: kgqa.Out}, {ID: "people.person.parents", Dir: kgqa.Out}}, s1.Rounds[0].Chosen)
+		require.NotNil(t, ans.Certificate)
+		assert.True(t, ans.Certificate.Verified, ans.Certificate.Error)
+	})
+
+	// The model judges the film's facts misaligned: the first subgoal
+	// keeps its tentative answer, which names nothing, and its anchor has
+	// no relation left to try, so the second subgoal has nothing to start
+	// from. The first is reopened with the entities its facts reached, and
+	// the second runs again from them.
+	t.Run("backtrack", func(t *testing.T) {
+		ans := askTwoHop(t, g, filmSoundtrack, "Zakrurkkick Cucechix", func(m *kgqatest.Model) llmtest.Handler {
+			return once(m, "refine", "Find the film", func(openai.ChatCompletionRequest) llmtest.Reply {
+				return llmtest.JSON(map[string]any{"reason": "wrong", "aligned": false, "answer": "I am not sure.", "entities": []string{},
+					"used_facts": []int{}, "sufficient": false, "final_answer": "", "final_entities": []string{}})
+			})
+		})
+		assert.Equal(t, filmSoundtrack.answers, sortedNames(ans.Entities))
+		assert.Equal(t, []kgqa.Recovery{{Kind: kgqa.RecoveryBacktrack, Subgoal: "s1",
+			From: "I am not sure.", To: "film.director.film (out): Ocean's Eleven"}}, ans.Recoveries)
+		assert.Equal(t, "Ocean's Eleven", ans.Subgoals[0].Result.Text)
+		assert.Equal(t, []string{"Ocean's Eleven"}, sortedNames(ans.Subgoals[1].Anchors))
+		require.NotNil(t, ans.Certificate)
+		assert.True(t, ans.Certificate.Verified, ans.Certificate.Error)
+		if r := right["film"]; r != nil {
+			// The second subgoal ran twice: its tentative answer, then
+			// the whole of it from the film.
+			assert.Equal(t, r.Usage.LLM.Calls+1, ans.Usage.LLM.Calls)
+		}
+	})
+}
