@@ -30,8 +30,9 @@ import (
 // recheck asks again about verdict v of in when the KG doubts it. It
 // returns the verdict to act on and the refine calls it made (0 or 1).
 func recheck(ctx context.Context, sg *subgoalRun, round int, in refine.Input, v kgqa.Verdict, anchors []kgqa.Term) (kgqa.Verdict, int, error) {
-	kind, note := doubt(sg, in.Subgoal, v, in.Facts[:min(v.FactsShown, len(in.Facts))], anchors)
-	if kind == "" {
+	shown := in.Facts[:min(v.FactsShown, len(in.Facts))]
+	kind, note := doubt(sg, in.Subgoal, v, shown, anchors)
+	if kind == "" || sg.rechecked(kind, shown) {
 		return v, 0, nil
 	}
 	in.Recheck = note
@@ -45,6 +46,26 @@ func recheck(ctx context.Context, sg *subgoalRun, round int, in refine.Input, v 
 	}
 	sg.recovered(kind, sg.s.ID, verdictWords(v), to)
 	return again, 1, nil
+}
+
+// rechecked reports whether the subgoal already asked again for kind
+// over the same facts, and notes that it does now: a later round that
+// shows the model nothing new does not pay for the same doubt twice.
+func (sg *subgoalRun) rechecked(kind kgqa.RecoveryKind, shown []kgqa.Fact) bool {
+	var b strings.Builder
+	b.WriteString(string(kind))
+	for _, f := range shown {
+		b.WriteString("|" + f.Head.Key() + " " + strings.Join(f.Path, " ") + " " + string(f.Dir) + " " + f.Tail.Key())
+	}
+	key := b.String()
+	if sg.asked[key] {
+		return true
+	}
+	if sg.asked == nil {
+		sg.asked = map[string]bool{}
+	}
+	sg.asked[key] = true
+	return false
 }
 
 // doubt returns what to recheck of verdict v over the facts the model saw
@@ -122,7 +143,8 @@ type best struct {
 // word more than every other offered relation shares, and when the ranking
 // exploration uses agrees (with a relation prior loaded, no other relation
 // outranks them by overlap and prior together). Relations tied at the top
-// must reach one type (a property and its reverse); else nothing is clear.
+// must be two at most and reach one type (a property and its reverse);
+// else nothing is clear.
 // It reads only the rounds from the subgoal's own anchors, and finds
 // nothing once facts were found further out (a second hop, a mediator's
 // neighbours): there the subgoal's words name another step.
@@ -169,7 +191,7 @@ func clearBest(sg *subgoalRun, text string) (best, bool) {
 			group = append(group, r)
 		}
 	}
-	if top == 0 || !outranks(sg, text, anchors, offered, group) {
+	if top == 0 || len(group) > 2 || !outranks(sg, text, anchors, offered, group) {
 		return best{}, false
 	}
 	b := best{rels: map[kgqa.Relation]bool{}, typ: sg.reaches(group[0]), readable: d.Readable(group[0].ID)}
