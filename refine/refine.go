@@ -31,6 +31,9 @@ type Input struct {
 	Facts []kgqa.Fact
 	// Fuse asks for the sufficiency judgement in the same call.
 	Fuse bool
+	// Recheck, when set, asks again about a verdict the engine did not
+	// take as final, and says why (see prompts.RefineData.Recheck).
+	Recheck string
 }
 
 // Refiner runs refinements with the reasoner role.
@@ -104,7 +107,7 @@ func (r *Refiner) Refine(ctx context.Context, in Input) (kgqa.Verdict, error) {
 		lines[i] = prompts.Fact(r.dialect, f)
 	}
 	req, err := r.tmpl.Request(r.role, prompts.Refine, prompts.RefineData{
-		Plan: in.Plan, Subgoal: in.Subgoal, Tentative: in.Tentative, Facts: lines, Fused: in.Fuse,
+		Plan: in.Plan, Subgoal: in.Subgoal, Tentative: in.Tentative, Facts: lines, Fused: in.Fuse, Recheck: in.Recheck,
 	})
 	if err != nil {
 		return kgqa.Verdict{}, fmt.Errorf("refine: %w", err)

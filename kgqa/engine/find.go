@@ -38,12 +38,10 @@ func find(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
 		}
 		all = explored(sg, rd, all)
 		facts := promptFacts(sg.e.g.Dialect(), text, all, sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
-		v, err := refineRound(ctx, sg, round, text, facts, anchors, tent, sg.fuse())
+		v, calls, err := refineRound(ctx, sg, round, text, facts, anchors, tent, sg.fuse())
+		end += calls
 		if err != nil {
 			return kgqa.Result{}, end, err
-		}
-		if len(facts) > 0 {
-			end++
 		}
 		recordFused(sg, v)
 		if v.Aligned && (len(v.Entities) > 0 || v.Answer != "") {

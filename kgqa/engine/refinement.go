@@ -10,18 +10,27 @@ import (
 )
 
 // refineRound asks the refiner whether facts answer the subgoal (and,
-// with fuse, whether the question is answered), rechecks the verdict
-// (overrule), and records and reports it.
-func refineRound(ctx context.Context, sg *subgoalRun, round int, text string, facts []kgqa.Fact, anchors []kgqa.Term, tent *kgqa.Tentative, fuse bool) (kgqa.Verdict, error) {
-	v, err := sg.e.refiner.Refine(sg.inRound(ctx, round), refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts, Fuse: fuse})
+// with fuse, whether the question is answered), asks again once when the
+// KG doubts the verdict (see recheck), rechecks it (overrule), and records
+// and reports it. calls is the refine calls made one after the other.
+func refineRound(ctx context.Context, sg *subgoalRun, round int, text string, facts []kgqa.Fact, anchors []kgqa.Term, tent *kgqa.Tentative, fuse bool) (v kgqa.Verdict, calls int, err error) {
+	in := refine.Input{Plan: sg.view(), Subgoal: text, Tentative: tent.Answer, Facts: facts, Fuse: fuse}
+	v, err = sg.e.refiner.Refine(sg.inRound(ctx, round), in)
 	if err != nil {
-		return kgqa.Verdict{}, stepErr("refine", sg.s.ID, err)
+		return kgqa.Verdict{}, 0, stepErr("refine", sg.s.ID, err)
+	}
+	if len(facts) > 0 {
+		calls = 1
+	}
+	v, n, err := recheck(ctx, sg, round, in, v, anchors)
+	if err != nil {
+		return kgqa.Verdict{}, calls + n, err
 	}
 	v = overrule(sg, v, anchors, tent)
 	sg.rec.Verdict = &v
 	vc := v
 	sg.emit.send(kgqa.Event{Type: kgqa.EventRefinement, Subgoal: sg.s.ID, Verdict: &vc})
-	return v, nil
+	return v, calls + n, nil
 }
 
 // The engine's own checks of what the model says during a find: the
@@ -104,11 +113,11 @@ func retry(ctx context.Context, sg *subgoalRun, x *explore.Explorer, text string
 	all = append(all, rd.Facts...)
 	sg.addFacts(rd.Facts)
 	facts := promptFacts(sg.e.g.Dialect(), text, fromAnchors(all, anchors), sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
-	v, err := refineRound(ctx, sg, round, text, facts, anchors, tent, false)
+	v, calls, err := refineRound(ctx, sg, round, text, facts, anchors, tent, false)
+	end += calls
 	if err != nil {
 		return kgqa.Result{}, end, false, err
 	}
-	end++
 	if !v.Aligned || (len(v.Entities) == 0 && v.Answer == "") {
 		return kgqa.Result{}, end, false, nil
 	}

@@ -24,6 +24,8 @@ type subgoalRun struct {
 	// b is the run's budgets with the subgoal's retrieval pack applied;
 	// it shadows the run's.
 	b config.Engine
+	// asked are the doubts already put to the model again (see recheck).
+	asked map[string]bool
 }
 
 // execute dispatches on the subgoal's op and returns its result and the

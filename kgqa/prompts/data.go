@@ -110,6 +110,11 @@ type RefineData struct {
 	Facts []string
 	// Fused asks for the sufficiency judgement in the same reply.
 	Fused bool
+	// Recheck, when set, says why the engine asks again about a verdict
+	// it did not take as final (the reply's facts do not fit the type
+	// the subgoal expects, or it rejected the relation that matches the
+	// subgoal best); empty on a first judgement.
+	Recheck string
 }
 
 // SufficiencyData is the data of the sufficiency and final prompts.

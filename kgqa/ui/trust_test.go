@@ -161,7 +161,7 @@ func TestViewerDoesNotMislead(t *testing.T) {
 	assert.Empty(t, browsertest.Eval[[]string](b, edgeCrossings), "no edge crosses a node box")
 
 	legend := browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll(".legend-terms dt")).map(d => d.textContent)`)
-	assert.Equal(t, []string{"tentative", "refined", "verdict", "kept", "skipped"}, legend)
+	assert.Equal(t, []string{"tentative", "refined", "verdict", "kept", "recovery", "skipped"}, legend)
 
 	zero := browsertest.Eval[[]string](b, `Array.from(document.querySelectorAll(".timeline.calls rect.zero title")).map(t => t.textContent)`)
 	require.Len(t, zero, 1, "one zero-token call")

@@ -23,7 +23,8 @@ var Trace = (function () {
       question: o.question || "", answer: o.answer || "", entities: o.entities || [], plan: o.plan || null,
       planInfo: t.plan_info || null, topics: t.topic_entities || [], subgoals: t.subgoals || [], final: t.final || null,
       tentative: t.tentative_answer || null, stop: t.stop_reason || "", error: t.error || "", usage: o.usage || t.usage || null, meta: meta,
-      transcript: t.transcript || o.transcript || null, prompts: t.prompts || o.prompts || ""
+      transcript: t.transcript || o.transcript || null, prompts: t.prompts || o.prompts || "",
+      recoveries: t.recoveries || o.recoveries || []
     };
   }
 
@@ -177,10 +178,29 @@ var Trace = (function () {
     })));
   }
 
+  var recoveryKinds = {
+    backtrack: "backtracked", aligned_recheck: "aligned verdict asked again",
+    misaligned_recheck: "misaligned verdict asked again", next_relation: "next-best relation followed"
+  };
+
+  // recoveryLine says one recovery in words: what was revisited, what the
+  // engine had, and what it took instead (or that the first stood).
+  function recoveryLine(r, withSubgoal) {
+    return (withSubgoal ? r.subgoal + ": " : "") + (recoveryKinds[r.kind] || r.kind) + " — " + (r.from || "?") + " → " + (r.to ? r.to : "the first judgement stood");
+  }
+
+  // recoveries lists the judgements the engine revisited; cls and
+  // withSubgoal place it in the summary (all of them) or in a subgoal.
+  function recoveries(list, cls, withSubgoal) {
+    if (!list || !list.length) return null;
+    return el("div", { class: cls }, [el("h4", {}, ["Recoveries (" + list.length + ")"]),
+      el("ul", {}, list.map(function (r) { return el("li", { class: "recovery " + r.kind }, [recoveryLine(r, withSubgoal)]); }))]);
+  }
+
   // subgoalDetail shows one subgoal: tentative beside refined answer, the
-  // verdict, the relations per round, the facts and, when traced, the
-  // prompts.
-  function subgoalDetail(s, t) {
+  // verdict and the judgements revisited, the relations per round, the
+  // facts and, when traced, the prompts.
+  function subgoalDetail(s, t, recs) {
     var v = s.verdict, facts = [];
     (s.rounds || []).forEach(function (r) { facts = facts.concat(r.facts || []); });
     var verdict = v ? (v.kept_tentative ? "kept the tentative answer" : v.aligned ? "aligned: refined against the evidence" : "misaligned") : "no refinement";
@@ -193,6 +213,7 @@ var Trace = (function () {
         el("div", { class: "answer-box verdict" }, [el("h4", {}, ["Verdict"]), el("p", {}, [verdict]), v && v.reason ? el("p", { class: "meta" }, [v.reason]) : null,
           v && v.rejected && v.rejected.length ? el("p", { class: "meta" }, ["rejected (not in the evidence): " + v.rejected.join(", ")]) : null])
       ]),
+      recoveries(recs, "recoveries subgoal-recoveries", false),
       s.set_op ? el("p", { class: "meta" }, ["set logic: " + s.set_op.method + " over inputs of sizes " + (s.set_op.inputs || []).join(", ") + (s.set_op.note ? " — " + s.set_op.note : "")]) : null,
       s.error ? el("p", { class: "error" }, [s.error]) : null,
       (s.rounds || []).length ? Draw.table(["round", "anchors", "offered", "chosen", "rejected"], (s.rounds || []).map(function (r, i) {
@@ -250,6 +271,7 @@ var Trace = (function () {
       ["refined", "the answer after checking the tentative one against facts retrieved from the KG (source: evidence), or the tentative one when no evidence was aligned"],
       ["verdict", "the refine call's judgement: aligned (the facts bear on the subgoal; the answer comes from them) or misaligned"],
       ["kept", "the tentative answer stood: the evidence was misaligned, so it was not trusted over the model"],
+      ["recovery", "a judgement the engine did not take as final: a verdict the KG doubted, asked again with the reason, or a subgoal reopened; from is what it had, to what it took instead"],
       ["skipped", "the subgoal did not run: the question was answered before it, or the answer does not need it"]];
     return el("details", { class: "legend-box", open: true }, [el("summary", {}, ["What the words mean"]),
       el("dl", { class: "legend-terms" }, [].concat.apply([], terms.map(function (t) { return [el("dt", {}, [t[0]]), el("dd", {}, [t[1]])]; })))]);
@@ -281,7 +303,7 @@ var Trace = (function () {
       if (opts.onSelect && !auto) opts.onSelect(id);
       detail.textContent = "";
       var s = m.subgoals.filter(function (x) { return x.id === id; })[0];
-      if (s) detail.appendChild(subgoalDetail(s, m.transcript));
+      if (s) detail.appendChild(subgoalDetail(s, m.transcript, (m.recoveries || []).filter(function (r) { return r.subgoal === id; })));
       root.querySelectorAll(".node").forEach(function (n) { n.classList.toggle("selected", n.getAttribute("data-id") === id); });
     }
     var meta = m.meta ? el("p", { class: "meta" }, [[m.meta.id, m.meta.type, m.meta.hit === true ? "hit" : m.meta.hit === false ? "miss" : "", m.meta.gold ? "gold: " + m.meta.gold.join(", ") : ""].filter(Boolean).join(" · ")]) : null;
@@ -291,7 +313,8 @@ var Trace = (function () {
       el("p", { class: "final" }, [el("span", { class: "label" }, ["Answer: "]), el("strong", { class: "answer-text" }, [m.running ? "…" : m.answer || "(none)"])]),
       m.tentative ? el("p", { class: "meta" }, ["tentative answer of the question: " + (m.tentative.derivable ? (m.tentative.names || []).join(", ") || "(empty)" : "not derivable" + (m.tentative.reason ? " (" + m.tentative.reason + ")" : ""))]) : null,
       el("p", { class: "meta" }, [m.running ? "running…" : "stop reason: " + (m.stop || "?") + (m.final ? " · answered by " + m.final.source + (m.final.after ? " after " + m.final.after : "") : "") + (m.planInfo ? " · plan from " + m.planInfo.source : "")]),
-      m.error ? el("p", { class: "error" }, [m.error]) : null
+      m.error ? el("p", { class: "error" }, [m.error]) : null,
+      recoveries(m.recoveries, "recoveries answer-recoveries", true)
     ]));
     if (m.noTrace) { root.appendChild(el("p", { class: "note" }, ["this row carries no trace"])); return root; }
     root.appendChild(el("section", { class: "plan", id: "plan" }, [el("h2", {}, ["Plan"]), m.subgoals.length ? planGraph(m, select) : el("p", {}, [m.running ? "no plan yet" : "no plan"]),
