@@ -93,7 +93,7 @@ func decodeReply(reply string, out any, check func() error) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(out); err != nil {
-		return fmt.Errorf("decoding the JSON: %w", err)
+		return fmt.Errorf("decoding the JSON: %w", describeDecodeError(err, v.Type()))
 	}
 	if check != nil {
 		if err := check(); err != nil {

@@ -86,7 +86,7 @@ func TestJSONBrokenTwiceIsSchemaError(t *testing.T) {
 	}{
 		{"check fails", `{"answer": ""}`, "answer is empty"},
 		{"no json", `I cannot answer that.`, "no JSON"},
-		{"wrong type", `{"answer": 3}`, "cannot unmarshal number"},
+		{"wrong type", `{"answer": 3}`, `field "answer" must be a string, not a number`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
