@@ -1,68 +1,17 @@
 package engine
 
 import (
-	"context"
-	"os"
-	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/kg/adapters"
-	"github.com/parog/parog-go/kgqa/kgdata/densify"
-	"github.com/parog/parog-go/kgqa/kgdata/virtuosotest"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// denseWorld is a small dense world (parog kg densify, seed 3, 40,000
-// triples) built once from densify's test excerpt of the real slice and
-// schema: its shards.
-var denseWorld struct {
-	once   sync.Once
-	shards []string
-	err    error
-}
-
-const densifyData = "../kgdata/densify/testdata"
-
-// denseShards builds the dense world once and returns its shards.
-func denseShards(tb testing.TB) []string {
-	tb.Helper()
-	denseWorld.once.Do(func() {
-		dir, err := os.MkdirTemp("", "parog-dense-world-")
-		if err != nil {
-			denseWorld.err = err
-			return
-		}
-		if _, err := densify.Build(context.Background(), densifyData+"/slice.nt", densifyData+"/schema", dir,
-			densify.Options{Seed: 3, TargetTriples: 40_000}); err != nil {
-			denseWorld.err = err
-			return
-		}
-		denseWorld.shards, denseWorld.err = filepath.Glob(filepath.Join(dir, "part-*.nt.gz"))
-	})
-	require.NoError(tb, denseWorld.err)
-	require.NotEmpty(tb, denseWorld.shards)
-	return denseWorld.shards
-}
-
-// denseGraph opens the dense world in the embedded store.
-func denseGraph(tb testing.TB) kg.Graph {
-	tb.Helper()
-	cfg := config.Default().KG
-	cfg.Files = denseShards(tb)
-	g, err := kg.Open(context.Background(), cfg, "", adapters.Open)
-	require.NoError(tb, err)
-	tb.Cleanup(func() { _ = g.Close() })
-	return g
-}
 
 // twoHop is a plain two-hop composition of the dense world, "What is
 // the X of the Y of Z?", with the plan a planner gives it.
@@ -105,16 +54,10 @@ func askTwoHop(t *testing.T, g kg.Graph, c twoHop, name string, wrap func(*kgqat
 
 // The recoveries on the dense world's plain two-hop compositions, each
 // where the model errs once, and the same questions where it is right.
-func TestRecoveriesOnTheDenseWorld(t *testing.T) { recoveries(t, denseGraph(t)) }
+func TestRecoveriesOnTheDenseWorld(t *testing.T) { recoveries(t, denseGraph(t, 3, "embedded")) }
 
 func TestRecoveriesOnTheDenseWorldOnVirtuoso(t *testing.T) {
-	srv := virtuosotest.New(t, denseShards(t)...)
-	cfg := config.Default().KG
-	cfg.Backend, cfg.Endpoint, cfg.Timeout = "sparql", srv.GraphURL(virtuosotest.Graph), 20*time.Second
-	g, err := kg.Open(context.Background(), cfg, "", adapters.Open)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = g.Close() })
-	recoveries(t, g)
+	recoveries(t, denseGraph(t, 3, "virtuoso"))
 }
 
 func recoveries(t *testing.T, g kg.Graph) {

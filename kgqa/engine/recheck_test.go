@@ -20,9 +20,6 @@ import (
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
-	"github.com/parog/parog-go/kgqa/kg/adapters"
-	"github.com/parog/parog-go/kgqa/kgdata/densify"
-	"github.com/parog/parog-go/kgqa/kgdata/virtuosotest"
 	"github.com/parog/parog-go/kgqa/llm"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -35,19 +32,11 @@ import (
 // composition,conjunction,comparative,superlative --per-shape 40 --seed 17
 // --schema .../schema), answered by the oracle model from their gold
 // queries. The oracle speaks the OpenAI protocol through the scripted
-// server, which makes it give one wrong verdict where a test says so.
-const denseData = "../kgdata/densify/testdata"
+// server, which makes it give one wrong verdict where a test says so
+// (denseGraph with seed 2).
 
 // recheckNote is what a re-asked refine prompt says (refine.tmpl).
 const recheckNote = "Judge these facts again:"
-
-func denseShards(t *testing.T) []string {
-	t.Helper()
-	rep, err := densify.Build(context.Background(), denseData+"/slice.nt", denseData+"/schema", t.TempDir(),
-		densify.Options{Seed: 2, TargetTriples: 40_000})
-	require.NoError(t, err)
-	return rep.Shards
-}
 
 func denseQuestions(t *testing.T) map[string]dataset.Question {
 	t.Helper()
@@ -325,7 +314,7 @@ func TestWrongVerdictIsAskedAgain(t *testing.T) {
 	require.NoError(t, err)
 	for _, backend := range []string{"embedded", "virtuoso"} {
 		t.Run(backend, func(t *testing.T) {
-			g := denseGraph(t, backend)
+			g := denseGraph(t, 2, backend)
 			for _, c := range recheckCases {
 				t.Run(c.name, func(t *testing.T) {
 					r := newDenseRun(t, g, schema, qs[c.question], c.tentative)
@@ -349,7 +338,7 @@ func TestRightVerdictIsNotAskedAgain(t *testing.T) {
 	qs := denseQuestions(t)
 	schema, err := kg.LoadSchema(denseData + "/schema")
 	require.NoError(t, err)
-	g := denseGraph(t, "embedded")
+	g := denseGraph(t, 2, "embedded")
 	for _, id := range []string{"gen-comparative-34", "gen-comparative-32", "gen-composition-2", "gen-composition-11",
 		"gen-composition-13", "gen-composition-29", "gen-composition-33", "gen-conjunction-1"} {
 		t.Run(id, func(t *testing.T) {
@@ -360,24 +349,4 @@ func TestRightVerdictIsNotAskedAgain(t *testing.T) {
 			assert.Zero(t, r.reasked())
 		})
 	}
-}
-
-// denseGraph opens the dense world in the embedded store or in a Virtuoso
-// started for the test.
-func denseGraph(t *testing.T, backend string) kg.Graph {
-	t.Helper()
-	shards := denseShards(t)
-	cfg := config.Default().KG
-	cfg.Dialect, cfg.Language = "freebase", "en"
-	switch backend {
-	case "embedded":
-		cfg.Backend, cfg.Files = "embedded", shards
-	case "virtuoso":
-		srv := virtuosotest.New(t, shards...)
-		cfg.Backend, cfg.Endpoint, cfg.Timeout = "sparql", srv.GraphURL(virtuosotest.Graph), 20*time.Second
-	}
-	g, err := kg.Open(context.Background(), cfg, "", adapters.Open)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = g.Close() })
-	return g
 }
