@@ -179,6 +179,13 @@ type Subgoal struct {
 	Op Op `json:"op"`
 	// Args holds the structured constraint of compare/superlative subgoals.
 	Args *Args `json:"args,omitempty"`
+	// Tentative is the planner's own answer to a subgoal that reads the
+	// graph (find, filter, compare, superlative), given in the plan reply
+	// when the engine asks for it (engine.plan_tentatives), so that the
+	// subgoal needs no tentative call of its own; nil when the planner
+	// gave none. Optional in every version: plans written without it
+	// (sparql2plan's, the SFT targets) read as before.
+	Tentative *Tentative `json:"tentative,omitempty"`
 }
 
 // Plan is a non-linear decomposition of a question into subgoals.

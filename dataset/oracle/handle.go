@@ -56,27 +56,39 @@ func (m *Model) Answer(req openai.ChatCompletionRequest, header string) Reply {
 	if obj != nil {
 		content = marshal(obj)
 	}
-	content, finish, kind := m.noise.corrupt(m.rng(req), &draft{stage: stage, obj: obj, content: content, t: t})
-	if kind != "" {
-		m.mu.Lock()
-		m.stats.Noisy[kind]++
-		qs := m.entry(q)
-		if qs.Noisy == nil {
-			qs.Noisy = map[string]int{}
-		}
-		qs.Noisy[kind]++
-		m.mu.Unlock()
+	if obj == nil && asksTentatives(stage, t.sys) {
+		content = m.withTentatives(req, t, content)
 	}
+	content, finish, kind := m.noise.corrupt(m.rng(req), &draft{stage: stage, obj: obj, content: content, t: t})
+	m.noted(q, kind)
 	return Reply{Content: content, FinishReason: finish, Status: http.StatusOK, Stage: stage, Noise: kind}
 }
 
+// noted counts a reply about q corrupted with kind ("" for none).
+func (m *Model) noted(q *question, kind string) {
+	if kind == "" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stats.Noisy[kind]++
+	qs := m.entry(q)
+	if qs.Noisy == nil {
+		qs.Noisy = map[string]int{}
+	}
+	qs.Noisy[kind]++
+}
+
 // rng is the random source of one request: the seed, the messages, and
-// how many times this exact request was seen before.
-func (m *Model) rng(req openai.ChatCompletionRequest) *rand.Rand {
+// how many times this exact request was seen before; part, when given,
+// names one answer of several in the reply (a subgoal's tentative answer
+// in a plan), which then draws apart from the others.
+func (m *Model) rng(req openai.ChatCompletionRequest, part ...string) *rand.Rand {
 	parts := []string{strconv.FormatInt(m.noise.Seed, 10)}
 	for _, msg := range req.Messages {
 		parts = append(parts, msg.Role, msg.Content)
 	}
+	parts = append(parts, part...)
 	h := hash64(parts...)
 	m.mu.Lock()
 	n := m.attempts[h]

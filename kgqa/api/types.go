@@ -50,6 +50,9 @@ type Options struct {
 	Parallelism *int `json:"parallelism,omitempty"`
 	// FuseSufficiency asks the sufficiency question inside the refine call.
 	FuseSufficiency *bool `json:"fuse_sufficiency,omitempty"`
+	// PlanTentatives asks the planner for the find subgoals' tentative
+	// answers inside the plan reply, saving a call per find subgoal.
+	PlanTentatives *bool `json:"plan_tentatives,omitempty"`
 	// DeadlineMS is the question's deadline in milliseconds; it can only
 	// shorten the server's request timeout.
 	DeadlineMS *int64 `json:"deadline_ms,omitempty"`

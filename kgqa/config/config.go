@@ -144,6 +144,7 @@ type Engine struct {
 	Parallelism            int           `yaml:"parallelism" desc:"independent subgoals run at once"`
 	Deadline               time.Duration `yaml:"deadline" desc:"overall deadline of one question"`
 	FuseSufficiency        bool          `yaml:"fuse_sufficiency" desc:"ask the sufficiency question inside the refine call (saves one call per subgoal)"`
+	PlanTentatives         bool          `yaml:"plan_tentatives" desc:"ask the planner for each find subgoal's tentative answer inside the plan reply (saves one call per find subgoal); a subgoal the plan gave none asks for it in a call of its own, as PARoG does"`
 	Ordering               string        `yaml:"ordering" desc:"order of a conjunction's branches: cost (the branch the KG's counts estimate smallest runs first, the others check its candidates instead of exploring) or plan (every branch explored in full, in plan order)"`
 	Direct                 bool          `yaml:"direct" desc:"answer a greeting, arithmetic or a question about the service itself without planning or the KG (route direct, flagged answered_without_kg)"`
 	OutsideKG              string        `yaml:"outside_kg" desc:"what a question outside the KG (route boundary: no entity of it links, or its answer subgoal asks for a property no relation carries) gets: model (the model's own knowledge, flagged answered_without_kg, as PoG; for a missing property the tentative answer) or notice (an answer saying the KG does not cover it)"`
@@ -197,7 +198,7 @@ func Default() Config {
 		Engine: Engine{
 			Width: 3, Depth: 2, MaxRounds: 2, MaxEntitiesPerRelation: 20,
 			MaxRelationsPerEntity: 3, MaxOfferedRelations: 500, Parallelism: 4, Deadline: 120 * time.Second,
-			FuseSufficiency: true, Direct: true, OutsideKG: "model", Ordering: "cost", RelationChoice: "anchor",
+			FuseSufficiency: true, PlanTentatives: true, Direct: true, OutsideKG: "model", Ordering: "cost", RelationChoice: "anchor",
 			RelationOffer: "adaptive", ShortOffer: 30,
 		},
 		Server: Server{

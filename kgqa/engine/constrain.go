@@ -79,7 +79,7 @@ func constrain(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
 	if err != nil {
 		return kgqa.Result{}, end, err
 	}
-	end = max(end, sg.d0+1) // the tentative answer is one call deep
+	end = max(end, sg.d0+tentativeCalls(sg))
 	sg.addFacts(facts)
 	capped = capped || cappedFrom(sg.rec.Rounds, members)
 	if len(members) == 0 {

@@ -169,7 +169,8 @@ func New(g kg.Graph, chat kgqa.Chatter, cfg config.Engine, opts ...Option) (*Eng
 
 // withDefaults fills the zero numeric fields, an empty OutsideKG,
 // Ordering, RelationChoice or RelationOffer and nil RetrievalRules of b
-// from d. FuseSufficiency and Direct are taken from b as is.
+// from d. FuseSufficiency, PlanTentatives and Direct are taken from b as
+// is.
 func withDefaults(b, d config.Engine) config.Engine {
 	pick := func(v *int, dv int) {
 		if *v <= 0 {

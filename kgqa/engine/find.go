@@ -103,7 +103,7 @@ func answerAndExplore(ctx context.Context, sg *subgoalRun, x *explore.Explorer, 
 		}
 		return nil, nil, end, err
 	}
-	return tent, rd, max(end, sg.d0+1), nil // the tentative answer is one call deep
+	return tent, rd, max(end, sg.d0+tentativeCalls(sg)), nil
 }
 
 // explored records round rd and its facts, reports it, and returns all

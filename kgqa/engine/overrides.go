@@ -35,6 +35,9 @@ type Overrides struct {
 	// FuseSufficiency asks the sufficiency question inside the refine
 	// call.
 	FuseSufficiency *bool
+	// PlanTentatives asks the planner for the find subgoals' tentative
+	// answers inside the plan reply.
+	PlanTentatives *bool
 	// Deadline bounds the question's wall time; it can only shorten the
 	// configured engine.deadline.
 	Deadline *time.Duration
@@ -83,6 +86,9 @@ func (o Overrides) apply(b config.Engine) (config.Engine, error) {
 	}
 	if o.FuseSufficiency != nil {
 		b.FuseSufficiency = *o.FuseSufficiency
+	}
+	if o.PlanTentatives != nil {
+		b.PlanTentatives = *o.PlanTentatives
 	}
 	if o.Deadline != nil {
 		if *o.Deadline <= 0 {

@@ -28,8 +28,15 @@ const (
 // reply is decoded strictly and validated (ids, dependencies, ops); one
 // repair turn is allowed, then it fails with a *StepError wrapping
 // *llm.SchemaError. An engine built WithPlanner asks that planner instead,
-// and validates its plan the same way.
+// and validates its plan the same way. With engine.plan_tentatives the
+// prompt also asks for the tentative answers of the subgoals that read
+// the graph (Subgoal.Tentative).
 func (e *Engine) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.PlanInfo, error) {
+	return e.plan(ctx, question, e.cfg.PlanTentatives)
+}
+
+// plan is Plan, asking for tentative answers when tentatives is set.
+func (e *Engine) plan(ctx context.Context, question string, tentatives bool) (*kgqa.Plan, kgqa.PlanInfo, error) {
 	if e.planner != nil {
 		p, info, err := e.planner.Plan(ctx, question)
 		if err == nil {
@@ -40,7 +47,7 @@ func (e *Engine) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.Pl
 		}
 		return p, info, nil
 	}
-	req, info, err := e.planRequest(question)
+	req, info, err := e.planRequest(question, tentatives)
 	if err != nil {
 		return nil, info, stepErr("plan", "", err)
 	}
@@ -78,9 +85,10 @@ func (e *Engine) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.Pl
 	return &p, info, nil
 }
 
-// planRequest is the planning call's request for question, and the plan
-// info of the role that answers it.
-func (e *Engine) planRequest(question string) (kgqa.ChatRequest, kgqa.PlanInfo, error) {
+// planRequest is the planning call's request for question (asking for
+// tentative answers when tentatives is set), and the plan info of the
+// role that answers it.
+func (e *Engine) planRequest(question string, tentatives bool) (kgqa.ChatRequest, kgqa.PlanInfo, error) {
 	role, stage := kgqa.Planner, prompts.Plan
 	info := kgqa.PlanInfo{Source: PlanSourcePlanner}
 	if !e.chat.Has(kgqa.Planner) {
@@ -91,7 +99,7 @@ func (e *Engine) planRequest(question string) (kgqa.ChatRequest, kgqa.PlanInfo, 
 	for i, o := range kgqa.Ops {
 		ops[i] = string(o)
 	}
-	req, err := e.tmpl.Request(role, stage, prompts.PlanData{Question: question, Ops: ops})
+	req, err := e.tmpl.Request(role, stage, prompts.PlanData{Question: question, Ops: ops, Tentatives: tentatives})
 	return req, info, err
 }
 
@@ -101,13 +109,14 @@ func (e *Engine) planRequest(question string) (kgqa.ChatRequest, kgqa.PlanInfo, 
 // constraint's entity). Linking runs beside planning, so this check comes
 // after both, and costs a call only on such plans. The repaired plan
 // replaces p when it is valid and names every such topic; otherwise p
-// stays, with a note. It reports whether it made a call.
-func (e *Engine) replanForTopics(ctx context.Context, question string, p *kgqa.Plan, info kgqa.PlanInfo, topics []kgqa.Topic) (*kgqa.Plan, kgqa.PlanInfo, bool) {
+// stays, with a note. It reports whether it made a call. The repair asks
+// for tentative answers as the first plan call did (tentatives).
+func (e *Engine) replanForTopics(ctx context.Context, question string, p *kgqa.Plan, info kgqa.PlanInfo, topics []kgqa.Topic, tentatives bool) (*kgqa.Plan, kgqa.PlanInfo, bool) {
 	missing := unplannedTopics(question, p, topics)
 	if len(missing) == 0 {
 		return p, info, false
 	}
-	req, _, err := e.planRequest(question)
+	req, _, err := e.planRequest(question, tentatives)
 	prev, jerr := json.Marshal(p)
 	if err != nil || jerr != nil {
 		return p, info, false
@@ -150,7 +159,7 @@ func planFor(ctx context.Context, r *run, req Request) (*kgqa.Plan, kgqa.PlanInf
 		}
 		return &p, kgqa.PlanInfo{Source: "given", Kinds: p.Kinds()}, nil
 	}
-	p, info, err := r.e.Plan(ctx, req.Question)
+	p, info, err := r.e.plan(ctx, req.Question, r.b.PlanTentatives)
 	if err == nil {
 		r.base = planningCriticalCalls(info)
 	}
@@ -317,82 +326,4 @@ func unplannedTopics(question string, p *kgqa.Plan, topics []kgqa.Topic) []strin
 		}
 	}
 	return out
-}
-
-// followUpReply is the reasoner's verdict on a conversation's last message.
-type followUpReply struct {
-	Reason   string `json:"reason"`
-	Verdict  string `json:"verdict"`
-	Question string `json:"question"`
-}
-
-// hasUserTurn reports whether history holds an earlier user message: only
-// then can the last one be a follow-up, and only then is the classifier
-// asked.
-func hasUserTurn(history []kgqa.Message) bool {
-	for _, m := range history {
-		if m.Role == "user" && strings.TrimSpace(m.Content) != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// classify asks the reasoner whether question, the last message of a
-// conversation with history, is new, a follow-up or unsafe, records the
-// verdict in the answer and returns the question to answer. A single
-// question costs no call and gets no record unless screen asks for its
-// safety verdict; it is never rewritten, whatever the verdict, since it
-// follows nothing. refused is true for an unsafe message: the answer
-// stops there (StopRefused).
-func classify(ctx context.Context, r *run, question string, history []kgqa.Message, screen bool) (standalone string, refused bool, err error) {
-	follows := hasUserTurn(history)
-	if !follows && !screen {
-		return question, false, nil
-	}
-	data := prompts.FollowUpData{Message: question}
-	for _, m := range history {
-		if (m.Role == "user" || m.Role == "assistant") && strings.TrimSpace(m.Content) != "" {
-			data.History = append(data.History, prompts.Turn{Role: m.Role, Text: strings.TrimSpace(m.Content)})
-		}
-	}
-	req, err := r.e.tmpl.Request(kgqa.Reasoner, prompts.FollowUp, data)
-	if err != nil {
-		return "", false, stepErr("followup", "", err)
-	}
-	var rep followUpReply
-	check := func() error {
-		switch rep.Verdict {
-		case kgqa.VerdictNew, kgqa.VerdictUnsafe:
-		case kgqa.VerdictFollowUp:
-			if strings.TrimSpace(rep.Question) == "" {
-				return fmt.Errorf("a follow_up verdict needs the standalone question")
-			}
-		default:
-			return fmt.Errorf("verdict %q is not one of new, follow_up, unsafe", rep.Verdict)
-		}
-		return nil
-	}
-	if _, err := r.e.chat.JSON(ctx, req, &rep, check); err != nil {
-		return "", false, stepErr("followup", "", err)
-	}
-	// Only a follow-up is rewritten: a "new" reply's question text is
-	// not trusted over the user's own words.
-	standalone = question
-	switch {
-	case rep.Verdict == kgqa.VerdictFollowUp && follows:
-		standalone = strings.TrimSpace(rep.Question)
-	case rep.Verdict == kgqa.VerdictFollowUp:
-		// A single message follows nothing: it stands as the user wrote it.
-		rep.Verdict, rep.Reason = kgqa.VerdictNew, "no earlier message to follow; the model said: "+rep.Reason
-	}
-	r.ans.Rewrite = &kgqa.Rewrite{Original: question, Question: standalone, Verdict: rep.Verdict, Reason: rep.Reason}
-	r.ans.Question = standalone
-	rw := *r.ans.Rewrite
-	r.emit.send(kgqa.Event{Type: kgqa.EventRewrite, Rewrite: &rw})
-	if rep.Verdict == kgqa.VerdictUnsafe {
-		r.ans.Stop = kgqa.StopRefused
-		return question, true, nil
-	}
-	return standalone, false, nil
 }

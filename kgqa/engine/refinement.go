@@ -113,11 +113,14 @@ func retry(ctx context.Context, sg *subgoalRun, x *explore.Explorer, text string
 	all = append(all, rd.Facts...)
 	sg.addFacts(rd.Facts)
 	facts := promptFacts(sg.e.g.Dialect(), text, fromAnchors(all, anchors), sg.b.MaxEntitiesPerRelation, sg.pack().FactsPerPrompt)
-	v, calls, err := refineRound(ctx, sg, round, text, facts, anchors, tent, false)
+	// The retry's refine call judges sufficiency too, as the rounds' did:
+	// a judgement made on their misaligned evidence is stale now.
+	v, calls, err := refineRound(ctx, sg, round, text, facts, anchors, tent, sg.fuse())
 	end += calls
 	if err != nil {
 		return kgqa.Result{}, end, false, err
 	}
+	recordFused(sg, v)
 	if !v.Aligned || (len(v.Entities) == 0 && v.Answer == "") {
 		return kgqa.Result{}, end, false, nil
 	}

@@ -130,7 +130,7 @@ func (r *run) do(ctx context.Context, req Request) error {
 	})
 	if err == nil && req.Plan == nil && r.e.planner == nil {
 		var called bool
-		if plan, info, called = r.e.replanForTopics(ctx, req.Question, plan, info, topics); called {
+		if plan, info, called = r.e.replanForTopics(ctx, req.Question, plan, info, topics, r.b.PlanTentatives); called {
 			r.base++
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
@@ -18,10 +19,16 @@ type tentativeReply struct {
 // tentative asks for a parametric answer to the subgoal. A guess the
 // model could not put in shape, repair included, is no guess: it returns
 // an empty one, the question goes on, and the evidence decides. A pack
-// that asks for no guess gets an empty one without asking.
+// that asks for no guess gets an empty one without asking; a subgoal
+// whose plan gave its answer (engine.plan_tentatives) takes that one
+// without asking. tentativeCalls says which.
 func tentative(ctx context.Context, sg *subgoalRun, text string) (*kgqa.Tentative, error) {
 	if !sg.pack().Tentative {
 		return &kgqa.Tentative{}, nil
+	}
+	if t := planned(sg); t != nil {
+		sg.emit.send(kgqa.Event{Type: kgqa.EventTentative, Subgoal: sg.s.ID, Tentative: t})
+		return t, nil
 	}
 	req, err := sg.e.tmpl.Request(kgqa.Reasoner, prompts.Tentative, prompts.SubgoalData{Plan: sg.view(), Subgoal: text})
 	if err != nil {
@@ -38,6 +45,34 @@ func tentative(ctx context.Context, sg *subgoalRun, text string) (*kgqa.Tentativ
 	t := &kgqa.Tentative{Answer: rep.Answer, Names: rep.Entities}
 	sg.emit.send(kgqa.Event{Type: kgqa.EventTentative, Subgoal: sg.s.ID, Tentative: t})
 	return t, nil
+}
+
+// planned is the tentative answer the plan gave the subgoal, or nil when
+// it gave none or engine.plan_tentatives is off (the planner's reply is
+// then not asked for one, and one it gave anyway is not used). Blank
+// names are left out; a planner that did not know gives an empty list,
+// which is an answer (no guess), not a missing one.
+func planned(sg *subgoalRun) *kgqa.Tentative {
+	if !sg.b.PlanTentatives || sg.s.Tentative == nil {
+		return nil
+	}
+	t := &kgqa.Tentative{Answer: sg.s.Tentative.Answer}
+	for _, n := range sg.s.Tentative.Names {
+		if strings.TrimSpace(n) != "" {
+			t.Names = append(t.Names, n)
+		}
+	}
+	return t
+}
+
+// tentativeCalls is the depth of dependent model calls the subgoal's
+// tentative answer adds: one for a call of its own, none when its pack
+// asks for no guess or the plan gave it.
+func tentativeCalls(sg *subgoalRun) int {
+	if !sg.pack().Tentative || planned(sg) != nil {
+		return 0
+	}
+	return 1
 }
 
 // fromTentative turns a kept tentative answer into a result, grounding

@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/kg/demokg"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
@@ -47,6 +48,11 @@ type Model struct {
 	mentions []string
 	// countries are the names it knows to be countries.
 	countries map[string]bool
+	// inPlan makes it give tentative answers inside a plan when the
+	// prompt asks, to every subgoal that reads the graph but those of
+	// notInPlan.
+	inPlan    bool
+	notInPlan map[string]bool
 
 	mu    sync.Mutex
 	calls map[string]int // calls per stage
@@ -94,6 +100,20 @@ func Distrust(phrase string) Option {
 	return func(m *Model) { m.distrust = append(m.distrust, strings.ToLower(phrase)) }
 }
 
+// AnswerInPlan makes the model give, when a plan prompt asks for them
+// (engine.plan_tentatives), the tentative answer of every subgoal that
+// reads the graph inside the plan, as it would answer the subgoal's own
+// tentative prompt; the subgoals named by except get none, as a planner
+// that left some out.
+func AnswerInPlan(except ...string) Option {
+	return func(m *Model) {
+		m.inPlan = true
+		for _, id := range except {
+			m.notInPlan[id] = true
+		}
+	}
+}
+
 // Unsafe makes the model judge the chat message msg unsafe.
 func Unsafe(msg string) Option {
 	return func(m *Model) { m.unsafe[msg] = true }
@@ -115,7 +135,8 @@ func NewWikidataDemoModel(opts ...Option) *Model {
 
 func newModel(qs []dataset.DemoRecord, opts []Option) *Model {
 	m := &Model{plans: map[string]json.RawMessage{}, beliefs: map[string][]string{}, answers: map[string][]string{},
-		refuse: map[string]bool{}, rewrites: map[string]string{}, unsafe: map[string]bool{}, countries: map[string]bool{}, calls: map[string]int{}}
+		refuse: map[string]bool{}, rewrites: map[string]string{}, unsafe: map[string]bool{}, countries: map[string]bool{}, calls: map[string]int{},
+		notInPlan: map[string]bool{}}
 	for _, c := range strings.Split("Germany,Netherlands,France,Italy,Spain,Luxembourg,Suriname,Switzerland,Andorra,Monaco,Belgium,Brazil,Austria,Liechtenstein,Poland,Denmark,Czech Republic,Portugal,Slovenia,San Marino,Vatican City", ",") {
 		m.countries[c] = true
 	}
@@ -173,7 +194,7 @@ func (m *Model) Handle(req openai.ChatCompletionRequest) llmtest.Reply {
 	}
 	switch stage {
 	case "plan", "plan_fewshot":
-		return m.plan(user)
+		return m.plan(user, req.Messages[0].Content)
 	case "mentions":
 		return m.mention(user)
 	case "tentative":
@@ -221,15 +242,32 @@ func find(re *regexp.Regexp, s string) string {
 	return ""
 }
 
-func (m *Model) plan(user string) llmtest.Reply {
+func (m *Model) plan(user, system string) llmtest.Reply {
 	q := strings.TrimSpace(strings.TrimPrefix(user, "Question: "))
 	if m.refuse[q] {
 		return llmtest.Error(400, "scripted: this request is refused")
 	}
-	if p, ok := m.plans[q]; ok {
+	p, ok := m.plans[q]
+	if !ok {
+		p, _ = json.Marshal(map[string]any{"version": 1, "subgoals": []map[string]any{{"id": "s1", "text": q, "op": "find"}}})
+	}
+	if !m.inPlan || !strings.Contains(system, `"tentative":{`) {
 		return llmtest.Text(string(p))
 	}
-	return llmtest.JSON(map[string]any{"version": 1, "subgoals": []map[string]any{{"id": "s1", "text": q, "op": "find"}}})
+	var plan kgqa.Plan
+	if err := json.Unmarshal(p, &plan); err != nil {
+		return llmtest.Error(500, "scripted model: bad plan: "+err.Error())
+	}
+	for i := range plan.Subgoals {
+		s := &plan.Subgoals[i]
+		switch {
+		case m.notInPlan[s.ID], s.Op == kgqa.OpIntersect, s.Op == kgqa.OpUnion, s.Op == kgqa.OpCount:
+			continue
+		}
+		ans, names := m.believed(strings.ToLower(s.Text))
+		s.Tentative = &kgqa.Tentative{Answer: ans, Names: names}
+	}
+	return llmtest.JSON(plan)
 }
 
 func (m *Model) mention(user string) llmtest.Reply {
@@ -244,16 +282,22 @@ func (m *Model) mention(user string) llmtest.Reply {
 }
 
 func (m *Model) tentative(user string) llmtest.Reply {
-	sub := strings.ToLower(find(subgoalLine, user))
+	ans, names := m.believed(strings.ToLower(find(subgoalLine, user)))
+	return llmtest.JSON(map[string]any{"answer": ans, "entities": names})
+}
+
+// believed is the model's own answer to a subgoal whose text, lower
+// case, is sub.
+func (m *Model) believed(sub string) (string, []string) {
 	for phrase, names := range m.beliefs {
 		if strings.Contains(sub, strings.ToLower(phrase)) {
-			return llmtest.JSON(map[string]any{"answer": strings.Join(names, ", "), "entities": names})
+			return strings.Join(names, ", "), names
 		}
 	}
 	if m.belief != nil {
-		return llmtest.JSON(map[string]any{"answer": strings.Join(m.belief, ", "), "entities": m.belief})
+		return strings.Join(m.belief, ", "), m.belief
 	}
-	return llmtest.JSON(map[string]any{"answer": "I am not sure.", "entities": []string{}})
+	return "I am not sure.", []string{}
 }
 
 // followUp judges the last message of a conversation by the rewrites and

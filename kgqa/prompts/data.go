@@ -32,6 +32,10 @@ type PlanData struct {
 	Question string
 	// Ops lists the operation kinds a subgoal may have.
 	Ops []string
+	// Tentatives asks for each find subgoal's tentative answer inside the
+	// plan (engine.plan_tentatives); off, the prompt is the planner's
+	// fine-tuning prompt, unchanged.
+	Tentatives bool
 }
 
 // MentionsData is the data of the mentions prompt.

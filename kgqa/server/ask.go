@@ -180,7 +180,7 @@ func overridesOf(o *api.Options, timeout time.Duration) (engine.Overrides, error
 	}
 	ov.Width, ov.Depth, ov.MaxRounds = o.Width, o.Depth, o.MaxRounds
 	ov.MaxEntitiesPerRelation, ov.MaxRelationsPerEntity = o.MaxEntitiesPerRelation, o.MaxRelationsPerEntity
-	ov.Parallelism, ov.FuseSufficiency = o.Parallelism, o.FuseSufficiency
+	ov.Parallelism, ov.FuseSufficiency, ov.PlanTentatives = o.Parallelism, o.FuseSufficiency, o.PlanTentatives
 	if o.DeadlineMS != nil {
 		// Compared in milliseconds: a huge value would overflow a
 		// Duration and read as already past.
