@@ -44,6 +44,7 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	rate := fs.Float64("noise", 0, "share `P` of replies corrupted, in [0, 1]")
 	seed := fs.Int64("seed", 1, "noise seed")
 	kinds := fs.String("noise-kinds", "", "comma-separated noise kinds or families (format, semantic, all; default format): "+joinKinds())
+	latency := fs.String("latency", "", "delay each reply as a real server would: a preset ("+presets()+") or prefill=TOKENS_PER_S,decode=TOKENS_PER_S,overhead=MS (default: none)")
 	sufficiency := fs.String("sufficiency", oracle.SufficiencyStrict, "when to judge the question answerable early: strict (only when the evidence shown determines the answer) or never (every step of every plan runs)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -67,6 +68,10 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	if err != nil {
 		return usage(stderr, err)
 	}
+	lat, err := oracle.ParseLatency(*latency)
+	if err != nil {
+		return usage(stderr, err)
+	}
 	if *rate < 0 || *rate > 1 {
 		return usage(stderr, fmt.Errorf("--noise %g is not in [0, 1]", *rate))
 	}
@@ -78,9 +83,9 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		return fmt.Errorf("oracle-llm: %w", err)
 	}
 	m, skipped := oracle.New(loaded.Questions, oracle.WithTentative(policy), oracle.WithNoise(oracle.Noise{Rate: *rate, Seed: *seed, Kinds: ks}),
-		oracle.WithSufficiency(suf))
-	fmt.Fprintf(stderr, "oracle-llm: %d questions, %d without a gold plan, %d malformed records; tentative %s, noise %g (seed %d, kinds %s), sufficiency %s\n",
-		len(loaded.Questions), len(skipped), len(loaded.Skipped), policy, *rate, *seed, kindsLabel(ks), suf)
+		oracle.WithSufficiency(suf), oracle.WithLatency(lat))
+	fmt.Fprintf(stderr, "oracle-llm: %d questions, %d without a gold plan, %d malformed records; tentative %s, noise %g (seed %d, kinds %s), sufficiency %s, latency %s\n",
+		len(loaded.Questions), len(skipped), len(loaded.Skipped), policy, *rate, *seed, kindsLabel(ks), suf, lat)
 	return serve(ctx, m, *addr, stderr, ready)
 }
 
@@ -115,6 +120,15 @@ func kindsLabel(ks []string) string {
 		return oracle.FamilyFormat
 	}
 	return strings.Join(ks, ",")
+}
+
+// presets names the latency presets for --help.
+func presets() string {
+	names := make([]string, len(oracle.LatencyPresets))
+	for i, p := range oracle.LatencyPresets {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 func joinKinds() string {
