@@ -44,7 +44,7 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	rate := fs.Float64("noise", 0, "share `P` of replies corrupted, in [0, 1]")
 	seed := fs.Int64("seed", 1, "noise seed")
 	kinds := fs.String("noise-kinds", "", "comma-separated noise kinds or families (format, semantic, all; default format): "+joinKinds())
-	latency := fs.String("latency", "", "delay each reply as a real server would: a preset ("+presets()+") or prefill=TOKENS_PER_S,decode=TOKENS_PER_S,overhead=MS (default: none)")
+	latency := fs.String("latency", "", "delay each reply as a real server would: a preset ("+oracle.LatencyPresetNames()+") or prefill=TOKENS_PER_S,decode=TOKENS_PER_S,overhead=MS (default: none)")
 	sufficiency := fs.String("sufficiency", oracle.SufficiencyStrict, "when to judge the question answerable early: strict (only when the evidence shown determines the answer) or never (every step of every plan runs)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -120,15 +120,6 @@ func kindsLabel(ks []string) string {
 		return oracle.FamilyFormat
 	}
 	return strings.Join(ks, ",")
-}
-
-// presets names the latency presets for --help.
-func presets() string {
-	names := make([]string, len(oracle.LatencyPresets))
-	for i, p := range oracle.LatencyPresets {
-		names[i] = p.Name
-	}
-	return strings.Join(names, ", ")
 }
 
 func joinKinds() string {

@@ -59,7 +59,7 @@ func ParseLatency(s string) (Latency, error) {
 				return p, nil
 			}
 		}
-		return Latency{}, fmt.Errorf("oracle: latency %q: not a preset (%s) nor prefill=TOKENS_PER_S,decode=TOKENS_PER_S,overhead=MS", s, presetNames())
+		return Latency{}, fmt.Errorf("oracle: latency %q: not a preset (%s) nor prefill=TOKENS_PER_S,decode=TOKENS_PER_S,overhead=MS", s, LatencyPresetNames())
 	}
 	var l Latency
 	seen := map[string]bool{}
@@ -101,7 +101,8 @@ func ParseLatency(s string) (Latency, error) {
 	return l, nil
 }
 
-func presetNames() string {
+// LatencyPresetNames lists the presets' names, comma-separated.
+func LatencyPresetNames() string {
 	names := make([]string, len(LatencyPresets))
 	for i, p := range LatencyPresets {
 		names[i] = p.Name
