@@ -9,6 +9,7 @@
 //	oracle-llm --format demo [--input FILE] [--addr HOST:PORT]
 //	           ... [--tentative gold|wrong|none|mixed:P] [--noise P --seed S --noise-kinds K,...]
 //	           ... [--wording gold|question]
+//	           ... [--latency vllm-llama3.1-8b|gpt-4o-mini|prefill=TOKENS_PER_S,decode=TOKENS_PER_S,overhead=MS]
 package main
 
 import (

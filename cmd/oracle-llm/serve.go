@@ -44,6 +44,7 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	rate := fs.Float64("noise", 0, "share `P` of replies corrupted, in [0, 1]")
 	seed := fs.Int64("seed", 1, "noise seed")
 	kinds := fs.String("noise-kinds", "", "comma-separated noise kinds or families (format, semantic, all; default format): "+joinKinds())
+	latency := fs.String("latency", "", "delay each reply as a real server would: a preset ("+oracle.LatencyPresetNames()+") or prefill=TOKENS_PER_S,decode=TOKENS_PER_S,overhead=MS (default: none)")
 	sufficiency := fs.String("sufficiency", oracle.SufficiencyStrict, "when to judge the question answerable early: strict (only when the evidence shown determines the answer) or never (every step of every plan runs)")
 	wording := fs.String("wording", oracle.WordingGold, "how plans word their subgoals: gold (the gold plan's texts, naming its relations) or question (the question's own words only)")
 	if err := fs.Parse(args); err != nil {
@@ -72,6 +73,10 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	if err != nil {
 		return usage(stderr, err)
 	}
+	lat, err := oracle.ParseLatency(*latency)
+	if err != nil {
+		return usage(stderr, err)
+	}
 	if *rate < 0 || *rate > 1 {
 		return usage(stderr, fmt.Errorf("--noise %g is not in [0, 1]", *rate))
 	}
@@ -83,9 +88,9 @@ func Run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		return fmt.Errorf("oracle-llm: %w", err)
 	}
 	m, skipped := oracle.New(loaded.Questions, oracle.WithTentative(policy), oracle.WithNoise(oracle.Noise{Rate: *rate, Seed: *seed, Kinds: ks}),
-		oracle.WithSufficiency(suf), oracle.WithWording(words))
-	fmt.Fprintf(stderr, "oracle-llm: %d questions, %d without a gold plan, %d malformed records; tentative %s, noise %g (seed %d, kinds %s), sufficiency %s, wording %s\n",
-		len(loaded.Questions), len(skipped), len(loaded.Skipped), policy, *rate, *seed, kindsLabel(ks), suf, words)
+		oracle.WithSufficiency(suf), oracle.WithWording(words), oracle.WithLatency(lat))
+	fmt.Fprintf(stderr, "oracle-llm: %d questions, %d without a gold plan, %d malformed records; tentative %s, noise %g (seed %d, kinds %s), sufficiency %s, wording %s, latency %s\n",
+		len(loaded.Questions), len(skipped), len(loaded.Skipped), policy, *rate, *seed, kindsLabel(ks), suf, words, lat)
 	return serve(ctx, m, *addr, stderr, ready)
 }
 

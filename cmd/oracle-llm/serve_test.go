@@ -187,6 +187,13 @@ func TestQuestionWording(t *testing.T) {
 	}
 }
 
+// TestLatencyPreset: --latency takes a preset by name and says which
+// figures it serves with.
+func TestLatencyPreset(t *testing.T) {
+	_, logs := start(t, "--latency", "gpt-4o-mini")
+	assert.Contains(t, logs.String(), "latency gpt-4o-mini (prefill=5000,decode=59,overhead=300)")
+}
+
 func TestBadCommandLines(t *testing.T) {
 	for name, args := range map[string][]string{
 		"no format":       {"--input", demoFile},
@@ -198,6 +205,8 @@ func TestBadCommandLines(t *testing.T) {
 		"bad family":      {"--format", "demo", "--input", demoFile, "--noise-kinds", "semantics"},
 		"bad sufficiency": {"--format", "demo", "--input", demoFile, "--sufficiency", "lax"},
 		"bad wording":     {"--format", "demo", "--input", demoFile, "--wording", "schema"},
+		"unknown latency": {"--format", "demo", "--input", demoFile, "--latency", "gpt-5"},
+		"bad latency":     {"--format", "demo", "--input", demoFile, "--latency", "prefill=1000,decode=0"},
 		"unknown flag":    {"--colour"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -15,6 +15,7 @@
 package oracle
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -22,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/parog/parog-go/dataset"
 	"github.com/parog/parog-go/kgqa/kg"
@@ -78,6 +80,10 @@ type Model struct {
 	sufficiency string
 	// wording is WordingGold or WordingQuestion.
 	wording string
+	// latency delays each reply (zero: none).
+	latency Latency
+	// pause waits out a delay or the request's end (sleep; tests record).
+	pause func(context.Context, time.Duration) error
 
 	mu       sync.Mutex
 	attempts map[uint64]int // identical requests seen, for fresh noise draws
@@ -136,8 +142,8 @@ type Skip struct {
 // them. When two questions have the same text the first one is kept.
 func New(qs []dataset.Question, opts ...Option) (*Model, []Skip) {
 	m := &Model{byText: map[string]*question{}, policy: Policy{Kind: "gold"}, sufficiency: SufficiencyStrict, wording: WordingGold, attempts: map[uint64]int{}, perQ: map[string]*QuestionStats{},
-		dialect: kg.Freebase(kg.DialectOptions{}),
-		stats:   Stats{Calls: map[string]int{}, Noisy: map[string]int{}}}
+		dialect: kg.Freebase(kg.DialectOptions{}), pause: sleep,
+		stats: Stats{Calls: map[string]int{}, Noisy: map[string]int{}}}
 	for _, o := range opts {
 		o(m)
 	}

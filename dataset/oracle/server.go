@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -57,8 +58,11 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 	id := fmt.Sprintf("chatcmpl-oracle-%d", s.ids.Add(1))
 	usage := Usage(req, rep.Content)
 	if req.Stream {
-		stream(w, req, id, rep, usage)
+		s.stream(r.Context(), w, req, id, rep, usage)
 		return
+	}
+	if s.m.pause(r.Context(), s.m.latency.Delay(usage)) != nil {
+		return // the client gave up: nobody reads a reply
 	}
 	writeJSON(w, http.StatusOK, openai.ChatCompletionResponse{
 		ID: id, Object: "chat.completion", Created: time.Now().Unix(), Model: req.Model,
@@ -84,7 +88,14 @@ func tokens(s string) int { return (len(s) + 3) / 4 }
 
 // stream sends the reply as server-sent events: a role chunk, content
 // chunks, the finish chunk, a usage chunk when asked for, then [DONE].
-func stream(w http.ResponseWriter, req openai.ChatCompletionRequest, id string, rep Reply, usage openai.Usage) {
+// Under a latency the role chunk comes at the first token's time and each
+// content chunk when its tokens are decoded; a client that gives up ends
+// the stream at once.
+func (s *server) stream(ctx context.Context, w http.ResponseWriter, req openai.ChatCompletionRequest, id string, rep Reply, usage openai.Usage) {
+	lat := s.m.latency
+	if s.m.pause(ctx, lat.FirstToken(usage.PromptTokens)) != nil {
+		return
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -101,7 +112,13 @@ func stream(w http.ResponseWriter, req openai.ChatCompletionRequest, id string, 
 		}
 	}
 	send(openai.ChatCompletionStreamChoiceDelta{Role: openai.ChatMessageRoleAssistant}, "", nil)
+	decode := perTokens(usage.CompletionTokens, lat.Decode)
 	for _, part := range chunks(rep.Content, 32) {
+		// each chunk's share of the decode time, by bytes: the chunks'
+		// times add up to the whole reply's
+		if decode > 0 && s.m.pause(ctx, decode*time.Duration(len(part))/time.Duration(len(rep.Content))) != nil {
+			return
+		}
 		send(openai.ChatCompletionStreamChoiceDelta{Content: part}, "", nil)
 	}
 	send(openai.ChatCompletionStreamChoiceDelta{}, rep.FinishReason, nil)
