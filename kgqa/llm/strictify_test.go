@@ -56,7 +56,7 @@ func TestEveryReplySchemaIsStrictCompatible(t *testing.T) {
 		"tentative without a reason": {prompts.Tentative, `{"answer":"Paris","entities":["Paris"]}`, `{"reason":null,"answer":"Paris","entities":["Paris"]}`},
 		"plan leaf without needs or args": {prompts.Plan,
 			`{"subgoals":[{"id":"s1","text":"Find the capital of France.","op":"find"}]}`,
-			`{"version":null,"answer":null,"subgoals":[{"id":"s1","text":"Find the capital of France.","needs":null,"op":"find","args":null}]}`},
+			`{"version":null,"answer":null,"subgoals":[{"id":"s1","text":"Find the capital of France.","needs":null,"op":"find","args":null,"tentative":null}]}`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			orig := compile(t, tc.stage+"-orig", prompts.Schema(tc.stage))
