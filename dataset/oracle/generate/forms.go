@@ -127,8 +127,11 @@ func (m *maker) plainHop(ctx context.Context, id string, lo, hi int, exclude, no
 }
 
 // hopFrom reads rel from each of the nodes and returns the values per
-// node (as the gold query's join reads them) and their union, the topic
-// left out; ok is false when a value is not a named entity.
+// node (as the gold query's join reads them) and their union; ok is false
+// when a value is not a named entity, or is the topic: the gold query
+// would leave it out, so the answer would hang on that convention (and
+// a relation leading back to the topic, "the aboriginal groups of T's
+// reserves", asks nothing).
 func (m *maker) hopFrom(ctx context.Context, nodes []value, rel, topic string) (map[string][]value, []value, bool, error) {
 	per := map[string][]value{}
 	seen := map[string]bool{}
@@ -144,7 +147,7 @@ func (m *maker) hopFrom(ctx context.Context, nodes []value, rel, topic string) (
 		}
 		for _, v := range named {
 			if v.id == topic {
-				continue
+				return nil, nil, false, nil
 			}
 			per[n.id] = append(per[n.id], v)
 			if !seen[v.id] {
