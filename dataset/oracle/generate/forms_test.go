@@ -23,12 +23,15 @@ var formRun struct {
 	rep *Report
 }
 
-// generateForms makes the forms' questions on the test world, once.
+// generateForms makes the forms' questions on the test world, once,
+// with twice the default attempts: on the small world two middles that
+// share a relation and a condition only some of them meet are rare, and
+// middle-filter needs the tries.
 func generateForms(t *testing.T) ([]Question, *Report) {
 	t.Helper()
 	if formRun.rep == nil {
 		g, ranges := openWorld(t)
-		qs, rep, err := Generate(context.Background(), g, Options{Shapes: Forms, PerShape: formsPerForm, Seed: 1, Ranges: ranges})
+		qs, rep, err := Generate(context.Background(), g, Options{Shapes: Forms, PerShape: formsPerForm, Seed: 1, Attempts: 120, Ranges: ranges})
 		require.NoError(t, err)
 		formRun.qs, formRun.rep = qs, rep
 	}
