@@ -16,7 +16,8 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	cf := addConfigFlags(fs)
 	format := fs.String("format", "", "output format: cwq or grailqa")
 	out := fs.String("out", "", "output `FILE` of the questions")
-	shapes := fs.String("shapes", "", "comma-separated `LIST` of shapes (conjunction, composition, comparative, superlative, count, time, text; default all)")
+	shapes := fs.String("shapes", "", "comma-separated `LIST` of shapes (conjunction, composition, comparative, superlative, count, time, text; default all of these) "+
+		"and benchmark forms, made only when named (chain2, chain3, mediator-chain2, mediator-chain3, set-chain, middle-filter, end-filter, conjunction3; forms names them all)")
 	perShape := fs.Int("per-shape", 200, "questions per shape")
 	seed := fs.Uint64("seed", 1, "the run's seed: the same KG and seed give the same questions")
 	maxAnswers := fs.Int("max-answers", 10, "largest answer set kept")

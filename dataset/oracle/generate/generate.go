@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/parog/parog-go/dataset"
@@ -70,8 +71,9 @@ const (
 // a shape added at the end changed no question of the others.
 var Shapes = []Shape{Conjunction, Composition, Comparative, Superlative, Count, Time, Text}
 
-// ParseShapes reads a comma-separated list of shape names; empty means
-// every shape.
+// ParseShapes reads a comma-separated list of shape and form names;
+// empty means every shape of Shapes, and the word "forms" stands for
+// every form of Forms.
 func ParseShapes(s string) ([]Shape, error) {
 	if strings.TrimSpace(s) == "" {
 		return Shapes, nil
@@ -79,20 +81,31 @@ func ParseShapes(s string) ([]Shape, error) {
 	var out []Shape
 	seen := map[Shape]bool{}
 	for _, f := range strings.Split(s, ",") {
-		sh := Shape(strings.ToLower(strings.TrimSpace(f)))
-		ok := false
-		for _, k := range Shapes {
-			ok = ok || k == sh
+		name := strings.ToLower(strings.TrimSpace(f))
+		names := []Shape{Shape(name)}
+		if name == "forms" {
+			names = Forms
 		}
-		if !ok {
-			return nil, fmt.Errorf("generate: unknown shape %q (want conjunction, composition, comparative, superlative, count, time or text)", f)
-		}
-		if !seen[sh] {
-			seen[sh] = true
-			out = append(out, sh)
+		for _, sh := range names {
+			if !slices.Contains(Shapes, sh) && !slices.Contains(Forms, sh) {
+				return nil, fmt.Errorf("generate: unknown shape %q (want %s, or forms for all of %s)", f, shapeList(Shapes), shapeList(Forms))
+			}
+			if !seen[sh] {
+				seen[sh] = true
+				out = append(out, sh)
+			}
 		}
 	}
 	return out, nil
+}
+
+// shapeList joins shape names with commas.
+func shapeList(shapes []Shape) string {
+	names := make([]string, len(shapes))
+	for i, sh := range shapes {
+		names[i] = string(sh)
+	}
+	return strings.Join(names, ", ")
 }
 
 // Options configure Generate.
@@ -107,7 +120,9 @@ type Options struct {
 	// MaxAnswers bounds a kept question's answer set (default 10); the
 	// most values a count counts is MaxAnswers*5.
 	MaxAnswers int
-	// Attempts bounds the tries per question wanted (default 60).
+	// Attempts bounds the tries per question wanted (default 60); a form
+	// of Forms, whose walks fit less often, has formAttempts times as
+	// many.
 	Attempts int
 	// Ranges maps a relation id to its range type id (from the schema's
 	// fb_roles), so that text can name what a relation's values are
@@ -171,11 +186,15 @@ func Generate(ctx context.Context, g Selector, o Options) ([]Question, *Report, 
 	}
 	rep := &Report{Made: map[Shape]int{}, Tried: map[Shape]int{}}
 	var out []Question
+	st := streams(o.Shapes)
 	for i, sh := range o.Shapes {
-		m := &maker{r: r, pool: p, rng: rand.New(rand.NewPCG(o.Seed, uint64(i)+1)),
-			sides: rand.New(rand.NewPCG(o.Seed, uint64(i)+1<<32)), maxAnswers: o.MaxAnswers, seen: map[string]bool{}, ranges: o.Ranges}
-		made := 0
-		for try := 0; made < o.PerShape && try < o.PerShape*o.Attempts; try++ {
+		m := &maker{r: r, pool: p, rng: rand.New(rand.NewPCG(o.Seed, st[i])),
+			sides: rand.New(rand.NewPCG(o.Seed, st[i]-1+1<<32)), maxAnswers: o.MaxAnswers, seen: map[string]bool{}, ranges: o.Ranges}
+		made, tries := 0, o.PerShape*o.Attempts
+		if slices.Contains(Forms, sh) {
+			tries *= formAttempts
+		}
+		for try := 0; made < o.PerShape && try < tries; try++ {
 			rep.Tried[sh]++
 			q, ok, err := m.make(ctx, sh)
 			if err != nil {
@@ -240,6 +259,8 @@ func (m *maker) make(ctx context.Context, sh Shape) (Question, bool, error) {
 		q, ok, err = m.timed(ctx, topic)
 	case Text:
 		q, ok, err = m.textual(ctx, topic)
+	default:
+		q, ok, err = m.makeForm(ctx, sh, topic)
 	}
 	if err != nil || !ok {
 		return Question{}, false, softError(ctx, err)
