@@ -443,8 +443,8 @@ type Round struct {
 	// Offered, OfferedRelations, Pages and Chosen then sum them up.
 	AnchorOffers []AnchorOffer `json:"anchor_offers,omitempty"`
 	// ChoiceSkipped says the round made no relation-choice call
-	// (engine.clear_top_facts): its offer's ranking had a clear top of at
-	// most two relations, whose facts went straight to refinement.
+	// (engine.clear_top_facts): its offer's ranking had a clear top of
+	// one relation, whose facts went straight to refinement.
 	ChoiceSkipped bool `json:"choice_skipped,omitempty"`
 	// Retry says why a round went back to anchors already explored to
 	// choose among their relations: retry_untried (every round before it
