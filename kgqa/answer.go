@@ -396,7 +396,9 @@ type Round struct {
 	// Chosen are the relations kept, in the model's order.
 	Chosen []Relation `json:"chosen"`
 	// ChosenBy is "llm", "lexical" (an attribute's relation matched by
-	// name), "only_offered", "lexical_fallback" (the model named no
+	// name), "only_offered", "clear_top" (the clear top of the offer's
+	// ranking, fetched without a choice; see ChoiceSkipped),
+	// "lexical_fallback" (the model named no
 	// offered relation; see Fallback) or "plan_attribute" (the attribute
 	// a constraint's plan names, matched by name, over the model's
 	// choice; see Fallback).
@@ -440,9 +442,15 @@ type Round struct {
 	// relations, is offered its own relations and chooses its own.
 	// Offered, OfferedRelations, Pages and Chosen then sum them up.
 	AnchorOffers []AnchorOffer `json:"anchor_offers,omitempty"`
+	// ChoiceSkipped says the round made no relation-choice call
+	// (engine.clear_top_facts): its offer's ranking had a clear top of
+	// one relation, whose facts went straight to refinement.
+	ChoiceSkipped bool `json:"choice_skipped,omitempty"`
 	// Retry says why a round went back to anchors already explored to
-	// choose among their relations not yet tried (retry_untried: every
-	// round before it ended without aligned evidence).
+	// choose among their relations: retry_untried (every round before it
+	// ended without aligned evidence; the relations not yet tried) or
+	// clear_top_misaligned (the round before skipped the choice and its
+	// facts did not answer; the whole offer, as the choice would have had).
 	Retry string `json:"retry,omitempty"`
 }
 

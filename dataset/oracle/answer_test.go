@@ -112,6 +112,22 @@ func TestRefineWithoutTheGoldAnswerKeepsTheTentative(t *testing.T) {
 	assert.Equal(t, []string{"s2: gold answer not among 1 facts"}, m.Question("demo-06").Notes)
 }
 
+// A round that skips the relation choice (engine.clear_top_facts) shows
+// refinement the facts of a relation or two of the ranking's top: the
+// oracle aligns on the gold relation's facts among them and keeps only
+// the gold entities.
+func TestRefineOfSeveralRelationsKeepsOnlyTheGold(t *testing.T) {
+	m := demoModel(t)
+	d := sampleData()[prompts.Refine].(prompts.RefineData)
+	d.Facts = []string{"Germany [m.0345h] -[location: contains]-> Bonn [m.0dlv0]",
+		"Germany [m.0345h] -[country: capital]-> Berlin [m.0156q]",
+		"Germany [m.0345h] -[location: contains]-> Weeze Airport [m.01785m]"}
+	rep := validate(t, prompts.Refine, m.Answer(chatRequest(t, prompts.Refine, d, true), "").Content)
+	assert.Equal(t, true, rep["aligned"])
+	assert.Equal(t, []any{"m.0156q"}, rep["entities"])
+	assert.Equal(t, []any{2.0}, rep["used_facts"])
+}
+
 func TestIntermediateSubgoalFollowsTheGoldPath(t *testing.T) {
 	m := demoModel(t)
 	d := sampleData()[prompts.Refine].(prompts.RefineData)

@@ -188,7 +188,9 @@ func pathKey(p Path) string {
 
 // keptPaths are the distinct paths by which the rounds' facts reached the
 // kept terms, from the subgoal's start: a fact of a later round extends
-// every path that reached its head.
+// every path that reached its head, except in a round that went back to
+// the start (depth 0: a retry, or the choice a skipped one brought),
+// whose facts start paths as the first round's do.
 func keptPaths(rounds []*kgqa.Round, kept []kgqa.Term) []Path {
 	reach := map[string][]Path{} // term key -> paths from the start
 	for i, rd := range rounds {
@@ -198,7 +200,7 @@ func keptPaths(rounds []*kgqa.Round, kept []kgqa.Term) []Path {
 				continue
 			}
 			p := factPath(f)
-			if i == 0 {
+			if i == 0 || rd.Depth == 0 {
 				next[f.Tail.Key()] = addPath(next[f.Tail.Key()], p)
 				continue
 			}

@@ -25,13 +25,16 @@ func find(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
 	text, anchors := sg.text(), sg.anchors()
 	started(sg, anchors)
 	x := sg.explorerFor(text)
+	if sg.b.ClearTopFacts {
+		x.SkipClearChoice()
+	}
 	tent, rd, end, err := answerAndExplore(ctx, sg, x, text, anchors)
 	if err != nil {
 		return kgqa.Result{}, end, err
 	}
 	var all []kgqa.Fact
 	var first *firstHop
-	depth := 0
+	depth, rounds := 0, sg.b.MaxRounds
 	for round := 1; ; round++ {
 		if err := sg.keepValidFacts(ctx, rd); err != nil {
 			return kgqa.Result{}, end, err
@@ -45,7 +48,7 @@ func find(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
 		}
 		recordFused(sg, v)
 		if v.Aligned && (len(v.Entities) > 0 || v.Answer != "") {
-			if depth > 0 || !bundlesHops(sg) || round >= sg.b.MaxRounds || len(v.Entities) == 0 {
+			if depth > 0 || !bundlesHops(sg) || round >= rounds || len(v.Entities) == 0 {
 				return accept(ctx, sg, x, tent, v, all, facts, end)
 			}
 			// The first of the two hops the subgoal names: what it found
@@ -58,7 +61,19 @@ func find(ctx context.Context, sg *subgoalRun) (kgqa.Result, int, error) {
 			rd.DepthReason, depth = retrieval.ReasonCompositionTwoRelations, 1
 			continue
 		}
-		if answeredEarly(sg) || round >= sg.b.MaxRounds {
+		if answeredEarly(sg) {
+			break
+		}
+		if rd.ChoiceSkipped {
+			// The clear top's facts did not answer: the round is run
+			// again with the model's choice, and counts as none.
+			rounds++
+			if rd, end, all, err = reoffer(ctx, sg, x, round+1, rd, end); err != nil {
+				return kgqa.Result{}, end, err
+			}
+			continue
+		}
+		if round >= rounds {
 			break
 		}
 		var ok bool
@@ -135,6 +150,21 @@ func nextRound(ctx context.Context, sg *subgoalRun, x *explore.Explorer, n int, 
 	}
 	rd, end, err = exploreRound(ctx, sg, x, n, next, depth, end)
 	return rd, depth, end, err == nil, err
+}
+
+// reoffer runs round n again from the anchors of round rd, which skipped
+// the relation choice (explore.SkipClearChoice) and whose facts did not
+// answer: the model chooses among the whole offer, the clear top
+// included, as it would have in rd. rd's facts leave the evidence, which
+// the new round's replace; all is what remains of it.
+func reoffer(ctx context.Context, sg *subgoalRun, x *explore.Explorer, n int, rd *kgqa.Round, end int) (*kgqa.Round, int, []kgqa.Fact, error) {
+	x.Reoffer(rd)
+	sg.dropFacts(rd.Facts)
+	next, end, err := exploreRound(ctx, sg, x, n, rd.Anchors, rd.Depth, end)
+	if next != nil {
+		next.Retry = retryClearTop
+	}
+	return next, end, nil, err
 }
 
 // settle ends a find whose rounds found no aligned evidence to accept at

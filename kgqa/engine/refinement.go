@@ -43,6 +43,7 @@ func refineRound(ctx context.Context, sg *subgoalRun, round int, text string, fa
 const (
 	overruledOwnAnchor = "the answer is the subgoal's own starting entity: a find answers what its relation reaches from it, so the facts were read the wrong way round"
 	retryUntried       = "retry_untried"
+	retryClearTop      = "clear_top_misaligned"
 )
 
 // overrule turns an aligned verdict into a misaligned one when its answer

@@ -168,6 +168,21 @@ func (sg *subgoalRun) addFacts(facts []kgqa.Fact) {
 	}
 }
 
+// dropFacts takes the subgoal's facts among facts out of the evidence
+// for the sufficiency and final prompts (a round run again).
+func (sg *subgoalRun) dropFacts(facts []kgqa.Fact) {
+	if len(facts) == 0 {
+		return
+	}
+	drop := make(map[string]bool, len(facts))
+	for _, f := range facts {
+		drop[fmt.Sprint(f)] = true
+	}
+	sg.mu.Lock()
+	defer sg.mu.Unlock()
+	sg.facts = slices.DeleteFunc(sg.facts, func(r factRef) bool { return r.subgoal == sg.s.ID && drop[fmt.Sprint(r.fact)] })
+}
+
 // pack is the pack of a subgoal run, or the engine's budgets as a
 // pack when the subgoal has none.
 func (sg *subgoalRun) pack() retrieval.Pack {

@@ -3,7 +3,8 @@
 // relations, offers the untried ones to the model (offer.go: ranked by
 // word overlap, embeddings or a relation prior and cut to the budget;
 // pages.go: split into prompts that fit; short.go: a short first page
-// when the ranking's top is clear; anchors.go: per group of anchors), has
+// when the ranking's top is clear; clear.go: no choice at all when that
+// top is a relation or two; anchors.go: per group of anchors), has
 // the model choose (choose.go; next.go: the next-best offered relation
 // when the choice gives nothing), fetches the neighbours
 // along the chosen relations (neighbors.go) and, for the next round,
@@ -106,6 +107,9 @@ type Explorer struct {
 	// depthReason is the reason the next round explores past the
 	// pack's depth, recorded on that round.
 	depthReason string
+	// clearTop lets the next round skip the relation choice on a clear
+	// ranking (clear.go).
+	clearTop bool
 }
 
 // New returns an explorer of sub over env.
@@ -179,7 +183,8 @@ func (x *Explorer) Round(ctx context.Context, anchors []kgqa.Term, depth, d int)
 	}
 	facts, err := x.Neighbors(ctx, rd, rd.Chosen, has)
 	rd.Facts = facts
-	if err == nil {
+	if err == nil && !rd.ChoiceSkipped {
+		// A skipped choice that gives nothing brings the model's own.
 		err = x.followNext(ctx, rd, has)
 	}
 	return rd, d, err
@@ -189,6 +194,8 @@ func (x *Explorer) Round(ctx context.Context, anchors []kgqa.Term, depth, d int)
 // the first half of a round, which ends at LLM depth end. has maps each
 // offered relation to the anchors that have it.
 func (x *Explorer) pick(ctx context.Context, anchors []kgqa.Term, depth, d int) (rd *kgqa.Round, has map[kgqa.Relation][]kgqa.Term, end int, err error) {
+	skip := x.clearTop && depth == 0
+	x.clearTop = false
 	if p := x.pre; p != nil && depth == 0 {
 		x.pre = nil
 		return p.rd, p.has, max(d, p.end), nil
@@ -223,10 +230,17 @@ func (x *Explorer) pick(ctx context.Context, anchors []kgqa.Term, depth, d int) 
 	case len(offered) == 1:
 		rd.Chosen, rd.ChosenBy = offered, "only_offered"
 	default:
-		calls, err := x.ChoosePaged(ctx, rd, offered, x.sub.Budgets.MaxRelationsPerEntity)
-		d += calls
-		if err != nil {
-			return rd, has, d, err
+		if skip {
+			if skip, err = x.skipChoice(ctx, rd, offered); err != nil {
+				return rd, has, d, err
+			}
+		}
+		if !skip {
+			calls, err := x.ChoosePaged(ctx, rd, offered, x.sub.Budgets.MaxRelationsPerEntity)
+			d += calls
+			if err != nil {
+				return rd, has, d, err
+			}
 		}
 	}
 	for _, r := range rd.Chosen {
