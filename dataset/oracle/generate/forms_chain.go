@@ -154,19 +154,10 @@ func (m *maker) mediatorChain3(ctx context.Context, t kgqa.Entity) (Question, bo
 // ?c . ?c r2 ?x, r2 a relation two of the middles hold at least; the
 // answer is a union no single middle gives.
 func (m *maker) setChain(ctx context.Context, t kgqa.Entity) (Question, bool, error) {
-	r1, cs, ok, err := m.plainHop(ctx, t.ID, 2, 8, []string{t.ID}, nil)
+	r1, cs, _, r2, ok, err := m.setMiddle(ctx, t)
 	if err != nil || !ok {
 		return Question{}, false, err
 	}
-	ft, err := m.facts(ctx, t, r1)
-	if err != nil {
-		return Question{}, false, err
-	}
-	shared := sharedRelations(ft, r1)
-	if len(shared) == 0 {
-		return Question{}, false, nil
-	}
-	r2 := shared[m.rng.IntN(len(shared))]
 	per, xs, ok, err := m.hopFrom(ctx, cs, r2, t.ID)
 	if err != nil || !ok || len(xs) == 0 || len(xs) > m.maxAnswers {
 		return Question{}, false, err
@@ -178,6 +169,24 @@ func (m *maker) setChain(ctx context.Context, t kgqa.Entity) (Question, bool, er
 	}
 	lines := []string{"ns:" + t.ID + " ns:" + r1 + " ?c .", "?c ns:" + r2 + " ?x ."}
 	return m.chainQuestion(ctx, t, lines, []string{r1, r2}, ids(xs), m.askUnion(r2, m.ofTopic(r1, t.Name)))
+}
+
+// setMiddle draws the first hop of a chain whose middle is a set: r1
+// from t to two to eight middles cs (ft their facts), and r2, a relation
+// two of the middles hold at least; ok is false when t has none.
+func (m *maker) setMiddle(ctx context.Context, t kgqa.Entity) (r1 string, cs []value, ft *factTable, r2 string, ok bool, err error) {
+	r1, cs, ok, err = m.plainHop(ctx, t.ID, 2, 8, []string{t.ID}, nil)
+	if err != nil || !ok {
+		return "", nil, nil, "", false, err
+	}
+	if ft, err = m.facts(ctx, t, r1); err != nil {
+		return "", nil, nil, "", false, err
+	}
+	shared := sharedRelations(ft, r1)
+	if len(shared) == 0 {
+		return "", nil, nil, "", false, nil
+	}
+	return r1, cs, ft, shared[m.rng.IntN(len(shared))], true, nil
 }
 
 // sharedRelations lists the relations other than not that lead two of

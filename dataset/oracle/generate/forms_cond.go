@@ -203,19 +203,10 @@ func (m *maker) readAttr(ctx context.Context, s *attrSet, x value, rel string) (
 // least; the condition keeps a strict part of the middles and changes
 // the answer.
 func (m *maker) middleFilter(ctx context.Context, t kgqa.Entity) (Question, bool, error) {
-	r1, cs, ok, err := m.plainHop(ctx, t.ID, 2, 8, []string{t.ID}, nil)
+	r1, cs, ft, r2, ok, err := m.setMiddle(ctx, t)
 	if err != nil || !ok {
 		return Question{}, false, err
 	}
-	ft, err := m.facts(ctx, t, r1)
-	if err != nil {
-		return Question{}, false, err
-	}
-	shared := sharedRelations(ft, r1)
-	if len(shared) == 0 {
-		return Question{}, false, nil
-	}
-	r2 := shared[m.rng.IntN(len(shared))]
 	per, all, ok, err := m.hopFrom(ctx, cs, r2, t.ID)
 	if err != nil || !ok {
 		return Question{}, false, err
