@@ -51,32 +51,43 @@ type NoisePool struct {
 
 // shapeHits counts Hits@1 overall, then by type in type order.
 func shapeHits(rs []eval.Result) []ShapeHits {
-	all := ShapeHits{Type: "all"}
-	by := map[string]*ShapeHits{}
+	out := countByType(rs, func(t string) *ShapeHits { return &ShapeHits{Type: t} }, func(x *ShapeHits, r eval.Result) {
+		x.Rows++
+		if r.Hit {
+			x.Hits++
+		}
+	})
+	for i := range out {
+		out[i].Hits1 = score.Wilson(out[i].Hits, out[i].Rows)
+	}
+	return out
+}
+
+// countByType counts rs into one T overall and one per type (rows without a
+// type under "(none)"), overall first, then the types in order: newT
+// makes a type's T, add counts a row into one.
+func countByType[T any](rs []eval.Result, newT func(typ string) *T, add func(*T, eval.Result)) []T {
+	all := newT("all")
+	by := map[string]*T{}
+	var types []string
 	for _, r := range rs {
 		t := r.Type
 		if t == "" {
 			t = "(none)"
 		}
-		s := by[t]
-		if s == nil {
-			s = &ShapeHits{Type: t}
-			by[t] = s
+		x := by[t]
+		if x == nil {
+			x = newT(t)
+			by[t] = x
+			types = append(types, t)
 		}
-		for _, x := range []*ShapeHits{&all, s} {
-			x.Rows++
-			if r.Hit {
-				x.Hits++
-			}
-		}
+		add(all, r)
+		add(x, r)
 	}
-	out := []ShapeHits{all}
-	for _, s := range by {
-		out = append(out, *s)
-	}
-	sort.Slice(out[1:], func(i, j int) bool { return out[1+i].Type < out[1+j].Type })
-	for i := range out {
-		out[i].Hits1 = score.Wilson(out[i].Hits, out[i].Rows)
+	sort.Strings(types)
+	out := []T{*all}
+	for _, t := range types {
+		out = append(out, *by[t])
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/parog/parog-go/dataset/eval"
@@ -28,32 +27,13 @@ type ShapeCertificates struct {
 // certificates counts the rows' certificates, overall first, then by
 // type in type order.
 func certificates(rs []eval.Result) []ShapeCertificates {
-	all := &ShapeCertificates{Type: "all"}
-	by := map[string]*ShapeCertificates{}
-	for _, r := range rs {
-		t := r.Type
-		if t == "" {
-			t = "(none)"
+	return countByType(rs, func(t string) *ShapeCertificates { return &ShapeCertificates{Type: t} }, func(x *ShapeCertificates, r eval.Result) {
+		x.Answers++
+		if r.CertificateVerified != nil || r.CertificateSPARQL != "" {
+			x.Certified++
 		}
-		c := by[t]
-		if c == nil {
-			c = &ShapeCertificates{Type: t}
-			by[t] = c
-		}
-		for _, x := range []*ShapeCertificates{all, c} {
-			x.Answers++
-			if r.CertificateVerified != nil || r.CertificateSPARQL != "" {
-				x.Certified++
-			}
-			x.Add(r)
-		}
-	}
-	out := []ShapeCertificates{*all}
-	for _, c := range by {
-		out = append(out, *c)
-	}
-	sort.Slice(out[1:], func(i, j int) bool { return out[1+i].Type < out[1+j].Type })
-	return out
+		x.Add(r)
+	})
 }
 
 // certificatesMarkdown renders the certificate table.
