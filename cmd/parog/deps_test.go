@@ -41,7 +41,7 @@ var layers = map[string][]string{
 	"dataset/eval/evaltest":      {"dataset", "dataset/eval", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/kg/adapters", "kgqa/kg/demokg", "kgqa/llm"},
 	"dataset/oracle/generate":    {"dataset", "kgqa", "kgqa/kg", "sparql2plan"},
 	"dataset/eval/harvest":       {"dataset", "dataset/eval", "kgqa", "kgqa/sft", "sparql2plan"},
-	"dataset/oracle":             {"dataset", "dataset/eval/score", "internal/naming", "kgqa", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
+	"dataset/oracle":             {"dataset", "dataset/eval/score", "internal/backoff", "internal/naming", "kgqa", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
 	"dataset/oracle/bench":       {"dataset", "dataset/eval", "dataset/eval/report", "dataset/oracle", "dataset/eval/score", "kgqa", "kgqa/config", "kgqa/engine", "kgqa/kg", "kgqa/prompts", "sparql2plan"},
 	"dataset/eval/pogrule":       {"dataset", "dataset/eval/score", "internal/clip"},
 	"dataset/fetch":              {},

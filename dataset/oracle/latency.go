@@ -1,7 +1,6 @@
 package oracle
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -151,18 +150,3 @@ func perTokens(n int, rate float64) time.Duration {
 
 // WithLatency delays every reply as a server of that latency would.
 func WithLatency(l Latency) Option { return func(m *Model) { m.latency = l } }
-
-// sleep waits d, or until ctx ends (a request given up on returns at once).
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

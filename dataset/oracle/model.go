@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/parog/parog-go/dataset"
+	"github.com/parog/parog-go/internal/backoff"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/sparql2plan"
 )
@@ -142,7 +143,7 @@ type Skip struct {
 // them. When two questions have the same text the first one is kept.
 func New(qs []dataset.Question, opts ...Option) (*Model, []Skip) {
 	m := &Model{byText: map[string]*question{}, policy: Policy{Kind: "gold"}, sufficiency: SufficiencyStrict, wording: WordingGold, attempts: map[uint64]int{}, perQ: map[string]*QuestionStats{},
-		dialect: kg.Freebase(kg.DialectOptions{}), pause: sleep,
+		dialect: kg.Freebase(kg.DialectOptions{}), pause: backoff.Sleep,
 		stats: Stats{Calls: map[string]int{}, Noisy: map[string]int{}}}
 	for _, o := range opts {
 		o(m)

@@ -113,7 +113,7 @@ func (p Policy) Pause(ctx context.Context, n int, advice time.Duration) error {
 	}
 	sleep := p.Sleep
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = Sleep
 	}
 	return sleep(ctx, wait)
 }
@@ -155,7 +155,13 @@ func RetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx ends, whichever comes first; it returns
+// ctx's error when ctx ended first (or d is not positive and ctx has
+// ended), else nil.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -73,9 +73,9 @@ func (x *Explorer) nextBest(ctx context.Context, rd *kgqa.Round) []kgqa.Relation
 	if len(rest) < 2 || rd.Ranking != "" || rd.PageRanking != "" || x.preRanked() {
 		return rest
 	}
-	ranked, _, err := x.rankBy(ctx, rd.Anchors, rest, nil)
+	score, _, err := x.scores(ctx, rd.Anchors, rest, nil) // word overlap and the prior: no embeddings call
 	if err != nil {
 		return rest
 	}
-	return ranked
+	return sortByScore(rest, score)
 }

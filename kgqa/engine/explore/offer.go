@@ -79,16 +79,6 @@ func (x *Explorer) rank(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Re
 	return sortByScore(rels, score), score, cut, nil
 }
 
-// rankBy is rank with the embeddings endpoint em (nil: word overlap),
-// without remembering the scores.
-func (x *Explorer) rankBy(ctx context.Context, anchors []kgqa.Term, rels []kgqa.Relation, em llm.Embedder) ([]kgqa.Relation, *kgqa.RelationCut, error) {
-	score, cut, err := x.scores(ctx, anchors, rels, em)
-	if err != nil {
-		return nil, nil, err
-	}
-	return sortByScore(rels, score), cut, nil
-}
-
 // sortByScore returns rels sorted by score, most first, ties in their
 // order.
 func sortByScore(rels []kgqa.Relation, score map[kgqa.Relation]float64) []kgqa.Relation {
