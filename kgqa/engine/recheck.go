@@ -171,7 +171,7 @@ func clearBest(sg *subgoalRun, text string) (best, bool) {
 		}
 	}
 	d := sg.e.g.Dialect()
-	q := explore.Tokens(withoutNames(text, anchors))
+	q := explore.Tokens(explore.WithoutNames(text, anchors))
 	shared := func(r kgqa.Relation) int {
 		n := 0
 		for w := range explore.Tokens(d.Readable(r.ID)) {
@@ -213,7 +213,7 @@ func outranks(sg *subgoalRun, text string, anchors []kgqa.Term, offered, group [
 		return true
 	}
 	d := sg.e.g.Dialect()
-	query := withoutNames(text, anchors)
+	query := explore.WithoutNames(text, anchors)
 	q := explore.Tokens(query)
 	names := map[string]bool{}
 	for _, a := range anchors {
@@ -241,17 +241,6 @@ func outranks(sg *subgoalRun, text string, anchors []kgqa.Term, offered, group [
 		}
 	}
 	return top >= other
-}
-
-// withoutNames is text without the anchors' names, as a relation offer is
-// matched (explore.Explorer.RelationQuery).
-func withoutNames(text string, anchors []kgqa.Term) string {
-	for _, a := range anchors {
-		if a.Name != "" {
-			text = strings.ReplaceAll(text, a.Name, " ")
-		}
-	}
-	return text
 }
 
 // reaches is the type of what relation r leads to from an anchor: its

@@ -164,13 +164,18 @@ func (x *Explorer) preRanked() bool { return x.env.Prior != nil && x.env.Embedde
 // the anchor is an airport says nothing of which relation answers the
 // subgoal.
 func (x *Explorer) RelationQuery(anchors []kgqa.Term) string {
-	q := x.sub.Text
+	return strings.Join(strings.Fields(WithoutNames(x.sub.Text, anchors)+" "+x.attrHint), " ")
+}
+
+// WithoutNames is text with the anchors' names blanked out: the words
+// left are those a relation is matched against.
+func WithoutNames(text string, anchors []kgqa.Term) string {
 	for _, a := range anchors {
 		if a.Name != "" {
-			q = strings.ReplaceAll(q, a.Name, " ")
+			text = strings.ReplaceAll(text, a.Name, " ")
 		}
 	}
-	return strings.Join(strings.Fields(q+" "+x.attrHint), " ")
+	return text
 }
 
 // maxPriorShown bounds the chosen relations whose prior ranks a round
