@@ -200,7 +200,7 @@ func Default() Config {
 			Width: 3, Depth: 2, MaxRounds: 2, MaxEntitiesPerRelation: 20,
 			MaxRelationsPerEntity: 3, MaxOfferedRelations: 500, Parallelism: 4, Deadline: 120 * time.Second,
 			FuseSufficiency: true, PlanTentatives: true, Direct: true, OutsideKG: "model", Ordering: "cost", RelationChoice: "anchor",
-			RelationOffer: "adaptive", ShortOffer: 30,
+			RelationOffer: "adaptive", ShortOffer: 30, ClearTopFacts: true,
 		},
 		Server: Server{
 			Addr: "127.0.0.1:8080", RateLimit: 5, RateBurst: 10, MaxBodyBytes: 1 << 20,

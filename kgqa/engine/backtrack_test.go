@@ -40,12 +40,12 @@ var (
 		"film", "soundtrack", []string{"Bourekreax Vaigrain", "Kreabisdrai Drela", "Treabark Coukind"}}
 )
 
-// askTwoHop asks c on g with the scripted model, wrapped by wrap (nil:
-// the model as it is).
-func askTwoHop(t *testing.T, g kg.Graph, c twoHop, name string, wrap func(*kgqatest.Model) llmtest.Handler) *kgqa.Answer {
+// askTwoHop asks c on g under budgets cfg with the scripted model,
+// wrapped by wrap (nil: the model as it is).
+func askTwoHop(t *testing.T, g kg.Graph, cfg config.Engine, c twoHop, name string, wrap func(*kgqatest.Model) llmtest.Handler) *kgqa.Answer {
 	t.Helper()
 	m := kgqatest.NewDemoModel()
-	h := newHarnessOn(t, g, m, config.Default().Engine)
+	h := newHarnessOn(t, g, m, cfg)
 	if wrap != nil {
 		h.server.SetHandler(wrap(m))
 	}
@@ -61,30 +61,48 @@ func TestRecoveriesOnTheDenseWorldOnVirtuoso(t *testing.T) {
 }
 
 func recoveries(t *testing.T, g kg.Graph) {
-	// Right, the model answers each question in six calls (a tentative
-	// answer, a relation choice and a verdict per subgoal), and nothing is
-	// revisited.
+	// Right, the model answers each question with a tentative answer, a
+	// relation choice and a verdict per subgoal, and nothing is revisited;
+	// where a subgoal's ranking has a clear top (engine.clear_top_facts,
+	// on by default) its relation choice is skipped: both of the parents'
+	// question's subgoals, the film's second (its first offers two
+	// relations to the film, neither ahead). With the switch off, every
+	// subgoal makes its choice: six calls.
+	noClearTop := config.Default().Engine
+	noClearTop.ClearTopFacts = false
 	right := map[string]*kgqa.Answer{}
 	for _, c := range []struct {
-		c    twoHop
-		name string
-	}{{parentsProfession, "Veathcogith Haickraishond"}, {filmSoundtrack, "Zakrurkkick Cucechix"}} {
-		t.Run("right/"+c.c.first, func(t *testing.T) {
-			ans := askTwoHop(t, g, c.c, c.name, nil)
+		run   string
+		c     twoHop
+		name  string
+		cfg   config.Engine
+		calls int
+	}{
+		{"parents", parentsProfession, "Veathcogith Haickraishond", config.Default().Engine, 4},
+		{"film", filmSoundtrack, "Zakrurkkick Cucechix", config.Default().Engine, 5},
+		{"parents without clear tops", parentsProfession, "Veathcogith Haickraishond", noClearTop, 6},
+	} {
+		t.Run("right/"+c.run, func(t *testing.T) {
+			ans := askTwoHop(t, g, c.cfg, c.c, c.name, nil)
 			assert.Equal(t, c.c.answers, sortedNames(ans.Entities))
 			assert.Empty(t, ans.Recoveries)
-			assert.Equal(t, 6, ans.Usage.LLM.Calls, "no call beyond the method's own")
-			right[c.c.first] = ans
+			assert.Equal(t, c.calls, ans.Usage.LLM.Calls, "no call beyond the method's own")
+			right[c.run] = ans
 		})
 	}
 
 	// The model chooses the person's quotationsbook id for "the parents":
 	// its facts reach no entity for the next subgoal to explore from, and
 	// the round follows the next-best offered relation, the parents, whose
-	// facts the same verdict reads. No call more than the right run (a
-	// second round would cost a relation choice and a verdict).
+	// facts the same verdict reads. No call more than the right run
+	// without clear tops (a second round would cost a relation choice and
+	// a verdict). The run is without clear tops: "parents" is the clear
+	// top of s1's ranking, so by default no choice is made for the model
+	// to get wrong. The only subgoal here with no clear top, the film's
+	// first, offers two relations that both reach the film: no wrong
+	// choice there leaves a next-best relation to follow.
 	t.Run("next relation", func(t *testing.T) {
-		ans := askTwoHop(t, g, parentsProfession, "Veathcogith Haickraishond", func(m *kgqatest.Model) llmtest.Handler {
+		ans := askTwoHop(t, g, noClearTop, parentsProfession, "Veathcogith Haickraishond", func(m *kgqatest.Model) llmtest.Handler {
 			return once(m, "relations", "Find the parents", func(openai.ChatCompletionRequest) llmtest.Reply {
 				return llmtest.JSON(map[string]any{"relations": []map[string]string{{"id": "people.person.quotationsbook_id", "dir": "out"}}, "reason": "wrong"})
 			})
@@ -106,7 +124,7 @@ func recoveries(t *testing.T, g kg.Graph) {
 	// from. The first is reopened with the entities its facts reached, and
 	// the second runs again from them.
 	t.Run("backtrack", func(t *testing.T) {
-		ans := askTwoHop(t, g, filmSoundtrack, "Zakrurkkick Cucechix", func(m *kgqatest.Model) llmtest.Handler {
+		ans := askTwoHop(t, g, config.Default().Engine, filmSoundtrack, "Zakrurkkick Cucechix", func(m *kgqatest.Model) llmtest.Handler {
 			return once(m, "refine", "Find the film", func(openai.ChatCompletionRequest) llmtest.Reply {
 				return llmtest.JSON(map[string]any{"reason": "wrong", "aligned": false, "answer": "I am not sure.", "entities": []string{},
 					"used_facts": []int{}, "sufficient": false, "final_answer": "", "final_entities": []string{}})

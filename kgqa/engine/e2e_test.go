@@ -252,7 +252,11 @@ func TestConjunctionThroughIncomingMediators(t *testing.T) {
 	q := demoQuestion(t, "demo-03")
 	// Both branches explored in full (cost ordering would check s1 against
 	// s2's candidates instead: TestCostOrderingKeepsConjunctionAnswers).
-	cfg := config.Default().Engine
+	// The test is of the model's relation choice, so clear_top_facts is
+	// off: on, each find first fetches its ranking's clear top, a river's
+	// basin countries ("countries" is the word it shares), and comes to
+	// this choice only when refinement finds those facts misaligned.
+	cfg := clearTopBudgets(false)
 	cfg.Ordering = OrderingPlan
 	h := newHarness(t, kgqatest.NewDemoModel(), cfg)
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
@@ -452,8 +456,11 @@ func TestNoTopicEntityAnswersFromModelKnowledge(t *testing.T) {
 func TestExplorationWithoutFactsAnswersFromModelKnowledge(t *testing.T) {
 	q := demoQuestion(t, "demo-06")
 	t.Run("no fact", func(t *testing.T) {
+		// No fact, here, is a relation choice that keeps no relation:
+		// clear_top_facts off, or each find's clear top would be fetched
+		// without a choice.
 		m := kgqatest.NewDemoModel()
-		h := newHarness(t, m, config.Default().Engine)
+		h := newHarness(t, m, clearTopBudgets(false))
 		h.server.SetHandler(llmtest.ByStage(map[string]llmtest.Handler{
 			"relations": func(openai.ChatCompletionRequest) llmtest.Reply {
 				return llmtest.JSON(map[string]any{"relations": []any{}, "reason": "none fits"})

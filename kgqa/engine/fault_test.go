@@ -32,7 +32,9 @@ func TestHallucinatedRelationRejected(t *testing.T) {
 	q := demoQuestion(t, "demo-06")
 	m := kgqatest.NewDemoModel()
 	var first atomic.Bool
-	h := newHarness(t, m, config.Default().Engine)
+	// Of the model's relation choice: clear_top_facts off, or both finds'
+	// clear tops would be fetched without one.
+	h := newHarness(t, m, clearTopBudgets(false))
 	h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
 		if llmtest.StageOf(req) == "relations" && first.CompareAndSwap(false, true) {
 			return llmtest.JSON(map[string]any{"relations": []map[string]string{{"id": "location.location.country_of_airport", "dir": "out"}}})

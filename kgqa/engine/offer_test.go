@@ -74,7 +74,9 @@ func TestRelationsPromptOffersEveryRelationGroupedByType(t *testing.T) {
 
 func TestRelationCutIsRankedAndRecorded(t *testing.T) {
 	q := demoQuestion(t, "demo-06")
-	budgets := config.Default().Engine
+	// The cut is of the offer the relation choice shows: clear_top_facts
+	// off, or the clear top would be fetched with no prompt to show it.
+	budgets := clearTopBudgets(false)
 	budgets.MaxOfferedRelations = 2
 	cases := []struct {
 		name     string
@@ -143,7 +145,9 @@ func TestRelationReplyIsResolvedAgainstTheOffered(t *testing.T) {
 	for name, reply := range cases {
 		t.Run(name, func(t *testing.T) {
 			m := kgqatest.NewDemoModel()
-			h := newHarness(t, m, config.Default().Engine)
+			// Of the model's relation reply: clear_top_facts off, or the
+			// first find's clear top would be fetched without one.
+			h := newHarness(t, m, clearTopBudgets(false))
 			var once atomic.Bool
 			h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
 				if llmtest.StageOf(req) == "relations" && once.CompareAndSwap(false, true) {
@@ -167,9 +171,11 @@ func TestUnofferedRelationsTwiceFallBackLexically(t *testing.T) {
 	// A model that names only relations that were not offered, repair
 	// included, does not fail the question: the offered relations sharing
 	// words with the subgoal are explored, and the trace says so.
+	// Of the model's relation reply: clear_top_facts off, or the first
+	// find's clear top would be fetched without one.
 	q := demoQuestion(t, "demo-06")
 	m := kgqatest.NewDemoModel()
-	h := newHarness(t, m, config.Default().Engine)
+	h := newHarness(t, m, clearTopBudgets(false))
 	h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
 		if llmtest.StageOf(req) == "relations" {
 			return llmtest.JSON(map[string]any{"relations": []map[string]string{{"id": "people.person.favorite_color", "dir": "out"}}})

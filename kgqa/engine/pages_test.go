@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,10 +19,14 @@ import (
 func TestRelationOfferPagesUnderBudget(t *testing.T) {
 	q := demoQuestion(t, "demo-03")
 	plan := &kgqa.Plan{Version: 1, Subgoals: []kgqa.Subgoal{{ID: "s1", Text: "Find the countries that border Germany.", Op: kgqa.OpFind}}}
+	// The pages are those of the relation choice: clear_top_facts off,
+	// since "border" would otherwise fetch the clear top of the ranking
+	// (a river's basin countries) without showing a page.
+	cfg := clearTopBudgets(false)
 	run := func(budget int) *kgqa.Round {
-		h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+		h := newHarness(t, kgqatest.NewDemoModel(), cfg)
 		if budget > 0 {
-			h.engine = mustNew(t, h.g, h.client, config.Default().Engine, WithRelationsPromptBudget(budget))
+			h.engine = mustNew(t, h.g, h.client, cfg, WithRelationsPromptBudget(budget))
 		}
 		ans := ask(t, h, Request{Question: q.Question, TopicEntities: []string{"m.0345h"}, Plan: plan})
 		rd := record(t, ans, "s1").Rounds[0]

@@ -33,11 +33,13 @@ func TestPlanTentativesSaveTheTentativeCalls(t *testing.T) {
 			if on {
 				assert.Zero(t, m.Calls("tentative"))
 				assert.Zero(t, stages["tentative"].Calls)
-				assert.Equal(t, 5, ans.Usage.LLM.Calls, "plan, then a relation choice and a refine call per find")
+				// Each find's relation is its ranking's clear top
+				// (engine.clear_top_facts): no relation choice.
+				assert.Equal(t, 3, ans.Usage.LLM.Calls, "plan, then a refine call per find")
 				require.NotNil(t, ans.Plan.Subgoals[1].Tentative, "the plan keeps what the planner gave")
 			} else {
 				assert.Equal(t, 2, m.Calls("tentative"))
-				assert.Equal(t, 7, ans.Usage.LLM.Calls)
+				assert.Equal(t, 5, ans.Usage.LLM.Calls, "plan, then a tentative and a refine call per find")
 				assert.Nil(t, ans.Plan.Subgoals[1].Tentative, "the plan prompt asked for none")
 			}
 		})
@@ -55,7 +57,7 @@ func TestPlanTentativeFallsBackToItsOwnCall(t *testing.T) {
 	assert.Equal(t, 1, m.Calls("tentative"), "s2's only")
 	require.NotNil(t, record(t, ans, "s2").Tentative)
 	assert.Equal(t, []string{"Amsterdam"}, record(t, ans, "s2").Tentative.Names, "from its own call")
-	assert.Equal(t, 6, ans.Usage.LLM.Calls)
+	assert.Equal(t, 4, ans.Usage.LLM.Calls, "plan, s2's tentative call, a refine call per find (each a clear top)")
 }
 
 // A one-hop question costs three calls at most: the plan (with the

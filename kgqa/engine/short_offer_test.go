@@ -17,9 +17,12 @@ import (
 )
 
 // shortBudgets are the default budgets with an adaptive offer whose short
-// page holds two relations, fewer than a demo anchor has.
+// page holds two relations, fewer than a demo anchor has. These tests are
+// of the pages the relation choice is shown, so engine.clear_top_facts is
+// off: on, the clear top of Weeze Airport's ranking ("contains") would be
+// fetched without a choice, and no page shown (TestClearTopSkipsTheRelationChoice).
 func shortBudgets(offer string) config.Engine {
-	b := config.Default().Engine
+	b := clearTopBudgets(false)
 	b.RelationOffer, b.ShortOffer = offer, 2
 	return b
 }
