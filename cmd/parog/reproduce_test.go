@@ -118,7 +118,10 @@ func TestPaperRecipes(t *testing.T) {
 
 // TestPaperConfigs checks the layering of configs/paper: freebase.yaml
 // holds the KG and search settings and no model, each model file holds
-// model settings only, and each loads layered on freebase.yaml.
+// model settings only, and each loads layered on freebase.yaml with
+// PARoG's own calls: a tentative call per subgoal and a relation choice
+// in every first round (the defaults fold the one into the plan and skip
+// the other on a clear ranking).
 func TestPaperConfigs(t *testing.T) {
 	files, err := filepath.Glob("../../configs/paper/*.yaml")
 	require.NoError(t, err)
@@ -135,8 +138,10 @@ func TestPaperConfigs(t *testing.T) {
 			assert.Equal(t, []string{"llm"}, keys, "%s holds model settings only", f)
 		}
 		layered := mergedConfig(t, []string{"../../configs/paper/freebase.yaml", f}, "")
-		_, err = config.Load(layered, func(string) (string, bool) { return "", false }, nil)
-		assert.NoError(t, err, f)
+		cfg, err := config.Load(layered, func(string) (string, bool) { return "", false }, nil)
+		require.NoError(t, err, f)
+		assert.False(t, cfg.Engine.PlanTentatives, "%s: a tentative call per subgoal", f)
+		assert.False(t, cfg.Engine.ClearTopFacts, "%s: a relation choice in every first round", f)
 	}
 }
 
