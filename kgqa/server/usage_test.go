@@ -35,7 +35,10 @@ func failingAfter(n int, fail llmtest.Reply) llmtest.Handler {
 
 // A question that fails after the model has answered some calls (502,
 // 503) says what those calls cost, in the shape of a success body's
-// usage, so that a client is not billed for work it cannot see.
+// usage, so that a client is not billed for work it cannot see. France's
+// capital is the clear top of its relations (engine.clear_top_facts):
+// the question is a plan, a tentative answer and a refine call, and the
+// refine call is the one that fails.
 func TestFailedAskCarriesItsUsage(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -43,8 +46,8 @@ func TestFailedAskCarriesItsUsage(t *testing.T) {
 		status   int
 		requests int // the answered ones, then the failing ones (retries=1)
 	}{
-		{"upstream down: 503", llmtest.ServerError(), http.StatusServiceUnavailable, 3 + 2},
-		{"upstream refuses: 502", llmtest.Error(http.StatusBadRequest, "context length exceeded"), http.StatusBadGateway, 3 + 1},
+		{"upstream down: 503", llmtest.ServerError(), http.StatusServiceUnavailable, 2 + 2},
+		{"upstream refuses: 502", llmtest.Error(http.StatusBadRequest, "context length exceeded"), http.StatusBadGateway, 2 + 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			answered := tc.requests - 2
@@ -90,9 +93,10 @@ func TestFailedAskCarriesItsUsage(t *testing.T) {
 }
 
 // The model metrics count what the model endpoint received, and time the
-// calls apart from their wait for a concurrency slot.
+// calls apart from their wait for a concurrency slot. The question's
+// third call, its refine call (TestFailedAskCarriesItsUsage), fails.
 func TestLLMMetricsCountRequestsReceived(t *testing.T) {
-	h := newHarness(t, setup{handler: failingAfter(3, llmtest.ServerError())})
+	h := newHarness(t, setup{handler: failingAfter(2, llmtest.ServerError())})
 	r := h.call(t, "POST", "/v1/ask", "application/json",
 		mustJSON(t, api.AskRequest{Question: capitalQ, TopicEntities: []string{france}}))
 	require.Equal(t, http.StatusServiceUnavailable, r.status, "%s", r.body)
@@ -118,10 +122,10 @@ func TestLLMMetricsCountRequestsReceived(t *testing.T) {
 	calls, _ := sum("parog_llm_calls_total")
 	_, timed := sum("parog_llm_call_duration_seconds")
 	_, waited := sum("parog_llm_slot_wait_seconds")
-	assert.Equal(t, float64(h.llm.Count()), requests, "3 answered, then a 500 and its retry")
-	assert.Equal(t, float64(4), calls)
-	assert.Equal(t, uint64(4), timed)
-	assert.Equal(t, uint64(4), waited)
+	assert.Equal(t, float64(h.llm.Count()), requests, "2 answered, then a 500 and its retry")
+	assert.Equal(t, float64(3), calls)
+	assert.Equal(t, uint64(3), timed)
+	assert.Equal(t, uint64(3), waited)
 	body := string(h.call(t, "GET", "/metrics", "", nil).body)
 	assert.True(t, strings.Contains(body, `parog_llm_calls_total{outcome="error",role="reasoner"`), "the failed call")
 }
