@@ -92,6 +92,10 @@ func runVirtuosoSetup(ctx context.Context, env *Env, args []string) error {
 		Dir: *dir, Data: splitList(*data), Memory: mem, Parallel: *parallel, SQLPort: *sqlPort, HTTPPort: *httpPort,
 		MaxQueryMem: qmem, MaxQueryTime: int(queryTime.Seconds()), MaxRows: *maxRows, RelationIndex: *relIndex,
 		Detach: true, Progress: func(p virtuoso.Progress) { fmt.Fprintln(env.Stderr, progressLine(p)) },
+		IndexProgress: func(p virtuoso.IndexProgress) {
+			fmt.Fprintf(env.Stderr, "relation index: part %d/%d, %d/%d data triples, elapsed %s\n",
+				p.Part, p.Parts, p.Triples, p.Data, p.Elapsed.Round(time.Second))
+		},
 	})
 	if err != nil {
 		return err
@@ -106,8 +110,9 @@ func runVirtuosoSetup(ctx context.Context, env *Env, args []string) error {
 	switch ri := rep.Relations; {
 	case !*relIndex:
 	case ri.Built:
-		fmt.Fprintf(env.Stdout, "relation index: written for %d triples: %d outgoing and %d incoming (entity, relation) pairs, in %s\n",
-			ri.Data, ri.Out, ri.In, ri.Time.Round(time.Second))
+		fmt.Fprintf(env.Stdout, "relation index: written for %d triples: %d outgoing and %d incoming (entity, relation) pairs, "+
+			"%d predicates in %d parts (%d done by an earlier run), in %s\n",
+			ri.Data, ri.Out, ri.In, ri.Predicates, ri.Parts, ri.Resumed, ri.Time.Round(time.Second))
 	default:
 		fmt.Fprintf(env.Stdout, "relation index: already complete for %d triples (%d index triples), checked in %s\n",
 			ri.Data, ri.Triples, ri.Time.Round(time.Millisecond))
