@@ -18,9 +18,10 @@ const kgVirtuosoHelp = `Usage: parog kg virtuoso <setup|status|stop> --dir DIR [
           index names for full-text search, with --relation-index write the
           relation index (each entity's relations by direction, in graph
           urn:parog:relations, which relation listings read instead of the
-          entity's facts), make /sparql read-only, verify. Run it again to
-          resume or add data: nothing loads twice, and the relation index is
-          written again only if the data changed.
+          entity's facts; written in parts, each checkpointed), make /sparql
+          read-only, verify. Run it again to resume or add data: nothing
+          loads twice, a stopped relation index resumes at the part it was
+          in, and a complete one is written again only if the data changed.
   status  the server's process, endpoint and load list
   stop    stop the server
 
