@@ -112,8 +112,8 @@ func runVirtuosoSetup(ctx context.Context, env *Env, args []string) error {
 	case !*relIndex:
 	case ri.Built:
 		fmt.Fprintf(env.Stdout, "relation index: written for %d triples: %d outgoing and %d incoming (entity, relation) pairs, "+
-			"%d predicates in %d parts (%d done by an earlier run), in %s\n",
-			ri.Data, ri.Out, ri.In, ri.Predicates, ri.Parts, ri.Resumed, ri.Time.Round(time.Second))
+			"%d predicates (%d of them written by an earlier, stopped run), in %s\n",
+			ri.Data, ri.Out, ri.In, ri.Predicates, ri.Resumed, ri.Time.Round(time.Second))
 	default:
 		fmt.Fprintf(env.Stdout, "relation index: already complete for %d triples (%d index triples), checked in %s\n",
 			ri.Data, ri.Triples, ri.Time.Round(time.Millisecond))
