@@ -18,9 +18,10 @@ const kgVirtuosoHelp = `Usage: parog kg virtuoso <setup|status|stop> --dir DIR [
           index names for full-text search, with --relation-index write the
           relation index (each entity's relations by direction, in graph
           urn:parog:relations, which relation listings read instead of the
-          entity's facts), make /sparql read-only, verify. Run it again to
-          resume or add data: nothing loads twice, and the relation index is
-          written again only if the data changed.
+          entity's facts; written in parts, each checkpointed), make /sparql
+          read-only, verify. Run it again to resume or add data: nothing
+          loads twice, a stopped relation index resumes at the part it was
+          in, and a complete one is written again only if the data changed.
   status  the server's process, endpoint and load list
   stop    stop the server
 
@@ -92,6 +93,10 @@ func runVirtuosoSetup(ctx context.Context, env *Env, args []string) error {
 		Dir: *dir, Data: splitList(*data), Memory: mem, Parallel: *parallel, SQLPort: *sqlPort, HTTPPort: *httpPort,
 		MaxQueryMem: qmem, MaxQueryTime: int(queryTime.Seconds()), MaxRows: *maxRows, RelationIndex: *relIndex,
 		Detach: true, Progress: func(p virtuoso.Progress) { fmt.Fprintln(env.Stderr, progressLine(p)) },
+		IndexProgress: func(p virtuoso.IndexProgress) {
+			fmt.Fprintf(env.Stderr, "relation index: part %d/%d, %d/%d data triples, elapsed %s\n",
+				p.Part, p.Parts, p.Triples, p.Data, p.Elapsed.Round(time.Second))
+		},
 	})
 	if err != nil {
 		return err
@@ -106,8 +111,9 @@ func runVirtuosoSetup(ctx context.Context, env *Env, args []string) error {
 	switch ri := rep.Relations; {
 	case !*relIndex:
 	case ri.Built:
-		fmt.Fprintf(env.Stdout, "relation index: written for %d triples: %d outgoing and %d incoming (entity, relation) pairs, in %s\n",
-			ri.Data, ri.Out, ri.In, ri.Time.Round(time.Second))
+		fmt.Fprintf(env.Stdout, "relation index: written for %d triples: %d outgoing and %d incoming (entity, relation) pairs, "+
+			"%d predicates (%d of them written by an earlier, stopped run), in %s\n",
+			ri.Data, ri.Out, ri.In, ri.Predicates, ri.Resumed, ri.Time.Round(time.Second))
 	default:
 		fmt.Fprintf(env.Stdout, "relation index: already complete for %d triples (%d index triples), checked in %s\n",
 			ri.Data, ri.Triples, ri.Time.Round(time.Millisecond))

@@ -39,7 +39,7 @@ func TestKGVirtuosoSetupStatusStop(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Regexp(t, `^virtuoso started \(pid \d+\), SPARQL at http://127.0.0.1:`+strconv.Itoa(ports[1])+`/sparql\n`+
 		`loaded 1/1 files, \d+ triples in the store, in \S+ \(\d+ triples/s\)\n`+
-		`relation index: written for 2 triples: 2 outgoing and 1 incoming \(entity, relation\) pairs, in \S+\n`+
+		`relation index: written for 2 triples: 2 outgoing and 1 incoming \(entity, relation\) pairs, 2 predicates \(0 of them written by an earlier, stopped run\), in \S+\n`+
 		`verified: 1 names; /sparql read-only: true; stop with: parog kg virtuoso stop --dir `, stdout)
 	assert.FileExists(t, filepath.Join(dir, "virtuoso.ini"))
 

@@ -88,6 +88,7 @@ type KG struct {
 	Password         string        `yaml:"password" desc:"SPARQL endpoint password (prefer password_env); masked in logs" secret:"true"`
 	Schema           string        `yaml:"schema" desc:"directory of the Freebase schema (fb_roles, fb_types, as in the GrailQA ontology folder) that types relations' values, so that a tentative answer is grounded to a homonym of the type its subgoal expects; empty types by relation ids alone; relative paths are relative to the config file"`
 	FullText         bool          `yaml:"full_text" desc:"search names that miss an exact match with Virtuoso's free-text index (bif:contains) instead of a case-insensitive scan of every name; backend sparql only, and the endpoint's text index must be enabled"`
+	RelationIndex    string        `yaml:"relation_index" desc:"auto (or empty) lists an entity's relations from the relation index that parog kg virtuoso setup writes, when the endpoint holds it, else from its facts; off always lists from the facts"`
 }
 
 // LLM configures the model endpoints.

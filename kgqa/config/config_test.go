@@ -181,6 +181,33 @@ func TestFullText(t *testing.T) {
 	}
 }
 
+func TestRelationIndexSwitch(t *testing.T) {
+	sparql := "kg:\n  backend: sparql\n  endpoint: http://x:1/sparql\n"
+	for _, c := range []struct {
+		name, file string
+		sets       []string
+		want       string
+		bad        bool
+	}{
+		{"auto by default", sparql, nil, "", false},
+		{"off", sparql + "  relation_index: off\n", nil, "off", false},
+		{"flag over file", sparql + "  relation_index: off\n", []string{"kg.relation_index=auto"}, "auto", false},
+		{"unknown", sparql + "  relation_index: always\n", nil, "", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Load(writeFile(t, c.file), envOf(nil), c.sets)
+			if c.bad {
+				var e *Error
+				require.ErrorAs(t, err, &e)
+				assert.Equal(t, "kg.relation_index", e.Key)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.want, cfg.KG.RelationIndex)
+		})
+	}
+}
+
 // PlanRAG's best weight of the similarity term is the default of
 // planner.lqt.alpha, and a file or flag still overrides it.
 func TestLQTAlphaDefault(t *testing.T) {

@@ -418,6 +418,9 @@ func validateKG(k KG) error {
 	if k.FullText && k.Backend != "sparql" {
 		return bad("kg.full_text", "only meaningful with backend sparql (a Virtuoso endpoint with its text index); the "+k.Backend+" backend has no text index")
 	}
+	if k.RelationIndex != "" && k.RelationIndex != "auto" && k.RelationIndex != "off" {
+		return bad("kg.relation_index", fmt.Sprintf("%q is not auto or off", k.RelationIndex))
+	}
 	if k.Dialect != "freebase" && k.Dialect != "wikidata" {
 		return bad("kg.dialect", fmt.Sprintf("%q is not freebase or wikidata", k.Dialect))
 	}

@@ -70,6 +70,9 @@ type Options struct {
 	// RowBudget is the number of intermediate rows a raw query (Select)
 	// may build on an in-process backend (DefaultRowBudget when <= 0).
 	RowBudget int
+	// NoRelationIndex lists relations from the facts even where the
+	// backend holds a relation index (kg.relation_index: off).
+	NoRelationIndex bool
 }
 
 // New builds a Graph on b: it validates ids, builds every query with
@@ -89,8 +92,12 @@ func New(d Dialect, b backend.Backend, o Options) (Graph, error) {
 	if o.RowBudget <= 0 {
 		o.RowBudget = DefaultRowBudget
 	}
-	return &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText, scanBudget: o.ScanBudget,
-		rowBudget: o.RowBudget, batchRows: maxBatchRows}, nil
+	s := &store{d: dd, exec: b, neighborLimit: o.NeighborLimit, fullText: o.FullText, scanBudget: o.ScanBudget,
+		rowBudget: o.RowBudget, batchRows: maxBatchRows}
+	if o.NoRelationIndex {
+		s.relIndex.Store(relIndexAbsent)
+	}
+	return s, nil
 }
 
 // The kinds of query the store sends, as Stats logs them.

@@ -38,6 +38,8 @@ func Open(ctx context.Context, cfg config.KG, baseDir string, open OpenBackend, 
 		FullText:      cfg.FullText && strings.EqualFold(cfg.Backend, "sparql"),
 		ScanBudget:    cfg.ScanBudget,
 		RowBudget:     cfg.RowBudget,
+		// kg.relation_index: off keeps listings on the facts.
+		NoRelationIndex: cfg.RelationIndex == "off",
 	})
 	if err != nil {
 		_ = b.Close()

@@ -229,3 +229,37 @@ func TestBatchRowCapFallback(t *testing.T) {
 		})
 	}
 }
+
+// TestRelationIndexOff opens the same endpoint, whose dataset holds the
+// relation index, with kg.relation_index auto and off: auto lists from the
+// index, off from the facts (no query names an index node, and the marker
+// is never looked up), and both list the same relations.
+func TestRelationIndexOff(t *testing.T) {
+	ctx := context.Background()
+	endpoint := indexedURL(t, fixtureGraph, fixtureIndex)
+	listings := map[string][]kgqa.Relation{}
+	for _, mode := range []string{"", "auto", "off"} {
+		cfg := endpointConfig(endpoint)
+		cfg.CacheSize = 0
+		cfg.RelationIndex = mode
+		s, ok := openFixture(t, cfg).(*store)
+		require.True(t, ok)
+		var rec kgqa.Recorder
+		got, err := s.Relations(kgqa.WithRecorder(ctx, &rec), france)
+		require.NoError(t, err)
+		sent := rec.Transcript(func(string) int { return 0 }).Queries
+		require.Len(t, sent, 2, mode)
+		for _, q := range sent {
+			if mode == "off" {
+				assert.NotContains(t, q.SPARQL, relIndexNodePrefix, "kg.relation_index off read the index")
+			} else {
+				assert.Contains(t, q.SPARQL, relIndexNodePrefix, "kg.relation_index %q did not read the index", mode)
+			}
+		}
+		assert.Equal(t, mode != "off", s.hasRelIndex(ctx), mode)
+		listings[mode] = got
+	}
+	assert.NotEmpty(t, listings["off"])
+	assert.Equal(t, listings["auto"], listings["off"])
+	assert.Equal(t, listings[""], listings["off"])
+}

@@ -92,3 +92,82 @@ func TestSetupWritesTheRelationIndexOnce(t *testing.T) {
 	assert.True(t, third.Built)
 	assert.Equal(t, ri.Triples, third.Triples)
 }
+
+// indexDump returns the triples of the index graph, sorted, as isql
+// prints them.
+func indexDump(ctx context.Context, t *testing.T, s *virtuoso.Server) []string {
+	t.Helper()
+	out, err := s.ISQL(ctx, "SPARQL SELECT (\"ROW\" AS ?t) ?s ?p ?o WHERE { GRAPH <"+virtuoso.RelationIndexGraph+
+		"> { ?s ?p ?o } } ORDER BY ?s ?p ?o;\n")
+	require.NoError(t, err)
+	var rows []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 4 && f[0] == "ROW" {
+			rows = append(rows, strings.Join(f[1:], " "))
+		}
+	}
+	return rows
+}
+
+// TestRelationIndexResumesAfterAStop writes the demo graph's relation
+// index in small parts, stops the run after its second part, and runs it
+// again: the second run skips the predicates the first one wrote, and the
+// index it ends with is the one a run from scratch writes.
+func TestRelationIndexResumesAfterAStop(t *testing.T) {
+	virtuosotest.Require(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "data")
+	require.NoError(t, os.MkdirAll(data, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(data, "demo.nt"), demokg.Freebase(), 0o644))
+	ports, err := virtuoso.FreePorts(2)
+	require.NoError(t, err)
+	rep, err := virtuoso.Setup(ctx, virtuoso.SetupOptions{Dir: filepath.Join(tmp, "db"), Data: []string{data},
+		Memory: virtuoso.GiB / 2, Parallel: 1, SQLPort: ports[0], HTTPPort: ports[1], Interval: time.Second})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rep.Server.Stop() })
+	s := rep.Server
+	const part = 200 // data triples: the demo graph's thousands make many parts
+
+	whole, err := s.IndexRelationsWith(ctx, virtuoso.DefaultGraph, virtuoso.RelationIndexGraph,
+		virtuoso.IndexOptions{PartTriples: part})
+	require.NoError(t, err)
+	require.True(t, whole.Built)
+	require.Greater(t, whole.Parts, 4, "the demo graph in parts of %d triples", part)
+	want := indexDump(ctx, t, s)
+	require.Len(t, want, int(whole.Triples))
+
+	// Start again from nothing and stop after the second part.
+	_, err = s.ISQL(ctx, "SPARQL CLEAR GRAPH <"+virtuoso.RelationIndexGraph+">;\n")
+	require.NoError(t, err)
+	stopCtx, stop := context.WithCancel(ctx)
+	var seen []virtuoso.IndexProgress
+	_, err = s.IndexRelationsWith(stopCtx, virtuoso.DefaultGraph, virtuoso.RelationIndexGraph,
+		virtuoso.IndexOptions{PartTriples: part, Progress: func(p virtuoso.IndexProgress) {
+			seen = append(seen, p)
+			if p.Part == 2 {
+				stop()
+			}
+		}})
+	stop()
+	require.Error(t, err, "the stopped run")
+	require.Len(t, seen, 2)
+	assert.Equal(t, whole.Parts, seen[0].Parts)
+
+	again, err := s.IndexRelationsWith(ctx, virtuoso.DefaultGraph, virtuoso.RelationIndexGraph,
+		virtuoso.IndexOptions{PartTriples: part})
+	require.NoError(t, err)
+	assert.True(t, again.Built)
+	assert.Positive(t, again.Resumed, "predicates the stopped run had written")
+	assert.Equal(t, whole.Predicates, again.Predicates)
+	assert.Less(t, again.Parts, whole.Parts, "the resumed run writes only what is left")
+	assert.Equal(t, whole.Out, again.Out)
+	assert.Equal(t, whole.In, again.In)
+	assert.Equal(t, whole.Triples, again.Triples)
+	assert.Equal(t, want, indexDump(ctx, t, s), "the resumed index is the whole one, with no progress triples left")
+
+	done, err := s.IndexRelations(ctx, virtuoso.DefaultGraph, virtuoso.RelationIndexGraph)
+	require.NoError(t, err)
+	assert.False(t, done.Built, "complete: nothing to write")
+}

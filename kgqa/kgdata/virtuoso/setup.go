@@ -48,6 +48,11 @@ type SetupOptions struct {
 	// listings read it instead of every fact of an entity, which pays at
 	// hubs of hundreds of thousands of facts.
 	RelationIndex bool
+	// IndexPart is the number of data triples one part of the relation
+	// index covers at most (default DefaultIndexPart).
+	IndexPart int64
+	// IndexProgress receives the relation index's progress, part by part.
+	IndexProgress func(IndexProgress)
 }
 
 // SetupReport is what Setup did.
@@ -161,7 +166,8 @@ func Setup(ctx context.Context, o SetupOptions) (*SetupReport, error) {
 		return fail(err)
 	}
 	if o.RelationIndex {
-		if rep.Relations, err = s.IndexRelations(ctx, o.Graph, RelationIndexGraph); err != nil {
+		if rep.Relations, err = s.IndexRelationsWith(ctx, o.Graph, RelationIndexGraph,
+			IndexOptions{PartTriples: o.IndexPart, Progress: o.IndexProgress}); err != nil {
 			return fail(err)
 		}
 	}
