@@ -153,7 +153,7 @@ type Engine struct {
 	RelationOffer          string        `yaml:"relation_offer" desc:"how an offer of more than engine.short_offer relations is shown: adaptive (when the ranking's top is clear, the short_offer best-ranked relations first, and the others only when the model replies that none of those fits; an unclear ranking is offered whole) or full (the whole offer, split into pages only by the prompt budget)"`
 	ShortOffer             int           `yaml:"short_offer" desc:"relations on the short first page of an adaptive offer (engine.relation_offer)"`
 	ClearTopFacts          bool          `yaml:"clear_top_facts" desc:"when a find's first round has a clear relation ranking whose top is a single relation, fetch its facts and go straight to refinement without the relation-choice call (saves one call); when refinement finds them misaligned, or there is no fact, the model chooses among the whole offer as usual in the next round, which the round budget does not count"`
-	RelationChoice         string        `yaml:"relation_choice" desc:"how a round with several anchors chooses relations: anchor (each anchor, or each set of anchors with the same untried relations, is offered its own and chooses its own) or round (one offer of every anchor's relations, the choice shared)"`
+	RelationChoice         string        `yaml:"relation_choice" desc:"how a round with several anchors chooses relations: set (the topic entities a subgoal starts from are each offered their own relations, as with anchor; the members of one set, an earlier subgoal's answer or a round's frontier, share one offer and one choice), anchor (each anchor, or each set of anchors with the same untried relations, is offered its own and chooses its own) or round (one offer of every anchor's relations, the choice shared)"`
 	RetrievalRules         []string      `yaml:"retrieval_rules" desc:"overrides of the retrieval plan's rule table, each CATEGORY.PARAM=VALUE; categories count, superlative, comparative, temporal, conjunction, composition; params width, depth, relations, facts_per_pair, facts_per_prompt, truncate_neighbors, tentative, prune (auto, lexical, llm); e.g. count.depth=3"`
 }
 
@@ -199,7 +199,7 @@ func Default() Config {
 		Engine: Engine{
 			Width: 3, Depth: 2, MaxRounds: 2, MaxEntitiesPerRelation: 20,
 			MaxRelationsPerEntity: 3, MaxOfferedRelations: 500, Parallelism: 4, Deadline: 120 * time.Second,
-			FuseSufficiency: true, PlanTentatives: true, Direct: true, OutsideKG: "model", Ordering: "cost", RelationChoice: "anchor",
+			FuseSufficiency: true, PlanTentatives: true, Direct: true, OutsideKG: "model", Ordering: "cost", RelationChoice: "set",
 			RelationOffer: "adaptive", ShortOffer: 30,
 		},
 		Server: Server{
