@@ -42,6 +42,31 @@ func clearTop(ranked []kgqa.Relation, score map[kgqa.Relation]float64, n int) []
 	return ranked[:n]
 }
 
+// shortPage is the short first page of a ranked offer: its clear top of
+// n relations (clearTop) or, when more than n relations contend for the
+// top, the contenders alone, as long as they are at most half the offer.
+// A hub's offer of hundreds of relations, a few dozen of which share the
+// subgoal's words (the measurement system's forty "... units" for "the
+// thermal conductivity units of #1"), is then shown those first, not
+// whole; the others follow only when the model keeps none of them.
+func shortPage(ranked []kgqa.Relation, score map[kgqa.Relation]float64, n int) []kgqa.Relation {
+	if top := clearTop(ranked, score, n); top != nil || n <= 0 || len(ranked) <= n {
+		return top
+	}
+	top, low := score[ranked[0]], score[ranked[len(ranked)-1]]
+	if top <= low {
+		return nil
+	}
+	c := n
+	for c < len(ranked) && score[ranked[c]] >= low+(top-low)/2 {
+		c++
+	}
+	if 2*c > len(ranked) {
+		return nil
+	}
+	return ranked[:c]
+}
+
 // rememberScores keeps the scores of the offer ranked for query, so that
 // choosing among it does not rank it again (an embeddings call).
 func (x *Explorer) rememberScores(query string, score map[kgqa.Relation]float64) {
