@@ -10,8 +10,9 @@ import (
 // The adaptive offer (engine.relation_offer: adaptive): an offer of more
 // than engine.short_offer relations whose ranking has a clear top is shown
 // a short page first, the best-ranked relations alone, and the others
-// only when the model keeps none of them. An offer whose ranking has no
-// clear top is shown whole, as before. At Freebase's density most of an
+// only when the model keeps none of them; one whose top has more
+// contenders than that page holds, but at most half the offer, is shown
+// those contenders first (shortPage). Any other offer is shown whole. At Freebase's density most of an
 // anchor's hundreds of relations share no word with the subgoal, and the
 // relations prompts were most of a question's tokens.
 
