@@ -438,8 +438,9 @@ type Round struct {
 	Prior []PriorRank `json:"prior,omitempty"`
 	// AnchorOffers are the per-anchor offers of a round whose anchors
 	// do not all have the same untried relations (engine.relation_choice
-	// anchor): each anchor, or each set of anchors with the same
-	// relations, is offered its own relations and chooses its own.
+	// anchor; with set, only a subgoal's topic entities): each anchor, or
+	// each set of anchors with the same relations, is offered its own
+	// relations and chooses its own.
 	// Offered, OfferedRelations, Pages and Chosen then sum them up.
 	AnchorOffers []AnchorOffer `json:"anchor_offers,omitempty"`
 	// ChoiceSkipped says the round made no relation-choice call

@@ -151,10 +151,10 @@ type Engine struct {
 	OutsideKG              string        `yaml:"outside_kg" desc:"what a question outside the KG (route boundary: no entity of it links, or its answer subgoal asks for a property no relation carries) gets: model (the model's own knowledge, flagged answered_without_kg, as PoG; for a missing property the tentative answer) or notice (an answer saying the KG does not cover it)"`
 	TracePrompts           bool          `yaml:"trace_prompts" desc:"put every model call's messages and raw reply, and every SPARQL query sent, into the trace (answer.transcript), by subgoal and round; traces grow several-fold (--trace-prompts)"`
 	RelationPrior          string        `yaml:"relation_prior" desc:"relation prior file (parog relprior build, from sparql2plan SFT records of train splits): offers are ranked by it with word overlap or embeddings before they are paged or cut; empty ranks without it; relative to the config file"`
-	RelationOffer          string        `yaml:"relation_offer" desc:"how an offer of more than engine.short_offer relations is shown: adaptive (when the ranking's top is clear, the short_offer best-ranked relations first, and the others only when the model replies that none of those fits; an unclear ranking is offered whole) or full (the whole offer, split into pages only by the prompt budget)"`
+	RelationOffer          string        `yaml:"relation_offer" desc:"how an offer of more than engine.short_offer relations is shown: adaptive (when the ranking's top is clear, the short_offer best-ranked relations first, or, when more contend for the top but at most half the offer, those contenders first, and the others only when the model replies that none of those fits; an offer of which more than half contend is offered whole) or full (the whole offer, split into pages only by the prompt budget)"`
 	ShortOffer             int           `yaml:"short_offer" desc:"relations on the short first page of an adaptive offer (engine.relation_offer)"`
 	ClearTopFacts          bool          `yaml:"clear_top_facts" desc:"when a find's first round has a clear relation ranking whose top is a single relation, fetch its facts and go straight to refinement without the relation-choice call (saves one call); when refinement finds them misaligned, or there is no fact, the model chooses among the whole offer as usual in the next round, which the round budget does not count; on by default, off in configs/paper (PARoG's choice in every round)"`
-	RelationChoice         string        `yaml:"relation_choice" desc:"how a round with several anchors chooses relations: anchor (each anchor, or each set of anchors with the same untried relations, is offered its own and chooses its own) or round (one offer of every anchor's relations, the choice shared)"`
+	RelationChoice         string        `yaml:"relation_choice" desc:"how a round with several anchors chooses relations: set (the topic entities a subgoal starts from are each offered their own relations, as with anchor; the members of one set, an earlier subgoal's answer or a round's frontier, share one offer and one choice), anchor (each anchor, or each set of anchors with the same untried relations, is offered its own and chooses its own) or round (one offer of every anchor's relations, the choice shared)"`
 	RetrievalRules         []string      `yaml:"retrieval_rules" desc:"overrides of the retrieval plan's rule table, each CATEGORY.PARAM=VALUE; categories count, superlative, comparative, temporal, conjunction, composition; params width, depth, relations, facts_per_pair, facts_per_prompt, truncate_neighbors, tentative, prune (auto, lexical, llm); e.g. count.depth=3"`
 }
 
@@ -200,7 +200,7 @@ func Default() Config {
 		Engine: Engine{
 			Width: 3, Depth: 2, MaxRounds: 2, MaxEntitiesPerRelation: 20,
 			MaxRelationsPerEntity: 3, MaxOfferedRelations: 500, Parallelism: 4, Deadline: 120 * time.Second,
-			FuseSufficiency: true, PlanTentatives: true, Direct: true, OutsideKG: "model", Ordering: "cost", RelationChoice: "anchor",
+			FuseSufficiency: true, PlanTentatives: true, Direct: true, OutsideKG: "model", Ordering: "cost", RelationChoice: "set",
 			RelationOffer: "adaptive", ShortOffer: 30, ClearTopFacts: true,
 		},
 		Server: Server{

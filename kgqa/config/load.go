@@ -370,9 +370,9 @@ func (c *Config) Validate() error {
 		return bad("engine.ordering", fmt.Sprintf("%q is not cost or plan", c.Engine.Ordering))
 	}
 	switch c.Engine.RelationChoice {
-	case "", "anchor", "round":
+	case "", "set", "anchor", "round":
 	default:
-		return bad("engine.relation_choice", fmt.Sprintf("%q is not anchor or round", c.Engine.RelationChoice))
+		return bad("engine.relation_choice", fmt.Sprintf("%q is not set, anchor or round", c.Engine.RelationChoice))
 	}
 	switch c.Engine.RelationOffer {
 	case "", "adaptive", "full":

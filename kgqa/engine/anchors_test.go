@@ -132,3 +132,45 @@ func TestRelationsAreChosenPerAnchor(t *testing.T) {
 	require.Len(t, shared, 1, "one shared relations prompt")
 	assert.True(t, strings.Contains(shared[0], "France [m.0f8l9c]") && strings.Contains(shared[0], "Weeze Airport [m.01785m]"))
 }
+
+// The members of one set, the answer of the subgoal a find needs, share
+// one offer and one choice (engine.relation_choice set, the default):
+// the countries that border France have different relations, and with
+// relation_choice anchor each asks its own relations prompt, while with
+// set the round makes one offer of all their relations and at most one
+// choice, whose relations are followed from the members that have them.
+func TestMembersOfOneSetShareTheRelationChoice(t *testing.T) {
+	plan := &kgqa.Plan{Version: 1, Subgoals: []kgqa.Subgoal{
+		{ID: "s1", Text: "Find the countries that border France.", Op: kgqa.OpFind},
+		{ID: "s2", Text: "Find the currency used in #1.", Op: kgqa.OpFind, Needs: []string{"s1"}},
+	}}
+	run := func(choice string) (*kgqa.Round, int) {
+		budgets := config.Default().Engine
+		if choice != "" {
+			budgets.RelationChoice = choice
+		}
+		h := newHarness(t, kgqatest.NewDemoModel(), budgets)
+		ans := ask(t, h, Request{Question: "What currencies are used in the countries that border France?", TopicEntities: []string{"m.0f8l9c"}, Plan: plan})
+		n := 0
+		for _, r := range h.server.Requests() {
+			if r.Stage == "relations" && strings.Contains(r.Chat.Messages[1].Content, "<== current subgoal") &&
+				strings.Contains(r.Chat.Messages[1].Content, "Current subgoal: Find the currency used in #1") {
+				n++
+			}
+		}
+		rec := record(t, ans, "s2")
+		require.NotEmpty(t, rec.Rounds)
+		return rec.Rounds[0], n
+	}
+
+	rd, prompts := run("anchor")
+	require.Greater(t, len(rd.Anchors), 1, "s1 answers several countries")
+	require.Greater(t, len(rd.AnchorOffers), 1, "the members have different relations")
+	assert.Equal(t, len(rd.AnchorOffers), prompts, "one relations prompt per member")
+
+	rd, prompts = run("") // the default
+	require.Greater(t, len(rd.Anchors), 1)
+	assert.Empty(t, rd.AnchorOffers, "one offer for the set")
+	assert.LessOrEqual(t, prompts, 1, "one relations prompt for the set")
+	assert.NotEmpty(t, rd.Facts, "the shared choice is followed from the members")
+}

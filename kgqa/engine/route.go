@@ -50,7 +50,11 @@ func planRetrieval(r *run, plan *kgqa.Plan, topics []kgqa.Topic) {
 		return
 	}
 	rp.Categories = retrieval.QuestionCategories(r.ans.Question, kindNames(plan.Kinds()))
-	packs := r.e.packs(r.e.rules, r.b, plan)
+	names := make([]string, 0, 2*len(topics))
+	for _, t := range topics {
+		names = append(names, t.Name, t.Mention)
+	}
+	packs := r.e.packs(r.e.rules, r.b, plan, names)
 	for _, rec := range r.ans.Subgoals {
 		p := packs[rec.ID]
 		rec.Retrieval = &p
@@ -69,11 +73,12 @@ func (e *Engine) RetrievalPlan(question string, plan *kgqa.Plan) (*retrieval.Pla
 		return rp, nil
 	}
 	rp.Categories = retrieval.QuestionCategories(question, kindNames(plan.Kinds()))
-	return rp, e.packs(e.rules, e.cfg, plan)
+	return rp, e.packs(e.rules, e.cfg, plan, nil)
 }
 
-// packs chooses every subgoal's pack from the table and the budgets b.
-func (e *Engine) packs(table *retrieval.Table, b config.Engine, plan *kgqa.Plan) map[string]retrieval.Pack {
+// packs chooses every subgoal's pack from the table and the budgets b;
+// names are the topic entities' names, which subgoal texts may mention.
+func (e *Engine) packs(table *retrieval.Table, b config.Engine, plan *kgqa.Plan, names []string) map[string]retrieval.Pack {
 	feeds := map[string][]string{}
 	for _, s := range plan.Subgoals {
 		for _, n := range s.Needs {
@@ -86,7 +91,7 @@ func (e *Engine) packs(table *retrieval.Table, b config.Engine, plan *kgqa.Plan)
 	}
 	out := make(map[string]retrieval.Pack, len(plan.Subgoals))
 	for _, s := range plan.Subgoals {
-		p := table.Pack(base, retrieval.Subgoal{Text: s.Text, Op: string(s.Op), Needs: len(s.Needs), Feeds: feeds[s.ID]})
+		p := table.Pack(base, retrieval.Subgoal{Text: s.Text, Op: string(s.Op), Needs: len(s.Needs), Feeds: feeds[s.ID], Names: names})
 		if p.FactsPerPrompt > e.maxFacts {
 			// The refiner shows no more than the engine's cap.
 			p.FactsPerPrompt, p.Reasons[retrieval.ParamFactsPerPrompt] = e.maxFacts, retrieval.ReasonEngineBudget

@@ -233,6 +233,7 @@ func (sg *subgoalRun) exploring(text string) explore.Subgoal {
 	return explore.Subgoal{
 		Text: text, Question: question, View: sg.view, Pack: sg.pack, Budgets: sg.b,
 		Fail:        func(err error) error { return stepErr("explore", id, err) },
+		Members:     len(sg.s.Needs) == 1,
 		WantsEntity: feedsFind(sg.plan, id),
 		Followed: func(from []kgqa.Relation, to kgqa.Relation, facts int) {
 			sg.recovered(kgqa.RecoveryNextRelation, id, relationNames(from), fmt.Sprintf("%s (%s): %d facts", to.ID, to.Dir, facts))

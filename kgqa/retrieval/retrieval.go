@@ -178,6 +178,9 @@ type Subgoal struct {
 	Needs int
 	// Feeds lists the ops of the subgoals that need it.
 	Feeds []string
+	// Names are the names of the entities its text may mention (the
+	// question's topic entities): their words are no relation's.
+	Names []string
 }
 
 // Rule sets one parameter of the pack of the subgoals tagged with a
@@ -350,7 +353,7 @@ func (t *Table) Pack(b Budgets, s Subgoal) Pack {
 	if !b.TruncateNeighbors && p.TruncateNeighbors {
 		p.TruncateNeighbors, p.Reasons[ParamTruncate] = false, ReasonEngineBudget
 	}
-	if p.Reasons[ParamDepth] == ReasonCompositionHop && p.Depth < 2 && b.Depth >= 2 && NamesTwoRelations(s.Text) {
+	if p.Reasons[ParamDepth] == ReasonCompositionHop && p.Depth < 2 && b.Depth >= 2 && NamesTwoRelations(s.Text, s.Names...) {
 		p.Depth, p.Reasons[ParamDepth] = 2, ReasonCompositionTwoRelations
 	}
 	return p
@@ -363,19 +366,32 @@ var (
 	thenRE         = regexp.MustCompile(`(?i),?\s+then\s+`)
 	// oneRelationOf are phrases with "of" that name one relation, not
 	// a relation of a relation.
-	oneRelationOf = regexp.MustCompile(`(?i)\b(?:place|date|cause|country|city|year|time) of (?:birth|death|origin|burial)\b|\b(?:head|heads) of (?:state|government)\b|\b(?:number|kind|type|name|names|one|part|member|members|list|set) of\b`)
+	oneRelationOf = regexp.MustCompile(`(?i)\b(?:place|date|cause|country|city|year|time) of (?:birth|death|origin|burial|cremation|interment)\b|\b(?:head|heads) of (?:state|government)\b|\bdays? of (?:the )?(?:week|month|year)\b|\b(?:number|kind|type|name|names|one|part|member|members|list|set|instance|instances) of\b`)
 )
 
 // NamesTwoRelations reports whether a subgoal's text bundles two hops: it
 // is two steps joined by "then", or it links two relations ("the
 // currency of the capital of #1", "the capital of #1's country"). Names
 // of one relation that contain "of" ("place of birth", "number of") do
-// not count.
-func NamesTwoRelations(text string) bool {
+// not count, nor do the words of names, the entities the text mentions
+// ("the measurement system of Tisch School of the Arts" names one).
+func NamesTwoRelations(text string, names ...string) bool {
+	text = withoutNames(text, names)
 	if parts := thenRE.Split(text, -1); len(parts) > 1 && strings.TrimSpace(parts[0]) != "" && strings.TrimSpace(parts[1]) != "" {
 		return true
 	}
 	return len(relationLinkRE.FindAllString(oneRelationOf.ReplaceAllString(text, " "), -1)) >= 2
+}
+
+// withoutNames is text with each of names (matched without regard to
+// case) replaced by a placeholder word.
+func withoutNames(text string, names []string) string {
+	for _, n := range names {
+		if n = strings.TrimSpace(n); n != "" {
+			text = regexp.MustCompile(`(?i)`+regexp.QuoteMeta(n)).ReplaceAllString(text, "X")
+		}
+	}
+	return text
 }
 
 // HubCut decides whether the neighbour list of an anchor with n

@@ -251,4 +251,33 @@ func TestNamesTwoRelations(t *testing.T) {
 	} {
 		assert.Equal(t, want, NamesTwoRelations(text), text)
 	}
+	// Relation names with "of" in them name one relation.
+	for _, text := range []string{"Find the instance of recurring competition of #1.", "Find the days of week of #1.", "Find the place of cremation of #1."} {
+		assert.False(t, NamesTwoRelations(text), text)
+	}
+	// The words of an entity's name are no relation's: with the topic
+	// entity named, its "of" does not make a second hop.
+	for text, name := range map[string]string{
+		"Find the measurement system of Tisch School of the Arts.": "Tisch School of the Arts",
+		"Find the combatants of War of the Spanish Succession.":    "war of the spanish succession",
+	} {
+		assert.True(t, NamesTwoRelations(text), text)
+		assert.False(t, NamesTwoRelations(text, "Weeze Airport", name), text)
+	}
+	assert.True(t, NamesTwoRelations("Find the currency of the capital of Tisch School of the Arts.", "Tisch School of the Arts"), "two relations stay two")
+}
+
+// A composition subgoal's pack takes a second hop only when its text
+// names two relations once the topic entities' names are set aside.
+func TestPackSetsTopicNamesAside(t *testing.T) {
+	table, err := Parse(nil)
+	require.NoError(t, err)
+	base := Budgets{Width: 3, Depth: 2, Relations: 3, FactsPerPair: 5, FactsPerPrompt: 30}
+	s := Subgoal{Text: "Find the measurement system of Tisch School of the Arts.", Op: "find", Feeds: []string{"find"}}
+	s.Needs = 1
+	assert.Equal(t, ReasonCompositionTwoRelations, table.Pack(base, s).Reasons[ParamDepth])
+	s.Names = []string{"Tisch School of the Arts"}
+	p := table.Pack(base, s)
+	assert.Equal(t, ReasonCompositionHop, p.Reasons[ParamDepth])
+	assert.Equal(t, 1, p.Depth)
 }

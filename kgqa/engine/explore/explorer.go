@@ -48,7 +48,9 @@ type Env struct {
 	// Parallelism bounds the KG queries a round runs at once.
 	Parallelism int
 	// RelationChoice is engine.relation_choice: "anchor" offers each
-	// group of anchors its own relations.
+	// group of anchors its own relations; "set" does so only for anchors
+	// the plan names apart (a subgoal's topic entities), and offers the
+	// members of one set (Subgoal.Members, a round's frontier) as one.
 	RelationChoice string
 	// RelationOffer is engine.relation_offer: "adaptive" offers a short
 	// first page of ShortOffer relations when the ranking's top is clear
@@ -79,6 +81,10 @@ type Subgoal struct {
 	// Fail marks an error of the KG or the model as this subgoal's
 	// exploration step's.
 	Fail func(error) error
+	// Members says the subgoal's anchors are the members of one set, the
+	// answer of the one subgoal it needs: the same relation is asked of
+	// each, so they share one offer and one choice (relation_choice set).
+	Members bool
 	// WantsEntity says a later step explores from the subgoal's answer:
 	// a round whose facts reach no entity gives it nothing.
 	WantsEntity bool
@@ -206,7 +212,7 @@ func (x *Explorer) pick(ctx context.Context, anchors []kgqa.Term, depth, d int) 
 	if err != nil {
 		return rd, nil, d, err
 	}
-	if groups := x.groupAnchors(anchors, rels); x.env.RelationChoice == "anchor" && len(groups) > 1 {
+	if groups := x.groupAnchors(anchors, rels); x.perAnchor(depth) && len(groups) > 1 {
 		has, calls, err := x.pickPerAnchor(ctx, rd, groups, rels)
 		d += calls
 		for _, r := range rd.Chosen {
@@ -247,6 +253,25 @@ func (x *Explorer) pick(ctx context.Context, anchors []kgqa.Term, depth, d int) 
 		x.tried[r] = true
 	}
 	return rd, has, d, nil
+}
+
+// perAnchor reports whether a round at depth offers each group of its
+// anchors its own relations (engine.relation_choice): always with
+// "anchor"; with "set" only for the anchors a subgoal starts from that
+// are not the members of one set. A set's members, whether an earlier
+// subgoal's answer or a round's frontier (the tails of the relations it
+// followed), answer the same subgoal by the same relation, so one offer
+// of all their relations and one choice serve them: per member, a set of
+// n paid n relations calls, and a member without the relation two (the
+// short page and the rest, both kept empty).
+func (x *Explorer) perAnchor(depth int) bool {
+	switch x.env.RelationChoice {
+	case "anchor":
+		return true
+	case "set":
+		return depth == 0 && !x.sub.Members
+	}
+	return false
 }
 
 // untried reports whether the anchors have relations not yet explored.

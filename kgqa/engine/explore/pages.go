@@ -142,7 +142,7 @@ func (x *Explorer) ChoosePaged(ctx context.Context, rd *kgqa.Round, offered []kg
 	if how != "" {
 		rd.PageRanking = how
 	}
-	if short := clearTop(ranked, score, x.env.ShortOffer); short != nil {
+	if short := shortPage(ranked, score, x.env.ShortOffer); short != nil {
 		return x.chooseShort(ctx, rd, ranked, short, max)
 	}
 	return x.choosePages(ctx, rd, ranked, max, true)

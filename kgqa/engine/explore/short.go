@@ -10,8 +10,9 @@ import (
 // The adaptive offer (engine.relation_offer: adaptive): an offer of more
 // than engine.short_offer relations whose ranking has a clear top is shown
 // a short page first, the best-ranked relations alone, and the others
-// only when the model keeps none of them. An offer whose ranking has no
-// clear top is shown whole, as before. At Freebase's density most of an
+// only when the model keeps none of them; one whose top has more
+// contenders than that page holds, but at most half the offer, is shown
+// those contenders first (shortPage). Any other offer is shown whole. At Freebase's density most of an
 // anchor's hundreds of relations share no word with the subgoal, and the
 // relations prompts were most of a question's tokens.
 
@@ -40,6 +41,31 @@ func clearTop(ranked []kgqa.Relation, score map[kgqa.Relation]float64, n int) []
 		return nil
 	}
 	return ranked[:n]
+}
+
+// shortPage is the short first page of a ranked offer: its clear top of
+// n relations (clearTop) or, when more than n relations contend for the
+// top, the contenders alone, as long as they are at most half the offer.
+// A hub's offer of hundreds of relations, a few dozen of which share the
+// subgoal's words (the measurement system's forty "... units" for "the
+// thermal conductivity units of #1"), is then shown those first, not
+// whole; the others follow only when the model keeps none of them.
+func shortPage(ranked []kgqa.Relation, score map[kgqa.Relation]float64, n int) []kgqa.Relation {
+	if top := clearTop(ranked, score, n); top != nil || n <= 0 || len(ranked) <= n {
+		return top
+	}
+	top, low := score[ranked[0]], score[ranked[len(ranked)-1]]
+	if top <= low {
+		return nil
+	}
+	c := n
+	for c < len(ranked) && score[ranked[c]] >= low+(top-low)/2 {
+		c++
+	}
+	if 2*c > len(ranked) {
+		return nil
+	}
+	return ranked[:c]
 }
 
 // rememberScores keeps the scores of the offer ranked for query, so that
