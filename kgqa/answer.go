@@ -105,6 +105,11 @@ const (
 	// RecoveryNextRelation: a relation choice yielded no fact of the
 	// expected type, and the next-best offered relation was followed.
 	RecoveryNextRelation RecoveryKind = "next_relation"
+	// RecoveryPlanCheck: the plan contradicted the question's words (a
+	// hop the wrong way round, a comparison's direction, a dropped
+	// constraint) and was sent back to the planner, or, when the repair
+	// did too, mended from the plan's own words.
+	RecoveryPlanCheck RecoveryKind = "plan_check"
 )
 
 // Recovery is one revisited judgement: what was revisited, in which
