@@ -119,4 +119,3 @@ func firstTail(req openai.ChatCompletionRequest) []string {
 	}
 	return []string{}
 }
-
