@@ -20,9 +20,10 @@ import (
 
 // outranked reports whether every answer entity of aligned verdict v is
 // reached from the subgoal's anchors only along relations that another
-// offered relation outranks by the subgoal's words: one that shares more
-// of them in its property's name and that was either not tried or whose
-// facts were shown. got and better name the two relations.
+// offered relation outranks by the subgoal's words: one whose property's
+// name matches them better (explore.Overlap: more of them, or as many in
+// fewer words, as "contains" beats "partially contains") and that was
+// either not tried or whose facts were shown. got and better name the two relations.
 func outranked(sg *subgoalRun, text string, v kgqa.Verdict, shown []kgqa.Fact, anchors []kgqa.Term) (got, better string, ok bool) {
 	order, tried := anchorOffer(sg)
 	if len(order) == 0 {
@@ -64,20 +65,14 @@ func outranked(sg *subgoalRun, text string, v kgqa.Verdict, shown []kgqa.Fact, a
 	}
 	d := sg.e.g.Dialect()
 	q := explore.Tokens(explore.WithoutNames(text, anchors))
-	words := func(r kgqa.Relation) int {
+	words := func(r kgqa.Relation) float64 {
 		name := d.Readable(r.ID)
 		if _, prop, found := strings.Cut(name, ": "); found {
 			name = prop
 		}
-		n := 0
-		for w := range explore.Tokens(name) {
-			if q[w] {
-				n++
-			}
-		}
-		return n
+		return explore.Overlap(q, explore.Tokens(name))
 	}
-	top := -1
+	top := -1.0
 	for _, r := range alongOrder {
 		if !offered[r] {
 			return "", "", false // reached past the anchors' offer

@@ -62,6 +62,31 @@ func denseChecks(t *testing.T, g kg.Graph) {
 		assert.Equal(t, "misaligned", ans.Recoveries[0].To)
 	})
 
+	// With one round a subgoal, the model keeps the positions again,
+	// and its tentative answer for "the leagues" is the sport itself.
+	// The verdict (right) finds the positions misaligned; a tentative
+	// answer that names only the subgoal's own anchor answers nothing,
+	// so the relations not tried are explored before it is kept, and the
+	// leagues are found.
+	t.Run("tentative answer naming the anchor", func(t *testing.T) {
+		m := kgqatest.NewDemoModel()
+		cfg := config.Default().Engine
+		cfg.MaxRounds = 1
+		h := newHarnessOn(t, g, m, cfg)
+		rels := once(m, "relations", "Find the leagues", func(openai.ChatCompletionRequest) llmtest.Reply {
+			return llmtest.JSON(map[string]any{"relations": []map[string]string{{"id": "sports.sport.positions", "dir": "out"}}, "reason": "wrong"})
+		})
+		h.server.SetHandler(onceThen(rels, "tentative", "Find the leagues", func(openai.ChatCompletionRequest) llmtest.Reply {
+			return llmtest.JSON(map[string]any{"answer": name, "entities": []string{name}})
+		}))
+		ans := ask(t, h, sportChampionship.request(name))
+		assert.Equal(t, sportChampionship.answers, sortedNames(ans.Entities))
+		require.NotEmpty(t, ans.Recoveries)
+		assert.Equal(t, kgqa.RecoveryNextRelation, ans.Recoveries[0].Kind)
+		assert.Equal(t, "s1", ans.Recoveries[0].Subgoal)
+		assert.Contains(t, ans.Recoveries[0].To, "sports.sport.leagues (out)")
+	})
+
 	// The planner puts the hops the wrong way round, twice: the plan
 	// check sends the first plan back, the repair is as wrong, and the
 	// plan is mended from its own "#1": the hop that uses it needs it.
