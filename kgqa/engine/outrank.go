@@ -47,6 +47,12 @@ func outranked(sg *subgoalRun, text string, v kgqa.Verdict, shown []kgqa.Fact, a
 		reached := false
 		for _, facts := range [][]kgqa.Fact{v.UsedFacts, shown} {
 			for _, f := range facts {
+				if len(f.Path) > 1 && f.Tail.Key() == e.Key() {
+					// Through a mediator: the subgoal names both of its
+					// relations, which its first one's name alone does
+					// not say (as in typeOf).
+					return "", "", false
+				}
 				if len(f.Path) > 0 && f.Tail.Key() == e.Key() && at[f.Head.Key()] {
 					if r := firstRelation(f); !along[r] {
 						along[r] = true

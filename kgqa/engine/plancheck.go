@@ -23,9 +23,18 @@ import (
 
 // extremeLint is the reason a plan drops the superlative the question
 // asks for, or "": the question's words ask plainly for the largest (or
-// the smallest) of something and no subgoal takes one.
+// the smallest) of something, no subgoal takes one, and no subgoal's
+// text carries the word (a find of "the largest city", an attribute
+// named "minimum age").
 func (d direction) extremeLint(p *kgqa.Plan) string {
 	if d.hi == d.lo || slices.ContainsFunc(p.Subgoals, func(s kgqa.Subgoal) bool { return s.Op == kgqa.OpSuperlative }) {
+		return ""
+	}
+	var b strings.Builder
+	for _, s := range p.Subgoals {
+		b.WriteString(s.Text + " ")
+	}
+	if text := b.String(); maxWords.in(text, strings.ToLower(text)) || minWords.in(text, strings.ToLower(text)) {
 		return ""
 	}
 	end := "smallest"

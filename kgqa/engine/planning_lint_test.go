@@ -51,6 +51,8 @@ func TestLintPlan(t *testing.T) {
 		{"superlative dropped", "Which of the parents of George Burns has the smallest weight kg?",
 			`{"subgoals":[{"id":"s1","text":"Find the parents of George Burns.","op":"find"}]}`,
 			"asks for the smallest of something but no subgoal is a superlative"},
+		{"an attribute named with an extreme", "What is the film rating system of each of Frost/Nixon's rating that has a minimum unaccompanied age that is less than 409522?",
+			`{"subgoals":[{"id":"s1","text":"Find the rating of Frost/Nixon.","op":"find"},{"id":"s2","text":"Keep those of #1 whose minimum unaccompanied age is less than 409522.","needs":["s1"],"op":"compare","args":{"attribute":"minimum unaccompanied age","cmp":"<","value":"409522"}},{"id":"s3","text":"Find the film rating system of #2.","needs":["s2"],"op":"find"}]}`, ""},
 		{"time in the find's text", "What was the place of worship in the places of worship historical of Male in 1838?",
 			`{"subgoals":[{"id":"s1","text":"Find the places of worship historical of Male in 1838.","op":"find"}]}`, ""},
 	}
