@@ -103,8 +103,15 @@ const (
 	// because it rejected facts of the clear best relation for the subgoal.
 	RecoveryMisalignedRecheck RecoveryKind = "misaligned_recheck"
 	// RecoveryNextRelation: a relation choice yielded no fact of the
-	// expected type, and the next-best offered relation was followed.
+	// expected type, and the next-best offered relation was followed; or
+	// a subgoal whose tentative answer named only its own starting entity
+	// explored the relations it had not tried.
 	RecoveryNextRelation RecoveryKind = "next_relation"
+	// RecoveryPlanCheck: the plan contradicted the question's words (a
+	// hop the wrong way round, a comparison's direction, a dropped
+	// constraint) and was sent back to the planner, or, when the repair
+	// did too, mended from the plan's own words.
+	RecoveryPlanCheck RecoveryKind = "plan_check"
 )
 
 // Recovery is one revisited judgement: what was revisited, in which

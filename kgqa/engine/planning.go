@@ -32,28 +32,31 @@ const (
 // prompt also asks for the tentative answers of the subgoals that read
 // the graph (Subgoal.Tentative).
 func (e *Engine) Plan(ctx context.Context, question string) (*kgqa.Plan, kgqa.PlanInfo, error) {
-	return e.plan(ctx, question, e.cfg.PlanTentatives)
+	p, info, _, err := e.plan(ctx, question, e.cfg.PlanTentatives)
+	return p, info, err
 }
 
-// plan is Plan, asking for tentative answers when tentatives is set.
-func (e *Engine) plan(ctx context.Context, question string, tentatives bool) (*kgqa.Plan, kgqa.PlanInfo, error) {
+// plan is Plan, asking for tentative answers when tentatives is set. The
+// recovery, when not nil, says what the plan check did with a plan it
+// questioned.
+func (e *Engine) plan(ctx context.Context, question string, tentatives bool) (*kgqa.Plan, kgqa.PlanInfo, *kgqa.Recovery, error) {
 	if e.planner != nil {
 		p, info, err := e.planner.Plan(ctx, question)
 		if err == nil {
 			err = p.Validate()
 		}
 		if err != nil {
-			return nil, info, stepErr("plan", "", err)
+			return nil, info, nil, stepErr("plan", "", err)
 		}
-		return p, info, nil
+		return p, info, nil, nil
 	}
 	req, info, err := e.planRequest(question, tentatives)
 	if err != nil {
-		return nil, info, stepErr("plan", "", err)
+		return nil, info, nil, stepErr("plan", "", err)
 	}
 	var p kgqa.Plan
-	var valid *kgqa.Plan // the first reply that was a valid plan
-	var questioned error // why the plan check sent that plan back
+	var valids []kgqa.Plan // the replies that were valid plans, in order
+	var questioned error   // why the plan check sent the first back
 	check := func() error {
 		if err := p.CheckVersion(); err != nil {
 			return err
@@ -62,27 +65,38 @@ func (e *Engine) plan(ctx context.Context, question string, tentatives bool) (*k
 			return err
 		}
 		lint := lintPlan(question, &p)
-		if valid == nil {
-			c := p
-			valid, questioned = &c, lint
+		if len(valids) == 0 {
+			questioned = lint
 		}
+		valids = append(valids, p)
 		return lint
 	}
 	_, err = e.chat.JSON(ctx, req, &p, check)
+	var rec *kgqa.Recovery
+	if questioned != nil {
+		rec = &kgqa.Recovery{Kind: kgqa.RecoveryPlanCheck, From: clip(questioned.Error(), 200), To: "replanned"}
+	}
 	switch {
-	case err != nil && valid != nil && errors.Is(err, kgqa.ErrSchema):
+	case err != nil && len(valids) > 0 && errors.Is(err, kgqa.ErrSchema):
 		// The repair did not give a plan that fits the question's words
-		// better: the check reads words, the planner the meaning, so
-		// the first valid plan runs as the planner wrote it.
-		p = *valid
+		// either: a plan whose fault the check can mend from the plan's
+		// own words runs mended (see mendPlan); else the first valid
+		// plan runs as the planner wrote it (the check reads words, the
+		// planner the meaning).
+		p, rec.To = valids[0], ""
+		if m, how := mendFirst(question, valids); m != nil {
+			p, rec.To = *m, how
+			info.Note = joinNotes(info.Note, "the plan check mended the plan ("+how+"): "+questioned.Error())
+			break
+		}
 		info.Note = joinNotes(info.Note, "kept the plan the plan check questioned: "+questioned.Error())
 	case err != nil:
-		return nil, info, stepErr("plan", "", err)
+		return nil, info, nil, stepErr("plan", "", err)
 	case questioned != nil:
 		info.Note = joinNotes(info.Note, "the plan check sent the first plan back: "+questioned.Error())
 	}
 	info.Kinds = p.Kinds()
-	return &p, info, nil
+	return &p, info, rec, nil
 }
 
 // planRequest is the planning call's request for question (asking for
@@ -159,9 +173,12 @@ func planFor(ctx context.Context, r *run, req Request) (*kgqa.Plan, kgqa.PlanInf
 		}
 		return &p, kgqa.PlanInfo{Source: "given", Kinds: p.Kinds()}, nil
 	}
-	p, info, err := r.e.plan(ctx, req.Question, r.b.PlanTentatives)
+	p, info, rec, err := r.e.plan(ctx, req.Question, r.b.PlanTentatives)
 	if err == nil {
 		r.base = planningCriticalCalls(info)
+	}
+	if rec != nil {
+		r.recovered(rec.Kind, rec.Subgoal, rec.From, rec.To)
 	}
 	return p, info, err
 }
@@ -172,7 +189,9 @@ func planFor(ctx context.Context, r *run, req Request) (*kgqa.Plan, kgqa.PlanInf
 // hops put the wrong way round), a comparison or superlative whose
 // direction contradicts the question's words, a number or date of the
 // question that no subgoal carries (a constraint dropped), and a find
-// that bundles two steps with "then". It reads only the question's text
+// that bundles two steps with "then", and a question asking for the
+// largest or the earliest of something planned with no superlative (the
+// constraint dropped). It reads only the question's text
 // and the plan, so it costs no call; a plan it rejects is sent back to
 // the planner once with the reason (see Engine.Plan).
 func lintPlan(question string, p *kgqa.Plan) error {
@@ -193,6 +212,9 @@ func lintPlan(question string, p *kgqa.Plan) error {
 		}
 	}
 	if e := valuesLint(question, p); e != "" {
+		errs = append(errs, e)
+	}
+	if e := dir.extremeLint(p); e != "" {
 		errs = append(errs, e)
 	}
 	if len(errs) == 0 {

@@ -48,6 +48,11 @@ func TestLintPlan(t *testing.T) {
 			"takes the min"},
 		{"superlative as asked", "Which of the serial installments of English Language has the largest installment number?",
 			`{"subgoals":[{"id":"s1","text":"Find the serial installments of English Language.","op":"find"},{"id":"s2","text":"Which of #1 has the largest installment number?","needs":["s1"],"op":"superlative","args":{"attribute":"installment number","order":"max"}}]}`, ""},
+		{"superlative dropped", "Which of the parents of George Burns has the smallest weight kg?",
+			`{"subgoals":[{"id":"s1","text":"Find the parents of George Burns.","op":"find"}]}`,
+			"asks for the smallest of something but no subgoal is a superlative"},
+		{"an attribute named with an extreme", "What is the film rating system of each of Frost/Nixon's rating that has a minimum unaccompanied age that is less than 409522?",
+			`{"subgoals":[{"id":"s1","text":"Find the rating of Frost/Nixon.","op":"find"},{"id":"s2","text":"Keep those of #1 whose minimum unaccompanied age is less than 409522.","needs":["s1"],"op":"compare","args":{"attribute":"minimum unaccompanied age","cmp":"<","value":"409522"}},{"id":"s3","text":"Find the film rating system of #2.","needs":["s2"],"op":"find"}]}`, ""},
 		{"time in the find's text", "What was the place of worship in the places of worship historical of Male in 1838?",
 			`{"subgoals":[{"id":"s1","text":"Find the places of worship historical of Male in 1838.","op":"find"}]}`, ""},
 	}
@@ -64,6 +69,44 @@ func TestLintPlan(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+}
+
+// A plan the check questions twice is mended from its own words: the
+// hops put the wrong way round (gen-composition-99), a comparison
+// reversed (gen-comparative-14); a plan whose fault is not of those
+// kinds (a superlative dropped) is not.
+func TestMendPlan(t *testing.T) {
+	cases := []struct {
+		name, question, plan string
+		want                 string // the mended plan's JSON; "" when it is not mended
+	}{
+		{"hops the wrong way round", "In the home venue for of the founder of Kryfox Seamupond, what is the team?",
+			`{"subgoals":[{"id":"s2","text":"Find the team in the home venue for of #1.","op":"find"},{"id":"s1","text":"Find the founder of Kryfox Seamupond.","needs":["s2"],"op":"find"}]}`,
+			`{"version":1,"answer":"s2","subgoals":[{"id":"s1","text":"Find the founder of Kryfox Seamupond.","op":"find"},{"id":"s2","text":"Find the team in the home venue for of #1.","needs":["s1"],"op":"find"}]}`},
+		{"comparison reversed", "Among the category of Eva Longoria, which has a date discontinued before 1943-11-27?",
+			`{"subgoals":[{"id":"s1","text":"Find the category of Eva Longoria.","op":"find"},{"id":"s2","text":"Keep those of #1 whose date discontinued is more than 1943-11-27.","needs":["s1"],"op":"compare","args":{"attribute":"date discontinued","cmp":">","value":"1943-11-27"}}]}`,
+			`{"version":1,"subgoals":[{"id":"s1","text":"Find the category of Eva Longoria.","op":"find"},{"id":"s2","text":"Keep those of #1 whose date discontinued is less than 1943-11-27.","needs":["s1"],"op":"compare","args":{"attribute":"date discontinued","cmp":"<","value":"1943-11-27"}}]}`},
+		{"superlative dropped", "Which of the parents of George Burns has the smallest weight kg?",
+			`{"subgoals":[{"id":"s1","text":"Find the parents of George Burns.","op":"find"}]}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var p kgqa.Plan
+			require.NoError(t, json.Unmarshal([]byte(c.plan), &p))
+			p.Version = kgqa.PlanVersion
+			require.Error(t, lintPlan(c.question, &p))
+			m, how := mendPlan(c.question, p)
+			if c.want == "" {
+				assert.Nil(t, m)
+				return
+			}
+			require.NotNil(t, m, "mended")
+			assert.NotEmpty(t, how)
+			got, err := json.Marshal(m)
+			require.NoError(t, err)
+			assert.JSONEq(t, c.want, string(got))
 		})
 	}
 }

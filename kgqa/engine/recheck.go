@@ -28,24 +28,38 @@ import (
 // is the verdict (the first stands in the trace's recoveries).
 
 // recheck asks again about verdict v of in when the KG doubts it. It
-// returns the verdict to act on and the refine calls it made (0 or 1).
+// returns the verdict to act on and the refine calls it made: none, one,
+// or two when a misaligned verdict asked again turned aligned and that
+// verdict is doubtful in turn.
 func recheck(ctx context.Context, sg *subgoalRun, round int, in refine.Input, v kgqa.Verdict, anchors []kgqa.Term) (kgqa.Verdict, int, error) {
 	shown := in.Facts[:min(v.FactsShown, len(in.Facts))]
 	kind, note := doubt(sg, in.Subgoal, v, shown, anchors)
 	if kind == "" || sg.rechecked(kind, shown) {
 		return v, 0, nil
 	}
-	in.Recheck = note
-	again, err := sg.e.refiner.Refine(sg.inRound(ctx, round), in)
-	if err != nil {
-		return kgqa.Verdict{}, 1, stepErr("refine", sg.s.ID, err)
+	calls := 0
+	for {
+		in.Recheck = note
+		again, err := sg.e.refiner.Refine(sg.inRound(ctx, round), in)
+		calls++
+		if err != nil {
+			return kgqa.Verdict{}, calls, stepErr("refine", sg.s.ID, err)
+		}
+		to := ""
+		if changed(v, again) {
+			to = verdictWords(again)
+		}
+		sg.recovered(kind, sg.s.ID, verdictWords(v), to)
+		if kind != kgqa.RecoveryMisalignedRecheck || !again.Aligned {
+			return again, calls, nil
+		}
+		// The misaligned verdict turned aligned: the new verdict is
+		// checked as a first one would be (once, on its own doubts).
+		v = again
+		if kind, note = doubt(sg, in.Subgoal, v, shown, anchors); kind != kgqa.RecoveryAlignedRecheck || sg.rechecked(kind, shown) {
+			return v, calls, nil
+		}
 	}
-	to := ""
-	if changed(v, again) {
-		to = verdictWords(again)
-	}
-	sg.recovered(kind, sg.s.ID, verdictWords(v), to)
-	return again, 1, nil
 }
 
 // rechecked reports whether the subgoal already asked again for kind
@@ -77,6 +91,10 @@ func doubt(sg *subgoalRun, text string, v kgqa.Verdict, shown []kgqa.Fact, ancho
 	if v.Aligned && len(v.Entities) > 0 {
 		if echoes(v.Entities, anchors, shown) {
 			return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, is the entity the subgoal starts from, not what the subgoal asks of it: read each fact in the direction of its arrow.", names(v.Entities))
+		}
+		if got, better, ok := outranked(sg, text, v, shown, anchors); ok {
+			return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, follows %s, but %s matches the subgoal's words better: say whether the facts along %s really answer the subgoal, or judge them misaligned.",
+				names(v.Entities), got, better, got)
 		}
 		best, ok := clearBest(sg, text)
 		if !ok || best.typ == "" {

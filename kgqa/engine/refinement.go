@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"slices"
+	"strings"
 
+	"github.com/parog/parog-go/internal/naming"
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/engine/explore"
 	"github.com/parog/parog-go/refine"
@@ -87,9 +89,12 @@ func overrule(sg *subgoalRun, v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.Te
 // the subgoal's result. It costs a relations call and a refine call, and
 // only on subgoals that would otherwise rest on the tentative answer.
 func retry(ctx context.Context, sg *subgoalRun, x *explore.Explorer, text string, anchors []kgqa.Term, tent *kgqa.Tentative, all []kgqa.Fact, end int) (kgqa.Result, int, bool, error) {
-	if len(all) == 0 || len(anchors) == 0 || (tent != nil && len(tent.Names) > 0) {
+	if len(all) == 0 || len(anchors) == 0 || (tent != nil && len(tent.Names) > 0 && !echoesAnchors(tent.Names, anchors)) {
 		// A tentative answer that names something stands on misaligned
-		// evidence, as PARoG's asymmetric trust has it.
+		// evidence, as PARoG's asymmetric trust has it; one that names
+		// only the subgoal's own anchors answers nothing (a find asks
+		// what its relation reaches from them), as with an aligned
+		// verdict (see overrule).
 		return kgqa.Result{}, end, false, nil
 	}
 	// Untried from these anchors: a relation chosen one hop further on
@@ -123,10 +128,30 @@ func retry(ctx context.Context, sg *subgoalRun, x *explore.Explorer, text string
 	}
 	recordFused(sg, v)
 	if !v.Aligned || (len(v.Entities) == 0 && v.Answer == "") {
+		echoRetried(sg, tent, rd, "")
 		return kgqa.Result{}, end, false, nil
 	}
 	res, end, err := accept(ctx, sg, x, tent, v, all, facts, end)
+	echoRetried(sg, tent, rd, summary(res))
 	return res, end, err == nil, err
+}
+
+// echoRetried records the retry of a subgoal whose tentative answer named
+// only its own anchors (see retry): the relations it tried, and what they
+// gave ("" for nothing aligned).
+func echoRetried(sg *subgoalRun, tent *kgqa.Tentative, rd *kgqa.Round, got string) {
+	if tent == nil || len(tent.Names) == 0 {
+		return
+	}
+	var rels []string
+	for _, r := range rd.Chosen {
+		rels = append(rels, r.ID+" ("+string(r.Dir)+")")
+	}
+	to := ""
+	if got != "" {
+		to = strings.Join(rels, ", ") + ": " + clip(got, 200)
+	}
+	sg.recovered(kgqa.RecoveryNextRelation, sg.s.ID, "tentative answer "+clip(tent.Answer, 200)+", the subgoal's own starting entity", to)
 }
 
 // triedFrom is the set of relations the subgoal's rounds chose from any of
@@ -203,4 +228,19 @@ func truncate(ctx context.Context, sg *subgoalRun, x *explore.Explorer, res kgqa
 	res.Entities = kept
 	res.Text = names(kept)
 	return res, end, nil
+}
+
+// echoesAnchors reports whether every name is the name of one of anchors
+// (folded).
+func echoesAnchors(names []string, anchors []kgqa.Term) bool {
+	own := map[string]bool{}
+	for _, a := range anchors {
+		own[naming.Fold(a.Name)] = true
+	}
+	for _, n := range names {
+		if !own[naming.Fold(n)] {
+			return false
+		}
+	}
+	return len(names) > 0
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,23 +59,41 @@ func TestPlanContradictingTheQuestionIsSentBack(t *testing.T) {
 }
 
 // A planner that still contradicts the question after the repair turn is
-// not failed: the check reads words, so its first valid plan runs.
+// not failed: a fault the check can name exactly (a comparison the wrong
+// way round) is mended from the plan's own words; any other leaves the
+// first valid plan to run (the check reads words).
 func TestPlanQuestionedTwiceStillRuns(t *testing.T) {
 	q := demoQuestion(t, "demo-13")
-	m := kgqatest.NewDemoModel()
-	h := newHarness(t, m, config.Default().Engine)
-	var wrong kgqa.Plan
-	require.NoError(t, json.Unmarshal(q.Plan, &wrong))
-	wrong.Subgoals[1].Args.Cmp = "<"
-	h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
-		if strings.HasPrefix(llmtest.StageOf(req), "plan") {
-			return llmtest.JSON(wrong)
-		}
-		return m.Handle(req)
-	})
-	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
-	assert.Equal(t, "<", ans.Plan.Subgoals[1].Args.Cmp)
-	assert.Contains(t, ans.PlanInfo.Note, "kept the plan the plan check questioned")
+	var reversed kgqa.Plan
+	require.NoError(t, json.Unmarshal(q.Plan, &reversed))
+	reversed.Subgoals[1].Args.Cmp = "<"
+	bundled := kgqa.Plan{Version: reversed.Version, Subgoals: slices.Clone(reversed.Subgoals)}
+	bundled.Subgoals[0].Text = strings.TrimSuffix(bundled.Subgoals[0].Text, ".") + ", then find their elevations."
+	for _, c := range []struct {
+		name         string
+		wrong        kgqa.Plan
+		cmp          string
+		note, mended string
+	}{
+		{"mended", reversed, ">", "the plan check mended the plan", "direction of s2 turned around"},
+		{"kept", bundled, "<", "kept the plan the plan check questioned", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := kgqatest.NewDemoModel()
+			h := newHarness(t, m, config.Default().Engine)
+			h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
+				if strings.HasPrefix(llmtest.StageOf(req), "plan") {
+					return llmtest.JSON(c.wrong)
+				}
+				return m.Handle(req)
+			})
+			ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+			assert.Equal(t, c.cmp, ans.Plan.Subgoals[1].Args.Cmp)
+			assert.Contains(t, ans.PlanInfo.Note, c.note)
+			require.NotEmpty(t, ans.Recoveries)
+			assert.Equal(t, kgqa.Recovery{Kind: kgqa.RecoveryPlanCheck, From: ans.Recoveries[0].From, To: c.mended}, ans.Recoveries[0])
+		})
+	}
 }
 
 // Every demo question's own plan fits its question: the check does not

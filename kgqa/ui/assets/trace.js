@@ -180,13 +180,14 @@ var Trace = (function () {
 
   var recoveryKinds = {
     backtrack: "backtracked", aligned_recheck: "aligned verdict asked again",
-    misaligned_recheck: "misaligned verdict asked again", next_relation: "next-best relation followed"
+    misaligned_recheck: "misaligned verdict asked again", next_relation: "next-best relation followed",
+    plan_check: "plan sent back or mended"
   };
 
   // recoveryLine says one recovery in words: what was revisited, what the
   // engine had, and what it took instead (or that the first stood).
   function recoveryLine(r, withSubgoal) {
-    return (withSubgoal ? r.subgoal + ": " : "") + (recoveryKinds[r.kind] || r.kind) + " — " + (r.from || "?") + " → " + (r.to ? r.to : "the first judgement stood");
+    return (withSubgoal && r.subgoal ? r.subgoal + ": " : "") + (recoveryKinds[r.kind] || r.kind) + " — " + (r.from || "?") + " → " + (r.to ? r.to : "the first judgement stood");
   }
 
   // recoveries lists the judgements the engine revisited; cls and
