@@ -33,10 +33,7 @@ import (
 // verdict is doubtful in turn.
 func recheck(ctx context.Context, sg *subgoalRun, round int, in refine.Input, v kgqa.Verdict, anchors []kgqa.Term) (kgqa.Verdict, int, error) {
 	shown := in.Facts[:min(v.FactsShown, len(in.Facts))]
-	kind, note, err := doubt(ctx, sg, in.Subgoal, v, shown, anchors)
-	if err != nil {
-		return kgqa.Verdict{}, 0, err
-	}
+	kind, note := doubt(sg, in.Subgoal, v, shown, anchors)
 	if kind == "" || sg.rechecked(kind, shown) {
 		return v, 0, nil
 	}
@@ -62,45 +59,42 @@ func recheck(ctx context.Context, sg *subgoalRun, round int, in refine.Input, v 
 		// The misaligned verdict turned aligned: the new verdict is
 		// checked as a first one would be (once, on its own doubts).
 		v = again
-		if kind, note, err = doubt(ctx, sg, in.Subgoal, v, shown, anchors); err != nil || kind != kgqa.RecoveryAlignedRecheck || sg.rechecked(kind, shown) {
-			return v, calls, err
+		if kind, note = doubt(sg, in.Subgoal, v, shown, anchors); kind != kgqa.RecoveryAlignedRecheck || sg.rechecked(kind, shown) {
+			return v, calls, nil
 		}
 	}
 }
 
 // doubt returns what to recheck of verdict v over the facts the model saw
 // and the note that says why, or "" when the KG gives no reason to doubt it.
-func doubt(ctx context.Context, sg *subgoalRun, text string, v kgqa.Verdict, shown []kgqa.Fact, anchors []kgqa.Term) (kgqa.RecoveryKind, string, error) {
+func doubt(sg *subgoalRun, text string, v kgqa.Verdict, shown []kgqa.Fact, anchors []kgqa.Term) (kgqa.RecoveryKind, string) {
 	if len(shown) == 0 {
-		return "", "", nil
+		return "", ""
 	}
 	if v.Aligned && len(v.Entities) > 0 {
 		if echoes(v.Entities, anchors, shown) {
-			return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, is the entity the subgoal starts from, not what the subgoal asks of it: read each fact in the direction of its arrow.", names(v.Entities)), nil
+			return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, is the entity the subgoal starts from, not what the subgoal asks of it: read each fact in the direction of its arrow.", names(v.Entities))
 		}
 		if got, better, ok := outranked(sg, text, v, shown, anchors); ok {
 			return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, follows %s, but %s matches the subgoal's words better: say whether the facts along %s really answer the subgoal, or judge them misaligned.",
-				names(v.Entities), got, better, got), nil
+				names(v.Entities), got, better, got)
 		}
-		if best, ok := clearBest(sg, text); ok && best.typ != "" {
-			if got, off := offType(sg, v, shown, best); off {
-				return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, is %s, but the subgoal asks for %s (what %s reaches, the relation that matches the subgoal best).",
-					names(v.Entities), typeWords(got), typeWords(best.typ), best.readable), nil
-			}
+		best, ok := clearBest(sg, text)
+		if !ok || best.typ == "" {
+			return "", ""
 		}
-		along, further, ok, err := beyond(ctx, sg, text, v, shown, anchors)
-		if err != nil || !ok {
-			return "", "", err
+		if got, off := offType(sg, v, shown, best); off {
+			return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, is %s, but the subgoal asks for %s (what %s reaches, the relation that matches the subgoal best).",
+				names(v.Entities), typeWords(got), typeWords(best.typ), best.readable)
 		}
-		return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, is what %s reaches, but the subgoal's words go further, and %s has %s: say whether %s is what the subgoal asks for, or judge the facts misaligned (a step on the way).",
-			names(v.Entities), along, names(v.Entities), further, names(v.Entities)), nil
+		return "", ""
 	}
 	if v.Aligned || v.Overruled != "" {
-		return "", "", nil
+		return "", ""
 	}
 	best, ok := clearBest(sg, text)
 	if !ok {
-		return "", "", nil
+		return "", ""
 	}
 	var along []string
 	for i, f := range shown {
@@ -109,10 +103,10 @@ func doubt(ctx context.Context, sg *subgoalRun, text string, v kgqa.Verdict, sho
 		}
 	}
 	if len(along) == 0 {
-		return "", "", nil
+		return "", ""
 	}
 	return kgqa.RecoveryMisalignedRecheck, fmt.Sprintf("%s follow %s, the relation that matches the subgoal best of those offered; say whether they answer the subgoal.",
-		strings.Join(along[:min(len(along), 5)], ", "), best.readable), nil
+		strings.Join(along[:min(len(along), 5)], ", "), best.readable)
 }
 
 // echoes reports whether every answer entity is one of the subgoal's

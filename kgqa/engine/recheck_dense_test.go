@@ -6,7 +6,6 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/config"
@@ -14,48 +13,6 @@ import (
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
 )
-
-// A subgoal that names two hops ("the championship of the leagues of
-// Koudick Krouxtynd"), on the dense world: the model judges the leagues
-// aligned, though a league is a step on the way: it has a championship
-// of its own, which the subgoal's words name and the leagues' relation
-// does not. Asked again, the model judges the leagues misaligned, and
-// the subgoal explores on to the championship.
-func TestAlignedMiddleOnTheDenseWorld(t *testing.T) { alignedMiddle(t, denseGraph(t, 3, "embedded")) }
-
-func TestAlignedMiddleOnTheDenseWorldOnVirtuoso(t *testing.T) {
-	alignedMiddle(t, denseGraph(t, 3, "virtuoso"))
-}
-
-func alignedMiddle(t *testing.T, g kg.Graph) {
-	const name = "Koudick Krouxtynd"
-	const text = "Find the championship of the leagues of " + name + "."
-	req := Request{Question: sportChampionship.question, TopicEntities: []string{sportChampionship.topic},
-		Plan: &kgqa.Plan{Version: 1, Subgoals: []kgqa.Subgoal{{ID: "s1", Text: text, Op: kgqa.OpFind}}}}
-	noClearTop := config.Default().Engine
-	noClearTop.ClearTopFacts = false
-	m := kgqatest.NewDemoModel()
-	h := newHarnessOn(t, g, m, noClearTop)
-	first := once(m, "refine", text, func(req openai.ChatCompletionRequest) llmtest.Reply {
-		return llmtest.JSON(map[string]any{"reason": "wrong", "aligned": true, "answer": "the league", "entities": firstTail(req),
-			"used_facts": []int{1}, "sufficient": false, "final_answer": "", "final_entities": []string{}})
-	})
-	h.server.SetHandler(onceThen(first, "refine", "words go further", func(openai.ChatCompletionRequest) llmtest.Reply {
-		return llmtest.JSON(map[string]any{"reason": "a league is not a championship", "aligned": false, "answer": "", "entities": []string{},
-			"used_facts": []int{}, "sufficient": false, "final_answer": "", "final_entities": []string{}})
-	}))
-	ans := ask(t, h, req)
-	// The scripted model's last verdict keeps the facts along both of
-	// the championship relations it chose (one of them leads back to the
-	// league): the championship must be among them. Without the check,
-	// the league alone is the answer.
-	assert.Contains(t, sortedNames(ans.Entities), "Caitoum")
-	require.NotEmpty(t, ans.Recoveries)
-	assert.Equal(t, kgqa.RecoveryAlignedRecheck, ans.Recoveries[0].Kind)
-	assert.Equal(t, "s1", ans.Recoveries[0].Subgoal)
-	assert.Equal(t, "misaligned", ans.Recoveries[0].To)
-	assert.Equal(t, 6, ans.Usage.LLM.Calls, "one re-ask beyond the method's own")
-}
 
 // The model keeps the sport's positions for "the leagues" and judges them
 // aligned; asked again (the leagues outrank the positions) it judges them
