@@ -50,6 +50,9 @@ func recheck(ctx context.Context, sg *subgoalRun, round int, in refine.Input, v 
 			to = verdictWords(again)
 		}
 		sg.recovered(kind, sg.s.ID, verdictWords(v), to)
+		if kind == kgqa.RecoveryAlignedRecheck && !again.Aligned {
+			sg.reopen(kind, shown)
+		}
 		if kind != kgqa.RecoveryMisalignedRecheck || !again.Aligned {
 			return again, calls, nil
 		}
@@ -60,26 +63,6 @@ func recheck(ctx context.Context, sg *subgoalRun, round int, in refine.Input, v 
 			return v, calls, nil
 		}
 	}
-}
-
-// rechecked reports whether the subgoal already asked again for kind
-// over the same facts, and notes that it does now: a later round that
-// shows the model nothing new does not pay for the same doubt twice.
-func (sg *subgoalRun) rechecked(kind kgqa.RecoveryKind, shown []kgqa.Fact) bool {
-	var b strings.Builder
-	b.WriteString(string(kind))
-	for _, f := range shown {
-		b.WriteString("|" + f.Head.Key() + " " + strings.Join(f.Path, " ") + " " + string(f.Dir) + " " + f.Tail.Key())
-	}
-	key := b.String()
-	if sg.asked[key] {
-		return true
-	}
-	if sg.asked == nil {
-		sg.asked = map[string]bool{}
-	}
-	sg.asked[key] = true
-	return false
 }
 
 // doubt returns what to recheck of verdict v over the facts the model saw

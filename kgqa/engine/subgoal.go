@@ -24,7 +24,8 @@ type subgoalRun struct {
 	// b is the run's budgets with the subgoal's retrieval pack applied;
 	// it shadows the run's.
 	b config.Engine
-	// asked are the doubts already put to the model again (see recheck).
+	// asked are the doubts already put to the model again (see recheck),
+	// true once settled, false while the re-ask rejected the verdict.
 	asked map[string]bool
 }
 
