@@ -74,3 +74,49 @@ func namedAttribute(named string, readable func(string) string, offered, chosen 
 		strings.TrimSpace(named), best.ID, top, strings.Join(was, ", "), best.ID)
 	return best, why, true
 }
+
+// chosenByName marks, in a round, an attribute relation taken without a
+// choice because its name is the attribute the plan names (see
+// exactAttribute).
+const chosenByName = "lexical"
+
+// exactAttribute returns the one offered relation whose name is, word for
+// word, the attribute the plan names ("par" is sports.golf_course.par,
+// read "golf course: par"), when the config skips clear relation choices
+// (engine.clear_top_facts): the comparison reads its values without a
+// relations call. ok is false when the plan names no attribute, when no
+// offered relation has that name, or when more than one has (the schema
+// has alternatives, and the model chooses as usual).
+func exactAttribute(sg *subgoalRun, x *explore.Explorer, offered []kgqa.Relation) (kgqa.Relation, bool) {
+	if !sg.b.ClearTopFacts {
+		return kgqa.Relation{}, false
+	}
+	return attributeNamed(x.Attribute(), sg.e.g.Dialect().Readable, offered)
+}
+
+// attributeNamed is exactAttribute's match: the relation's readable name
+// after its type ("golf course: par" -> "par"), in lower case with
+// underscores as spaces, equals named read the same way.
+func attributeNamed(named string, readable func(string) string, offered []kgqa.Relation) (kgqa.Relation, bool) {
+	norm := func(s string) string {
+		return strings.Join(strings.Fields(strings.ToLower(strings.ReplaceAll(s, "_", " "))), " ")
+	}
+	want := norm(named)
+	if want == "" {
+		return kgqa.Relation{}, false
+	}
+	var found []kgqa.Relation
+	for _, r := range offered {
+		name := readable(r.ID)
+		if i := strings.LastIndex(name, ":"); i >= 0 {
+			name = name[i+1:]
+		}
+		if norm(name) == want {
+			found = append(found, r)
+		}
+	}
+	if len(found) != 1 {
+		return kgqa.Relation{}, false
+	}
+	return found[0], true
+}

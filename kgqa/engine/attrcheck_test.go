@@ -18,10 +18,15 @@ import (
 // series' dated relations. The plan's words name time.event.start_date
 // better than the model's choice and than any other offered relation, so
 // the start dates are compared, with no call more, and the trace says why.
+// The model is asked only with engine.clear_top_facts off: on, the plan's
+// "start date" is the name of one offered relation, taken without a
+// choice (TestAttributeNamedExactlyNeedsNoChoice).
 func TestAttributeContradictingThePlanIsReplaced(t *testing.T) {
 	q := demoQuestion(t, "demo-11")
 	m := kgqatest.NewDemoModel()
-	h := newHarness(t, m, config.Default().Engine)
+	cfg := config.Default().Engine
+	cfg.ClearTopFacts = false
+	h := newHarness(t, m, cfg)
 	h.server.SetHandler(once(m, "relations", `by the attribute "start date"`, func(openai.ChatCompletionRequest) llmtest.Reply {
 		return llmtest.JSON(map[string]any{"reason": "when it ended", "relations": []map[string]string{{"id": "time.event.end_date", "dir": "out"}}})
 	}))
@@ -76,5 +81,61 @@ func TestNamedAttributeOverridesOnlyAClearMatch(t *testing.T) {
 			assert.Equal(t, *c.want, got)
 			assert.Contains(t, why, c.named)
 		})
+	}
+}
+
+// With engine.clear_top_facts on, "start date", the attribute demo-11's
+// plan compares by, is the name of one offered relation of the World
+// Series (time.event.start_date, "event: start date"): its values are
+// compared without a relations call, and the answer is the same.
+func TestAttributeNamedExactlyNeedsNoChoice(t *testing.T) {
+	q := demoQuestion(t, "demo-11")
+	m := kgqatest.NewDemoModel()
+	h := newHarness(t, m, config.Default().Engine)
+	h.server.SetHandler(once(m, "relations", `by the attribute "start date"`, func(openai.ChatCompletionRequest) llmtest.Reply {
+		t.Error("the comparison asked for a relation choice")
+		return llmtest.JSON(map[string]any{"reason": "when it ended", "relations": []map[string]string{{"id": "time.event.end_date", "dir": "out"}}})
+	}))
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, answerIDs(q), entityIDs(ans.Entities))
+	s2 := record(t, ans, "s2")
+	require.NotEmpty(t, s2.Rounds)
+	rd := s2.Rounds[0]
+	assert.Equal(t, chosenByName, rd.ChosenBy)
+	assert.Equal(t, []kgqa.Relation{{ID: "time.event.start_date", Dir: kgqa.Out}}, rd.Chosen)
+	require.NotNil(t, s2.SetOp)
+	assert.Equal(t, "exact", s2.SetOp.Method)
+}
+
+// The name must match one offered relation whole: a word of it, or two
+// relations of the same name, leave the choice to the model.
+func TestAttributeNamedMatchesOneWholeName(t *testing.T) {
+	readable := func(id string) string {
+		i := strings.Index(id, ".")
+		return strings.ReplaceAll(strings.Replace(id[i+1:], ".", ": ", 1), "_", " ")
+	}
+	rel := func(id string) kgqa.Relation { return kgqa.Relation{ID: id, Dir: kgqa.Out} }
+	par, length := rel("sports.golf_course.par"), rel("sports.golf_course.length")
+	angle, capa := rel("measurement_unit.angle_unit.measurement_system"), rel("measurement_unit.capacitance_unit.measurement_system")
+	cases := []struct {
+		named   string
+		offered []kgqa.Relation
+		want    *kgqa.Relation
+	}{
+		{"par", []kgqa.Relation{length, par}, &par},
+		{"Measurement_System", []kgqa.Relation{angle, par}, &angle},
+		{"pa", []kgqa.Relation{length, par}, nil},
+		{"course par", []kgqa.Relation{length, par}, nil},
+		{"measurement system", []kgqa.Relation{angle, capa}, nil},
+		{"", []kgqa.Relation{length, par}, nil},
+	}
+	for _, c := range cases {
+		got, ok := attributeNamed(c.named, readable, c.offered)
+		if c.want == nil {
+			assert.False(t, ok, "%q took %v", c.named, got)
+			continue
+		}
+		require.True(t, ok, c.named)
+		assert.Equal(t, *c.want, got)
 	}
 }

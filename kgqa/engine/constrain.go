@@ -230,6 +230,8 @@ func attributeFacts(ctx context.Context, sg *subgoalRun, x *explore.Explorer, me
 	max := sg.b.MaxRelationsPerEntity
 	if len(offered) == 1 {
 		rd.Chosen, rd.ChosenBy = offered, "only_offered"
+	} else if r, ok := exactAttribute(sg, x, offered); ok {
+		rd.Chosen, rd.ChosenBy = []kgqa.Relation{r}, chosenByName
 	} else {
 		calls, err := x.ChoosePaged(ctx, rd, offered, max)
 		d += calls

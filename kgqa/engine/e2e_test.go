@@ -569,11 +569,15 @@ func TestSufficientVerdictStopsAtItsRound(t *testing.T) {
 // relations, seeing the whole plan, not picked by word match; where it
 // keeps more than one, the values decide (the relation that dates the
 // most members). The retrieval pack's "tentative: false" holds for
-// constraints too: no parametric guess is asked.
+// constraints too: no parametric guess is asked. With
+// engine.clear_top_facts on (the default), the attribute the plan names
+// exactly ("end date") is taken without the choice
+// (TestAttributeNamedExactlyNeedsNoChoice); the choice is tested off.
 func TestSuperlativeAttributeChosenByModelAndPackObeyed(t *testing.T) {
 	q := demoQuestion(t, "demo-02")
 	m := kgqatest.NewDemoModel()
 	cfg := config.Default().Engine
+	cfg.ClearTopFacts = false
 	cfg.RetrievalRules = []string{"superlative.tentative=false"}
 	h := newHarness(t, m, cfg)
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
