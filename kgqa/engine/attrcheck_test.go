@@ -24,8 +24,7 @@ import (
 func TestAttributeContradictingThePlanIsReplaced(t *testing.T) {
 	q := demoQuestion(t, "demo-11")
 	m := kgqatest.NewDemoModel()
-	cfg := config.Default().Engine
-	cfg.ClearTopFacts = false
+	cfg := noClearTop()
 	h := newHarness(t, m, cfg)
 	h.server.SetHandler(once(m, "relations", `by the attribute "start date"`, func(openai.ChatCompletionRequest) llmtest.Reply {
 		return llmtest.JSON(map[string]any{"reason": "when it ended", "relations": []map[string]string{{"id": "time.event.end_date", "dir": "out"}}})

@@ -68,8 +68,6 @@ func recoveries(t *testing.T, g kg.Graph) {
 	// question's subgoals, the film's second (its first offers two
 	// relations to the film, neither ahead). With the switch off, every
 	// subgoal makes its choice: six calls.
-	noClearTop := config.Default().Engine
-	noClearTop.ClearTopFacts = false
 	right := map[string]*kgqa.Answer{}
 	for _, c := range []struct {
 		run   string
@@ -80,7 +78,7 @@ func recoveries(t *testing.T, g kg.Graph) {
 	}{
 		{"parents", parentsProfession, "Veathcogith Haickraishond", config.Default().Engine, 4},
 		{"film", filmSoundtrack, "Zakrurkkick Cucechix", config.Default().Engine, 5},
-		{"parents without clear tops", parentsProfession, "Veathcogith Haickraishond", noClearTop, 6},
+		{"parents without clear tops", parentsProfession, "Veathcogith Haickraishond", noClearTop(), 6},
 	} {
 		t.Run("right/"+c.run, func(t *testing.T) {
 			ans := askTwoHop(t, g, c.cfg, c.c, c.name, nil)
@@ -102,7 +100,7 @@ func recoveries(t *testing.T, g kg.Graph) {
 	// first, offers two relations that both reach the film: no wrong
 	// choice there leaves a next-best relation to follow.
 	t.Run("next relation", func(t *testing.T) {
-		ans := askTwoHop(t, g, noClearTop, parentsProfession, "Veathcogith Haickraishond", func(m *kgqatest.Model) llmtest.Handler {
+		ans := askTwoHop(t, g, noClearTop(), parentsProfession, "Veathcogith Haickraishond", func(m *kgqatest.Model) llmtest.Handler {
 			return once(m, "relations", "Find the parents", func(openai.ChatCompletionRequest) llmtest.Reply {
 				return llmtest.JSON(map[string]any{"relations": []map[string]string{{"id": "people.person.quotationsbook_id", "dir": "out"}}, "reason": "wrong"})
 			})

@@ -35,13 +35,11 @@ func denseChecks(t *testing.T, g kg.Graph) {
 	const name = "Koudick Krouxtynd"
 	// The wrong choices below need a relation choice: the leagues are
 	// the clear top of their offer, fetched without one by default.
-	noClearTop := config.Default().Engine
-	noClearTop.ClearTopFacts = false
 	for _, c := range []struct {
 		name  string
 		cfg   config.Engine
 		calls int
-	}{{"right", config.Default().Engine, 5}, {"right without clear tops", noClearTop, 6}} {
+	}{{"right", config.Default().Engine, 5}, {"right without clear tops", noClearTop(), 6}} {
 		t.Run(c.name, func(t *testing.T) {
 			ans := askTwoHop(t, g, c.cfg, sportChampionship, name, nil)
 			assert.Equal(t, sportChampionship.answers, sortedNames(ans.Entities))
@@ -56,7 +54,7 @@ func denseChecks(t *testing.T, g kg.Graph) {
 	// it judges them misaligned; the subgoal explores on and finds the
 	// leagues, whose championship is the answer (not the position's).
 	t.Run("aligned verdict on a poorer relation", func(t *testing.T) {
-		ans := askTwoHop(t, g, noClearTop, sportChampionship, name, func(m *kgqatest.Model) llmtest.Handler {
+		ans := askTwoHop(t, g, noClearTop(), sportChampionship, name, func(m *kgqatest.Model) llmtest.Handler {
 			rels := once(m, "relations", "Find the leagues", func(openai.ChatCompletionRequest) llmtest.Reply {
 				return llmtest.JSON(map[string]any{"relations": []map[string]string{{"id": "sports.sport.positions", "dir": "out"}}, "reason": "wrong"})
 			})
@@ -80,7 +78,7 @@ func denseChecks(t *testing.T, g kg.Graph) {
 	// leagues are found.
 	t.Run("tentative answer naming the anchor", func(t *testing.T) {
 		m := kgqatest.NewDemoModel()
-		cfg := noClearTop
+		cfg := noClearTop()
 		cfg.MaxRounds = 1
 		h := newHarnessOn(t, g, m, cfg)
 		rels := once(m, "relations", "Find the leagues", func(openai.ChatCompletionRequest) llmtest.Reply {

@@ -73,3 +73,12 @@ func denseGraph(tb testing.TB, seed uint64, backend string) kg.Graph {
 	tb.Cleanup(func() { _ = g.Close() })
 	return g
 }
+
+// noClearTop is the default engine with engine.clear_top_facts off: a test
+// that scripts a wrong relation choice needs the choice to be asked, where
+// by default a clear top of the offer is fetched without one.
+func noClearTop() config.Engine {
+	cfg := config.Default().Engine
+	cfg.ClearTopFacts = false
+	return cfg
+}

@@ -576,8 +576,7 @@ func TestSufficientVerdictStopsAtItsRound(t *testing.T) {
 func TestSuperlativeAttributeChosenByModelAndPackObeyed(t *testing.T) {
 	q := demoQuestion(t, "demo-02")
 	m := kgqatest.NewDemoModel()
-	cfg := config.Default().Engine
-	cfg.ClearTopFacts = false
+	cfg := noClearTop()
 	cfg.RetrievalRules = []string{"superlative.tentative=false"}
 	h := newHarness(t, m, cfg)
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})

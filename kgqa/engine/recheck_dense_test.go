@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/parog/parog-go/kgqa"
-	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
@@ -28,10 +27,8 @@ func TestDoubtReopenedOnTheDenseWorldOnVirtuoso(t *testing.T) {
 
 func doubtReopened(t *testing.T, g kg.Graph) {
 	const name = "Koudick Krouxtynd"
-	noClearTop := config.Default().Engine
-	noClearTop.ClearTopFacts = false
 	wrongs := 0
-	ans := askTwoHop(t, g, noClearTop, sportChampionship, name, func(m *kgqatest.Model) llmtest.Handler {
+	ans := askTwoHop(t, g, noClearTop(), sportChampionship, name, func(m *kgqatest.Model) llmtest.Handler {
 		choices := 0
 		return func(req openai.ChatCompletionRequest) llmtest.Reply {
 			user := llmtest.LastUser(req)
