@@ -117,6 +117,7 @@ func TestSPARQLSlowReadersShareOneBudget(t *testing.T) {
 		mu       sync.Mutex
 		conns    []net.Conn
 		statuses = map[int]int{}
+		errs     []string
 	)
 	for _, addr := range []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"} {
 		for range 40 {
@@ -128,6 +129,7 @@ func TestSPARQLSlowReadersShareOneBudget(t *testing.T) {
 				defer mu.Unlock()
 				if err != nil {
 					statuses[-1]++
+					errs = append(errs, err.Error())
 					return
 				}
 				statuses[status]++
@@ -145,7 +147,7 @@ func TestSPARQLSlowReadersShareOneBudget(t *testing.T) {
 		_ = c.Close()
 	}
 	t.Logf("statuses %v, peak heap in use %d MiB", statuses, peak.Load()>>20)
-	assert.Zero(t, statuses[-1], "every client got a status line")
+	assert.Zero(t, statuses[-1], "every client got a status line: %v", errs)
 	assert.Positive(t, statuses[http.StatusOK], "some answers are served")
 	assert.Positive(t, statuses[http.StatusServiceUnavailable], "the others are told to come back")
 	require.Less(t, peak.Load(), uint64(1<<30), "the answers held at once stay within a budget")
