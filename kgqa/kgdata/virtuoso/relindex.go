@@ -345,23 +345,22 @@ func (s *Server) selectRows(ctx context.Context, rest string) ([][]string, error
 // count runs SPARQL SELECT agg WHERE { where } through isql and returns
 // the number; an unbound one (MAX of nothing) is 0.
 func (s *Server) count(ctx context.Context, agg, where string) (int64, error) {
-	const tag = "PAROG-COUNT"
-	out, err := s.ISQL(ctx, `SPARQL SELECT ("`+tag+`" AS ?t) (`+agg+` AS ?n) WHERE { `+where+" };\n")
+	rows, err := s.selectRows(ctx, "("+agg+" AS ?n) WHERE { "+where+" }")
 	if err != nil {
 		return 0, err
 	}
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == tag {
-			if f[1] == "NULL" {
-				return 0, nil
-			}
-			n, err := strconv.ParseInt(f[1], 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("count %q: %w", f[1], err)
-			}
-			return n, nil
+	for _, row := range rows {
+		if len(row) != 1 {
+			continue
 		}
+		if row[0] == "NULL" {
+			return 0, nil
+		}
+		n, err := strconv.ParseInt(row[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("count %q: %w", row[0], err)
+		}
+		return n, nil
 	}
-	return 0, fmt.Errorf("no count in %q", out)
+	return 0, fmt.Errorf("no count in %q", rows)
 }
