@@ -46,6 +46,25 @@ func indexPairs(t *testing.T, nt []byte) (out, in int) {
 	return len(outs), len(ins)
 }
 
+// setupDemo sets a Virtuoso up with the demo graph on free ports, with
+// the relation index when index is set, and stops it when the test ends;
+// o is what it was set up with.
+func setupDemo(ctx context.Context, t *testing.T, index bool) (*virtuoso.SetupReport, virtuoso.SetupOptions) {
+	t.Helper()
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "data")
+	require.NoError(t, os.MkdirAll(data, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(data, "demo.nt"), demokg.Freebase(), 0o644))
+	ports, err := virtuoso.FreePorts(2)
+	require.NoError(t, err)
+	o := virtuoso.SetupOptions{Dir: filepath.Join(tmp, "db"), Data: []string{data}, Memory: virtuoso.GiB / 2,
+		Parallel: 1, SQLPort: ports[0], HTTPPort: ports[1], Interval: time.Second, RelationIndex: index}
+	rep, err := virtuoso.Setup(ctx, o)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rep.Server.Stop() })
+	return rep, o
+}
+
 // TestSetupWritesTheRelationIndexOnce sets Virtuoso up with the demo graph
 // and checks the relation index against the pairs read off the N-Triples;
 // a second setup finds it complete and writes nothing.
@@ -53,21 +72,10 @@ func TestSetupWritesTheRelationIndexOnce(t *testing.T) {
 	virtuosotest.Require(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	tmp := t.TempDir()
-	data := filepath.Join(tmp, "data")
-	require.NoError(t, os.MkdirAll(data, 0o755))
-	nt := demokg.Freebase()
-	require.NoError(t, os.WriteFile(filepath.Join(data, "demo.nt"), nt, 0o644))
-	wantOut, wantIn := indexPairs(t, nt)
+	wantOut, wantIn := indexPairs(t, demokg.Freebase())
 	require.Greater(t, wantOut, 100)
 	require.Greater(t, wantIn, 100)
-	ports, err := virtuoso.FreePorts(2)
-	require.NoError(t, err)
-	o := virtuoso.SetupOptions{Dir: filepath.Join(tmp, "db"), Data: []string{data}, Memory: virtuoso.GiB / 2,
-		Parallel: 1, SQLPort: ports[0], HTTPPort: ports[1], Interval: time.Second, RelationIndex: true}
-	rep, err := virtuoso.Setup(ctx, o)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = rep.Server.Stop() })
+	rep, o := setupDemo(ctx, t, true)
 	ri := rep.Relations
 	t.Logf("relation index: %+v", ri)
 	assert.True(t, ri.Built)
@@ -117,16 +125,7 @@ func TestRelationIndexResumesAfterAStop(t *testing.T) {
 	virtuosotest.Require(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	tmp := t.TempDir()
-	data := filepath.Join(tmp, "data")
-	require.NoError(t, os.MkdirAll(data, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(data, "demo.nt"), demokg.Freebase(), 0o644))
-	ports, err := virtuoso.FreePorts(2)
-	require.NoError(t, err)
-	rep, err := virtuoso.Setup(ctx, virtuoso.SetupOptions{Dir: filepath.Join(tmp, "db"), Data: []string{data},
-		Memory: virtuoso.GiB / 2, Parallel: 1, SQLPort: ports[0], HTTPPort: ports[1], Interval: time.Second})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = rep.Server.Stop() })
+	rep, _ := setupDemo(ctx, t, false)
 	s := rep.Server
 	const part = 200 // data triples: the demo graph's thousands make many parts
 
