@@ -107,11 +107,7 @@ func attributeNamed(named string, readable func(string) string, offered []kgqa.R
 	}
 	var found []kgqa.Relation
 	for _, r := range offered {
-		name := readable(r.ID)
-		if i := strings.LastIndex(name, ":"); i >= 0 {
-			name = name[i+1:]
-		}
-		if norm(name) == want {
+		if norm(property(readable(r.ID))) == want {
 			found = append(found, r)
 		}
 	}
@@ -119,4 +115,14 @@ func attributeNamed(named string, readable func(string) string, offered []kgqa.R
 		return kgqa.Relation{}, false
 	}
 	return found[0], true
+}
+
+// property is a relation's readable name after its type ("golf course:
+// par" -> "par"): the words of what it asks about, as the type's words
+// name the subject, which every relation of an anchor shares.
+func property(readable string) string {
+	if _, prop, found := strings.Cut(readable, ": "); found {
+		return prop
+	}
+	return readable
 }

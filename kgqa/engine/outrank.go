@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"strings"
-
 	"github.com/parog/parog-go/kgqa"
 	"github.com/parog/parog-go/kgqa/engine/explore"
 )
@@ -72,11 +70,7 @@ func outranked(sg *subgoalRun, text string, v kgqa.Verdict, shown []kgqa.Fact, a
 	d := sg.e.g.Dialect()
 	q := explore.Tokens(explore.WithoutNames(text, anchors))
 	words := func(r kgqa.Relation) float64 {
-		name := d.Readable(r.ID)
-		if _, prop, found := strings.Cut(name, ": "); found {
-			name = prop
-		}
-		return explore.Overlap(q, explore.Tokens(name))
+		return explore.Overlap(q, explore.Tokens(property(d.Readable(r.ID))))
 	}
 	top := -1.0
 	for _, r := range alongOrder {
