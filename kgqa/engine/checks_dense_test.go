@@ -124,19 +124,6 @@ func denseChecks(t *testing.T, g kg.Graph) {
 	})
 }
 
-// onceThen answers the first request of stage whose last user message
-// holds marker with reply, and every other request with next.
-func onceThen(next llmtest.Handler, stage, marker string, reply func(req openai.ChatCompletionRequest) llmtest.Reply) llmtest.Handler {
-	done := false
-	return func(req openai.ChatCompletionRequest) llmtest.Reply {
-		if !done && strings.HasPrefix(llmtest.StageOf(req), stage) && strings.Contains(llmtest.LastUser(req), marker) {
-			done = true
-			return reply(req)
-		}
-		return next(req)
-	}
-}
-
 // firstTail is the entity reference of the first fact's tail in a refine
 // prompt ("F1: head -> relation -> tail [m.x]").
 func firstTail(req openai.ChatCompletionRequest) []string {

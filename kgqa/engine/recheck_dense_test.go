@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -27,11 +28,14 @@ func TestDoubtReopenedOnTheDenseWorldOnVirtuoso(t *testing.T) {
 
 func doubtReopened(t *testing.T, g kg.Graph) {
 	const name = "Koudick Krouxtynd"
+	var mu sync.Mutex // requests come concurrently
 	wrongs := 0
 	ans := askTwoHop(t, g, noClearTop(), sportChampionship, name, func(m *kgqatest.Model) llmtest.Handler {
 		choices := 0
 		return func(req openai.ChatCompletionRequest) llmtest.Reply {
 			user := llmtest.LastUser(req)
+			mu.Lock()
+			defer mu.Unlock()
 			if choices < 2 && strings.HasPrefix(llmtest.StageOf(req), "relations") && strings.Contains(user, "Find the leagues") {
 				// The positions, then (after the re-ask) nothing more.
 				choices++
@@ -50,6 +54,8 @@ func doubtReopened(t *testing.T, g kg.Graph) {
 			return m.Handle(req)
 		}
 	})
+	mu.Lock()
+	defer mu.Unlock()
 	assert.Equal(t, 2, wrongs, "the same facts judged aligned twice")
 	assert.Equal(t, sportChampionship.answers, sortedNames(ans.Entities))
 	var kinds []kgqa.RecoveryKind

@@ -23,6 +23,13 @@ import (
 // last user message contains marker gets reply instead; every other
 // request, the repair turn included, gets the model's own reply.
 func once(m *kgqatest.Model, stage, marker string, reply func(req openai.ChatCompletionRequest) llmtest.Reply) llmtest.Handler {
+	return onceThen(m.Handle, stage, marker, reply)
+}
+
+// onceThen answers the first request of stage whose last user message
+// holds marker with reply, and every other request with next. Requests
+// come concurrently (a tentative call beside a relation choice).
+func onceThen(next llmtest.Handler, stage, marker string, reply func(req openai.ChatCompletionRequest) llmtest.Reply) llmtest.Handler {
 	var mu sync.Mutex
 	done := false
 	return func(req openai.ChatCompletionRequest) llmtest.Reply {
@@ -35,7 +42,7 @@ func once(m *kgqatest.Model, stage, marker string, reply func(req openai.ChatCom
 		if hit {
 			return reply(req)
 		}
-		return m.Handle(req)
+		return next(req)
 	}
 }
 
