@@ -7,7 +7,7 @@ type Ordering struct {
 	Method string `json:"method"`
 	// Branches are the intersected branches in the order they ran.
 	Branches []BranchOrder `json:"branches"`
-	// Note explains a fallback.
+	// Note explains a fallback, or an order decided without estimates.
 	Note string `json:"note,omitempty"`
 }
 
@@ -20,7 +20,9 @@ type BranchOrder struct {
 	// readable form shares most words with the subgoal.
 	Relation *Relation `json:"relation,omitempty"`
 	// Estimated is the KG's count of terms along Relation from the
-	// branch's anchors; -1 when no relation matched the subgoal's words.
+	// branch's anchors; -1 when no relation matched the subgoal's words,
+	// or when the order needed no estimate (a branch that follows an
+	// earlier subgoal runs first).
 	Estimated int `json:"estimated"`
 	// Actual is the size of the branch's result (-1 until it ran).
 	Actual int `json:"actual"`

@@ -157,7 +157,12 @@ func TestAskRecordsTentativeAnswer(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.id, func(t *testing.T) {
 			q := demoQuestion(t, c.id)
-			h := newHarness(t, kgqatest.NewDemoModel(c.opts...), config.Default().Engine)
+			// Plan ordering: every branch of demo-01 is explored with
+			// its tentative answer (cost ordering checks s1 against s3's
+			// candidates and asks it for none).
+			cfg := config.Default().Engine
+			cfg.Ordering = OrderingPlan
+			h := newHarness(t, kgqatest.NewDemoModel(c.opts...), cfg)
 			ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 			require.NotNil(t, ans.TentativeAnswer)
 			assert.Equal(t, c.derivable, ans.TentativeAnswer.Derivable, ans.TentativeAnswer.Reason)

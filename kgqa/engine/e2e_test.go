@@ -59,7 +59,12 @@ func termNames(ts []kgqa.Term) []string {
 // Germany out.
 func TestConjunctionPlanKeepsWhatLinearTopKLoses(t *testing.T) {
 	q := demoQuestion(t, "demo-01")
-	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+	// Both branches explored in full, as the paper runs them (cost
+	// ordering would check France's neighbours against Nijmegen's
+	// countries instead of listing them).
+	cfg := config.Default().Engine
+	cfg.Ordering = OrderingPlan
+	h := newHarness(t, kgqatest.NewDemoModel(), cfg)
 	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
 	assert.Equal(t, []string{"m.0345h"}, entityIDs(ans.Entities))
 	assert.Equal(t, "Germany", ans.Text)

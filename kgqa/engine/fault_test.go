@@ -163,7 +163,12 @@ func TestKGOutageMidQuestion(t *testing.T) {
 // leaves no goroutine of the engine behind.
 func TestCancellationStopsAllGoroutines(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	h := newHarness(t, kgqatest.NewDemoModel(), config.Default().Engine)
+	// Plan ordering: s1 and s2 are refined at once, so two calls hang
+	// when the question is canceled (cost ordering would run s1 as a
+	// check after s3, behind s2's hung refinement).
+	cfg := config.Default().Engine
+	cfg.Ordering = OrderingPlan
+	h := newHarness(t, kgqatest.NewDemoModel(), cfg)
 	var hung atomic.Int32
 	h.server.SetHandler(func(req openai.ChatCompletionRequest) llmtest.Reply {
 		if llmtest.StageOf(req) == "refine" {

@@ -57,12 +57,19 @@ func orderBranches(ctx context.Context, r *run, plan *kgqa.Plan) error {
 		if s.Op != kgqa.OpIntersect || !needed[s.ID] {
 			continue
 		}
-		var branches []kgqa.Subgoal
+		var branches, following []kgqa.Subgoal
 		for _, n := range s.Needs {
 			b := byID[n]
-			if b.Op == kgqa.OpFind && len(b.Needs) == 0 && consumers[n] == 1 && n != plan.AnswerID() {
+			switch {
+			case b.Op == kgqa.OpFind && len(b.Needs) == 0 && consumers[n] == 1 && n != plan.AnswerID():
 				branches = append(branches, b)
+			case len(b.Needs) > 0:
+				following = append(following, b)
 			}
+		}
+		if len(following) > 0 && len(branches) > 0 {
+			checkAgainstFollowing(r, s.ID, following[0].ID, branches)
+			continue
 		}
 		if len(branches) < 2 {
 			continue
@@ -83,27 +90,50 @@ func orderBranches(ctx context.Context, r *run, plan *kgqa.Plan) error {
 			r.records[s.ID].Ordering = ord
 			continue
 		}
-		first := ord.Branches[0].Subgoal
 		ord.Branches[0].Role = roleExplored
-		for _, b := range ord.Branches[1:] {
-			r.verifyAgainst[b.Subgoal] = first
-			r.after[b.Subgoal] = append(r.after[b.Subgoal], first)
-			if p := r.records[b.Subgoal].Retrieval; p != nil {
-				// The check needs no parametric guess; a branch whose
-				// check settles nothing is explored with one.
-				r.tentativeBefore[b.Subgoal] = p.Tentative
-				p.Tentative, p.Reasons[retrieval.ParamTentative] = false, "verified_branch"
-			}
-		}
-		for i := range ord.Branches {
-			r.branchOf[ord.Branches[i].Subgoal] = &ord.Branches[i]
-		}
-		r.records[s.ID].Ordering = ord
-		if r.ans.RetrievalPlan != nil {
-			r.ans.RetrievalPlan.Reasons["ordering"] = "most_selective_branch_first"
-		}
+		r.setOrder(s.ID, ord, "most_selective_branch_first")
 	}
 	return nil
+}
+
+// checkAgainstFollowing orders an intersect one of whose branches follows
+// an earlier subgoal (first): that branch runs first, as the plan has it,
+// and the branches from topic entities alone (constant) check its
+// candidates. A chain's end has narrowed to a few entities by then, where
+// a constant branch from a hub ("the competitors whose competitions
+// include Turkey") would list hundreds and cost a refinement of its own.
+// The ordering costs no call: nothing is estimated.
+func checkAgainstFollowing(r *run, intersect, first string, constant []kgqa.Subgoal) {
+	ord := &kgqa.Ordering{Method: OrderingCost, Note: first + " follows an earlier subgoal: it runs first and the branches from topic entities check its candidates",
+		Branches: []kgqa.BranchOrder{{Subgoal: first, Estimated: -1, Actual: -1, Role: roleExplored}}}
+	for _, b := range constant {
+		ord.Branches = append(ord.Branches, kgqa.BranchOrder{Subgoal: b.ID, Estimated: -1, Actual: -1, Role: roleVerified})
+	}
+	r.setOrder(intersect, ord, "following_branch_first")
+}
+
+// setOrder records ord, whose first branch runs first, on the
+// intersect's trace and makes each other branch wait for the first and
+// check its candidates.
+func (r *run) setOrder(intersect string, ord *kgqa.Ordering, reason string) {
+	first := ord.Branches[0].Subgoal
+	for _, b := range ord.Branches[1:] {
+		r.verifyAgainst[b.Subgoal] = first
+		r.after[b.Subgoal] = append(r.after[b.Subgoal], first)
+		if p := r.records[b.Subgoal].Retrieval; p != nil {
+			// The check needs no parametric guess; a branch whose
+			// check settles nothing is explored with one.
+			r.tentativeBefore[b.Subgoal] = p.Tentative
+			p.Tentative, p.Reasons[retrieval.ParamTentative] = false, "verified_branch"
+		}
+	}
+	for i := range ord.Branches {
+		r.branchOf[ord.Branches[i].Subgoal] = &ord.Branches[i]
+	}
+	r.records[intersect].Ordering = ord
+	if r.ans.RetrievalPlan != nil {
+		r.ans.RetrievalPlan.Reasons["ordering"] = reason
+	}
 }
 
 // estimateBranches has the model choose each branch's relations, as its

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/parog/parog-go/kgqa"
@@ -39,6 +40,7 @@ func (x *Explorer) skipChoice(ctx context.Context, rd *kgqa.Round, offered []kgq
 	if err != nil {
 		return false, err
 	}
+	ranked = x.withoutMirrors(ranked, score)
 	for n := 1; n <= maxClearTop; n++ {
 		if top := clearTop(ranked, score, n); top != nil {
 			rd.Chosen, rd.ChosenBy, rd.ChoiceSkipped = slices.Clone(top), "clear_top", true
@@ -63,4 +65,30 @@ func (x *Explorer) Reoffer(rd *kgqa.Round) {
 	for _, r := range rd.Chosen {
 		delete(x.tried, r)
 	}
+}
+
+// withoutMirrors drops from ranked each relation that mirrors one ranked
+// before it at the same score: the other direction of a relation whose
+// readable form has the same words (Freebase's reverse properties,
+// measurement_system.surface_density_units out and
+// surface_density_unit.measurement_system in). Both give the same facts,
+// so the pair is one contender for a clear top, not a tie.
+func (x *Explorer) withoutMirrors(ranked []kgqa.Relation, score map[kgqa.Relation]float64) []kgqa.Relation {
+	d := x.env.Graph.Dialect()
+	out := make([]kgqa.Relation, 0, len(ranked))
+	var kept []map[string]bool
+	for _, r := range ranked {
+		words := Tokens(d.Readable(r.ID))
+		mirror := false
+		for i, k := range out {
+			if k.Dir != r.Dir && k.ID != r.ID && score[k] == score[r] && maps.Equal(kept[i], words) {
+				mirror = true
+				break
+			}
+		}
+		if !mirror {
+			out, kept = append(out, r), append(kept, words)
+		}
+	}
+	return out
 }

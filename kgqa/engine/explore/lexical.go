@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"math"
 	"strings"
 
 	"github.com/parog/parog-go/internal/naming"
@@ -38,6 +39,50 @@ func Overlap(a, b map[string]bool) float64 {
 		}
 	}
 	return float64(n) + float64(n)/float64(len(b))
+}
+
+// WeightedOverlap scores b against a as Overlap does, each word counted
+// at its weight (missing: 1): a shared word that most of an offer's
+// relations have says less of which one answers than a word only one
+// has.
+func WeightedOverlap(a, b map[string]bool, weight map[string]float64) float64 {
+	shared, all := 0.0, 0.0
+	for w := range b {
+		v, ok := weight[w]
+		if !ok {
+			v = 1
+		}
+		all += v
+		if a[w] {
+			shared += v
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return shared + shared/all
+}
+
+// offerWeights weighs each word of an offer's relations by its inverse
+// document frequency among them, ln(1+N/df) / ln(1+N) for N relations,
+// df of which have the word: 1 for a word of one relation, about 0.15
+// for a word of all of 93. A subgoal's "illuminance units" then picks
+// "measurement system: illuminance units" out of a measurement system's
+// forty "... units" relations as the clear top, where plain overlap saw
+// forty relations sharing half its words.
+func offerWeights(words []map[string]bool) map[string]float64 {
+	df := map[string]int{}
+	for _, ws := range words {
+		for w := range ws {
+			df[w]++
+		}
+	}
+	n := float64(len(words))
+	weight := make(map[string]float64, len(df))
+	for w, k := range df {
+		weight[w] = math.Log1p(n/float64(k)) / math.Log1p(n)
+	}
+	return weight
 }
 
 // FactWords are the words a fact offers to a lexical match; a date also

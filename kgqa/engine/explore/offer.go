@@ -118,8 +118,13 @@ func (x *Explorer) scores(ctx context.Context, anchors []kgqa.Term, rels []kgqa.
 	}
 	if cut.Method == "lexical" {
 		q := Tokens(query)
-		for _, r := range rels {
-			score[r] = Overlap(q, Tokens(d.Readable(r.ID)))
+		words := make([]map[string]bool, len(rels))
+		for i, r := range rels {
+			words[i] = Tokens(d.Readable(r.ID))
+		}
+		weight := offerWeights(words)
+		for i, r := range rels {
+			score[r] = WeightedOverlap(q, words[i], weight)
 		}
 	}
 	if p := x.env.Prior; p != nil {
