@@ -22,7 +22,7 @@ import (
 // topic entities against it, with no estimate.
 func TestCostOrderingKeepsConjunctionAnswers(t *testing.T) {
 	for _, tc := range []struct {
-		id       string
+		id        string
 		ordered   bool   // cost ordering applies to the intersect
 		explored  string // the branch that runs first
 		following bool   // the first branch follows an earlier subgoal
