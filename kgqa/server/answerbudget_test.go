@@ -54,7 +54,12 @@ func stallFrom(h *harness, local string) (net.Conn, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 5 * time.Second}
+	// The kernel completes a loopback handshake at once, but the dialing
+	// goroutine must still run before its deadline: with 120 answers
+	// rendering under the race detector and a busy loop per core (make
+	// stress), one dial of 120 waited past 5 s ("i/o timeout" after 37 s
+	// of test). The bound is the read deadline's.
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 240 * time.Second}
 	conn, err := d.Dial("tcp", u.Host)
 	if err != nil {
 		return nil, 0, err
