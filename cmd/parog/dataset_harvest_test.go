@@ -32,7 +32,13 @@ func TestHarvestRoundTrip(t *testing.T) {
 			m := regexp.MustCompile(`harvested (\d+) of (\d+) rows`).FindStringSubmatch(stdout)
 			require.NotNil(t, m, stdout)
 			kept, _ := strconv.Atoi(m[1])
-			assert.GreaterOrEqual(t, kept, 11, stdout)
+			// 10 of the 22: a branch checked against another's candidates
+			// (engine.ordering cost: demo-01's France branch since the
+			// following branch runs first, and demo-03, -04 and -05's larger
+			// branch) reaches them directly or through a mediator, which its
+			// certificate says as a union with variable predicates that
+			// sparql2plan does not convert back to a plan.
+			assert.GreaterOrEqual(t, kept, 10, stdout)
 			assert.Contains(t, stdout, "certificate does not convert to a plan: unsupported: variable predicate", "an engine-only construct is named")
 
 			sft := filepath.Join(dir, "sft-"+format+".jsonl")
