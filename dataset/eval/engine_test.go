@@ -33,15 +33,15 @@ import (
 // cost, the conjunctions whose branches all start from topic entities
 // (03, 04, 05) run one branch and check its candidates along the others,
 // which are asked no tentative answer: their composition is not
-// derivable; 01, whose second branch starts from the first's result, is
-// not reordered.
+// derivable; so is 01's, whose branch from the first's result (s3) runs
+// first and checks France's neighbours (s1) against its candidates.
 func TestEvalDemoEndToEnd(t *testing.T) {
 	for _, tc := range []struct {
 		ordering     string
 		notDerivable []string
 	}{
 		{"plan", nil},
-		{"cost", []string{"conjunction", "conjunction", "conjunction"}},
+		{"cost", []string{"conjunction", "conjunction", "conjunction", "conjunction"}},
 	} {
 		t.Run(tc.ordering, func(t *testing.T) { testEvalDemoEndToEnd(t, tc.ordering, tc.notDerivable) })
 	}
