@@ -115,9 +115,11 @@ func TestViewerAsksNijmegen(t *testing.T) {
 	assert.Equal(t, calls, browsertest.Eval[int](b, `document.querySelectorAll(".timeline.calls rect").length`), "one bar per model call")
 	assert.GreaterOrEqual(t, browsertest.Eval[int](b, `document.querySelectorAll(".timeline:not(.calls) rect").length`), 4, "step timeline segments")
 
-	// The keyboard selects a subgoal: focus its node and press Enter.
-	b.Run(10*time.Second, chromedp.Focus(`#plan .node[data-id="`+ids[0]+`"]`), chromedp.KeyEvent("\r"),
-		chromedp.WaitVisible(`.subgoal[aria-label="subgoal `+ids[0]+`"]`))
+	// The keyboard selects a subgoal: focus its node and press Enter. The
+	// airports serving Nijmegen (s2): France's neighbours (s1) are a
+	// check of s3's candidates, with no facts of their own to draw.
+	b.Run(10*time.Second, chromedp.Focus(`#plan .node[data-id="`+ids[1]+`"]`), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(`.subgoal[aria-label="subgoal `+ids[1]+`"]`))
 	assert.Positive(t, browsertest.Eval[int](b, `document.querySelectorAll(".facts .node").length`), "facts graph of the selected subgoal")
 
 	b.FullScreenshot(shots, "viewer-nijmegen")
