@@ -31,13 +31,14 @@ const (
 )
 
 // orderBranches decides, with engine.ordering cost, the order of the
-// branches of every intersect whose branches are finds from topic
-// entities that nothing else needs: the model chooses each branch's
-// relations first (the choice its exploration or check reuses, so it costs
-// no call of its own), the KG counts the facts along them, the branch
-// with the smallest count runs first, and each other branch waits for it
-// and checks its candidates. It records the decision in the intersect's
-// trace.
+// branches of every intersect. When one branch follows an earlier
+// subgoal, that one runs first (checkAgainstFollowing). When two or more
+// are finds from topic entities that nothing else needs, the model
+// chooses each branch's relations first (the choice its exploration or
+// check reuses, so it costs no call of its own), the KG counts the facts
+// along them, the branch with the smallest count runs first, and each
+// other branch waits for it and checks its candidates. It records the
+// decision in the intersect's trace.
 func orderBranches(ctx context.Context, r *run, plan *kgqa.Plan) error {
 	r.verifyAgainst, r.after, r.branchOf = map[string]string{}, map[string][]string{}, map[string]*kgqa.BranchOrder{}
 	r.picks, r.tentativeBefore = map[string]*explore.Explorer{}, map[string]bool{}
