@@ -22,18 +22,7 @@ import (
 // "start date" is the name of one offered relation, taken without a
 // choice (TestAttributeNamedExactlyNeedsNoChoice).
 func TestAttributeContradictingThePlanIsReplaced(t *testing.T) {
-	q := demoQuestion(t, "demo-11")
-	m := kgqatest.NewDemoModel()
-	cfg := noClearTop()
-	h := newHarness(t, m, cfg)
-	h.server.SetHandler(once(m, "relations", `by the attribute "start date"`, func(openai.ChatCompletionRequest) llmtest.Reply {
-		return llmtest.JSON(map[string]any{"reason": "when it ended", "relations": []map[string]string{{"id": "time.event.end_date", "dir": "out"}}})
-	}))
-	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
-	assert.Equal(t, answerIDs(q), entityIDs(ans.Entities))
-	s2 := record(t, ans, "s2")
-	require.NotEmpty(t, s2.Rounds)
-	rd := s2.Rounds[0]
+	m, s2, rd := askStartDate(t, noClearTop(), func() {})
 	assert.Equal(t, chosenByPlan, rd.ChosenBy)
 	assert.Equal(t, []kgqa.Relation{{ID: "time.event.start_date", Dir: kgqa.Out}}, rd.Chosen)
 	assert.Contains(t, rd.Fallback, "time.event.end_date (1)")
@@ -88,18 +77,7 @@ func TestNamedAttributeOverridesOnlyAClearMatch(t *testing.T) {
 // Series (time.event.start_date, "event: start date"): its values are
 // compared without a relations call, and the answer is the same.
 func TestAttributeNamedExactlyNeedsNoChoice(t *testing.T) {
-	q := demoQuestion(t, "demo-11")
-	m := kgqatest.NewDemoModel()
-	h := newHarness(t, m, config.Default().Engine)
-	h.server.SetHandler(once(m, "relations", `by the attribute "start date"`, func(openai.ChatCompletionRequest) llmtest.Reply {
-		t.Error("the comparison asked for a relation choice")
-		return llmtest.JSON(map[string]any{"reason": "when it ended", "relations": []map[string]string{{"id": "time.event.end_date", "dir": "out"}}})
-	}))
-	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
-	assert.Equal(t, answerIDs(q), entityIDs(ans.Entities))
-	s2 := record(t, ans, "s2")
-	require.NotEmpty(t, s2.Rounds)
-	rd := s2.Rounds[0]
+	_, s2, rd := askStartDate(t, config.Default().Engine, func() { t.Error("the comparison asked for a relation choice") })
 	assert.Equal(t, chosenByName, rd.ChosenBy)
 	assert.Equal(t, []kgqa.Relation{{ID: "time.event.start_date", Dir: kgqa.Out}}, rd.Chosen)
 	require.NotNil(t, s2.SetOp)
@@ -137,4 +115,24 @@ func TestAttributeNamedMatchesOneWholeName(t *testing.T) {
 		require.True(t, ok, c.named)
 		assert.Equal(t, *c.want, got)
 	}
+}
+
+// askStartDate asks demo-11 with cfg, the model's relation choice for the
+// attribute "start date" scripted to the end date (asked calls it first),
+// checks the answer and returns the model, s2's record and its first
+// round.
+func askStartDate(t *testing.T, cfg config.Engine, asked func()) (*kgqatest.Model, *kgqa.SubgoalRecord, *kgqa.Round) {
+	t.Helper()
+	q := demoQuestion(t, "demo-11")
+	m := kgqatest.NewDemoModel()
+	h := newHarness(t, m, cfg)
+	h.server.SetHandler(once(m, "relations", `by the attribute "start date"`, func(openai.ChatCompletionRequest) llmtest.Reply {
+		asked()
+		return llmtest.JSON(map[string]any{"reason": "when it ended", "relations": []map[string]string{{"id": "time.event.end_date", "dir": "out"}}})
+	}))
+	ans := ask(t, h, Request{Question: q.Question, TopicEntities: topicIDs(q)})
+	assert.Equal(t, answerIDs(q), entityIDs(ans.Entities))
+	s2 := record(t, ans, "s2")
+	require.NotEmpty(t, s2.Rounds)
+	return m, s2, s2.Rounds[0]
 }
