@@ -406,9 +406,11 @@ type Round struct {
 	// name), "only_offered", "clear_top" (the clear top of the offer's
 	// ranking, fetched without a choice; see ChoiceSkipped),
 	// "lexical_fallback" (the model named no
-	// offered relation; see Fallback) or "plan_attribute" (the attribute
+	// offered relation; see Fallback), "plan_attribute" (the attribute
 	// a constraint's plan names, matched by name, over the model's
-	// choice; see Fallback).
+	// choice; see Fallback) or "link" (a branch of an intersect that came
+	// back empty, reopened along the relation that meets the other
+	// branches' candidates; see Retry).
 	ChosenBy string `json:"chosen_by,omitempty"`
 	// Fallback says why the relations were not the model's choice.
 	Fallback string `json:"fallback,omitempty"`
@@ -458,7 +460,9 @@ type Round struct {
 	// choose among their relations: retry_untried (every round before it
 	// ended without aligned evidence; the relations not yet tried) or
 	// clear_top_misaligned (the round before skipped the choice and its
-	// facts did not answer; the whole offer, as the choice would have had).
+	// facts did not answer; the whole offer, as the choice would have
+	// had), or backtrack (the find was reopened because a later step came
+	// back with nothing).
 	Retry string `json:"retry,omitempty"`
 }
 

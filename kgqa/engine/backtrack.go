@@ -13,8 +13,8 @@ import (
 // with nothing is not taken as final. Once every needed subgoal has run,
 // a step that came back with nothing (a find with no entity to start
 // from, no relation chosen or no fact aligned; an intersect that comes
-// back empty) reopens one find it
-// needs: that find takes its next-best entities, those its own facts
+// back empty; a compare or superlative left with no member, or whose
+// members are no find's evidence) reopens one find it needs: that find takes its next-best entities, those its own facts
 // reached along another relation, or, when its facts reached no other,
 // those of one more round along the relations it has not tried; then
 // the steps that depend on it run again from the new result. When they
@@ -86,7 +86,9 @@ func starvedStep(r *run, plan *kgqa.Plan, order []int, needed, reopened map[stri
 }
 
 // starved reports whether step s, done, came back with nothing from what
-// the steps it needs gave it.
+// the steps it needs gave it: a find with no anchor, no relation chosen
+// or no aligned fact, an empty intersect, a compare or superlative with
+// no member left or whose members no find's evidence gave.
 func starved(r *run, s kgqa.Subgoal) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -103,6 +105,16 @@ func starved(r *run, s kgqa.Subgoal) bool {
 		return !chose || rec.Result.Source != "evidence"
 	case kgqa.OpIntersect:
 		return len(rec.Result.Entities) == 0
+	case kgqa.OpCompare, kgqa.OpSuperlative:
+		if len(rec.Result.Entities) == 0 {
+			return true
+		}
+		for _, n := range s.Needs {
+			if res := r.results[n]; res != nil && (res.Source == "evidence" || res.Source == "verified") {
+				return false
+			}
+		}
+		return true // its members are no find's evidence
 	}
 	return false
 }
@@ -117,7 +129,10 @@ const maxAlternatives = 2
 func reopen(ctx context.Context, r *run, plan *kgqa.Plan, order []int, needed map[string]bool, p, step string) (bool, error) {
 	sg := r.subgoal(plan, plan.Subgoals[r.pos[p]])
 	from := clip(summary(sg.rec.Result), 200)
-	alts, err := nextBest(ctx, sg)
+	alts, err := linkAlternative(ctx, r, plan, sg, step)
+	if err == nil && len(alts) == 0 {
+		alts, err = nextBest(ctx, sg)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -211,6 +226,54 @@ func nextBest(ctx context.Context, sg *subgoalRun) ([]alternative, error) {
 	sg.reach(end)
 	return otherReach([]*kgqa.Round{rd}, anchors, sg.rec.Result.Entities), nil
 }
+
+// linkAlternative reopens find sg, a branch from topic entities of the
+// intersect step that came back empty, along the relation that meets the
+// other branches: among its anchors' relations, the best by the
+// subgoal's words whose KG facts reach some of the
+// candidates the other branches share (explore.Explorer.Link). Those
+// candidates are its one alternative, found with KG queries and no model
+// call; there is none when step is not an intersect or nothing meets.
+func linkAlternative(ctx context.Context, r *run, plan *kgqa.Plan, sg *subgoalRun, step string) ([]alternative, error) {
+	s := plan.Subgoals[r.pos[step]]
+	anchors := sg.rec.Anchors
+	if s.Op != kgqa.OpIntersect || len(sg.s.Needs) > 0 || len(anchors) == 0 {
+		return nil, nil
+	}
+	var sets [][]kgqa.Term
+	r.mu.Lock()
+	for _, n := range s.Needs {
+		if res := r.results[n]; n != sg.s.ID && res != nil {
+			sets = append(sets, res.Entities)
+		}
+	}
+	r.mu.Unlock()
+	if len(sets) != len(s.Needs)-1 {
+		return nil, nil
+	}
+	var ids []string
+	byID := map[string]kgqa.Term{}
+	for _, t := range intersect(sets) {
+		if t.IsEntity() {
+			ids, byID[t.ID] = append(ids, t.ID), t
+		}
+	}
+	x := sg.newExplorer(sg.text())
+	rel, reached, ok, err := x.Link(ctx, anchors, ids)
+	if err != nil || !ok {
+		return nil, err
+	}
+	sg.rec.Rounds = append(sg.rec.Rounds, &kgqa.Round{Anchors: anchors, Chosen: []kgqa.Relation{rel}, ChosenBy: chosenByLink, Facts: []kgqa.Fact{}, Retry: retryBacktrack})
+	ents := make([]kgqa.Term, len(reached))
+	for i, id := range reached {
+		ents[i] = byID[id]
+	}
+	return []alternative{{ents, fmt.Sprintf("%s (%s), meeting %s", rel.ID, rel.Dir, step)}}, nil
+}
+
+// chosenByLink marks the relation of a round a reopened branch took
+// because it meets the other branches' candidates.
+const chosenByLink = "link"
 
 // retryBacktrack marks the round a reopened find explored.
 const retryBacktrack = "backtrack"

@@ -17,9 +17,12 @@ import (
 // engine acts on it:
 //
 //   - an "aligned" verdict whose answer is the entity the subgoal starts
-//     from (the facts read the wrong way round), or whose answer is not
-//     of the type the subgoal expects (its facts follow a relation other
-//     than the one the subgoal names, to another kind of thing);
+//     from (the facts read the wrong way round), whose answer is values
+//     (dates, numbers, text) where a later step reads it as entities (a
+//     find explores from it, a superlative reads its attributes), or
+//     whose answer is not of the type the subgoal expects (its facts
+//     follow a relation other than the one the subgoal names, to another
+//     kind of thing);
 //   - a "misaligned" verdict that rejects facts along the relation that
 //     matches the subgoal clearly best.
 //
@@ -78,6 +81,10 @@ func doubt(sg *subgoalRun, text string, v kgqa.Verdict, shown []kgqa.Fact, ancho
 		if got, better, ok := outranked(sg, text, v, shown, anchors); ok {
 			return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, follows %s, but %s matches the subgoal's words better: say whether the facts along %s really answer the subgoal, or judge them misaligned.",
 				names(v.Entities), got, better, got)
+		}
+		if reader, ok := entityReader(sg.plan, sg.s.ID); ok && !slices.ContainsFunc(v.Entities, kgqa.Term.IsEntity) {
+			return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, is a value, not an entity, but the next step (%q) reads it as entities, things with facts of their own: say whether the facts really answer the subgoal, or judge them misaligned.",
+				names(v.Entities), reader.Text)
 		}
 		best, ok := clearBest(sg, text)
 		if !ok || best.typ == "" {

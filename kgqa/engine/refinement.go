@@ -28,7 +28,7 @@ func refineRound(ctx context.Context, sg *subgoalRun, round int, text string, fa
 	if err != nil {
 		return kgqa.Verdict{}, calls + n, err
 	}
-	v = overrule(sg, v, anchors, tent)
+	v = overrule(sg, v, anchors, facts[:min(v.FactsShown, len(facts))], tent)
 	sg.rec.Verdict = &v
 	vc := v
 	sg.emit.send(kgqa.Event{Type: kgqa.EventRefinement, Subgoal: sg.s.ID, Verdict: &vc})
@@ -49,14 +49,21 @@ const (
 )
 
 // overrule turns an aligned verdict into a misaligned one when its answer
-// contradicts the subgoal: a find that starts from the question's topic
-// entities (it needs no other subgoal) answers with those very entities.
-// Such a verdict comes from facts read against their direction (a
-// relation chosen the wrong way round); taking it would feed the topic
-// entity itself to the next steps. The tentative answer stands, as for
-// any misaligned evidence, and exploration goes on.
-func overrule(sg *subgoalRun, v kgqa.Verdict, anchors []kgqa.Term, tent *kgqa.Tentative) kgqa.Verdict {
-	if !v.Aligned || len(sg.s.Needs) > 0 || len(v.Entities) == 0 || len(anchors) == 0 {
+// contradicts the subgoal: a find answers with the very entities it
+// starts from. For a find from the question's topic entities (it needs no
+// other subgoal) any such answer does; for one from an earlier result,
+// an answer no fact shown reaches (see echoes), which the model gave
+// even when asked again (see recheck): a set's member may be another
+// member's neighbour, but then a fact says so. Such a verdict comes from
+// facts read against their direction (a relation chosen the wrong way
+// round); taking it would feed the step's own input to the next steps.
+// The tentative answer stands, as for any misaligned evidence, and
+// exploration goes on.
+func overrule(sg *subgoalRun, v kgqa.Verdict, anchors []kgqa.Term, shown []kgqa.Fact, tent *kgqa.Tentative) kgqa.Verdict {
+	if !v.Aligned || len(v.Entities) == 0 || len(anchors) == 0 {
+		return v
+	}
+	if len(sg.s.Needs) > 0 && !echoes(v.Entities, anchors, shown) {
 		return v
 	}
 	own := map[string]bool{}

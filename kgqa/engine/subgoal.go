@@ -231,29 +231,44 @@ func (sg *subgoalRun) exploring(text string) explore.Subgoal {
 	question := sg.ans.Question
 	sg.run.mu.Unlock()
 	id := sg.s.ID
+	_, wantsEntity := entityReader(sg.plan, id)
 	return explore.Subgoal{
 		Text: text, Question: question, View: sg.view, Pack: sg.pack, Budgets: sg.b,
 		Fail:        func(err error) error { return stepErr("explore", id, err) },
 		Members:     len(sg.s.Needs) == 1,
-		WantsEntity: feedsFind(sg.plan, id),
+		WantsEntity: wantsEntity,
 		Followed: func(from []kgqa.Relation, to kgqa.Relation, facts int) {
 			sg.recovered(kgqa.RecoveryNextRelation, id, relationNames(from), fmt.Sprintf("%s (%s): %d facts", to.ID, to.Dir, facts))
 		},
 	}
 }
 
-// feedsFind reports whether a find of the plan explores from subgoal id's
-// answer, which must then reach entities.
-func feedsFind(plan *kgqa.Plan, id string) bool {
+// entityReader returns the step of the plan that reads subgoal id's
+// answer as entities, things with facts of their own, and whether there
+// is one: a find that explores from it, an intersect that meets it with
+// other sets of entities, or a compare or superlative that reads an
+// attribute of its members (not one whose value id is).
+func entityReader(plan *kgqa.Plan, id string) (kgqa.Subgoal, bool) {
 	if plan == nil {
-		return false
+		return kgqa.Subgoal{}, false
 	}
 	for _, s := range plan.Subgoals {
-		if s.Op == kgqa.OpFind && slices.Contains(s.Needs, id) {
-			return true
+		if !slices.Contains(s.Needs, id) {
+			continue
+		}
+		switch s.Op {
+		case kgqa.OpFind, kgqa.OpIntersect:
+			return s, true
+		case kgqa.OpCompare, kgqa.OpSuperlative:
+			if s.Args == nil || s.Args.Attribute == "" {
+				continue
+			}
+			if ref, ok := s.Args.BoundRef(); !ok || ref != id {
+				return s, true
+			}
 		}
 	}
-	return false
+	return kgqa.Subgoal{}, false
 }
 
 // relationNames renders relations for a recovery: "id (dir)", joined.

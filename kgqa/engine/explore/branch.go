@@ -91,3 +91,67 @@ func (x *Explorer) Retry(ctx context.Context, anchors []kgqa.Term, tried map[kgq
 	}
 	return x.Round(ctx, anchors, 0, d)
 }
+
+// maxLinkRelations bounds the relations Link asks the KG about: each
+// costs a query per anchor and no model call.
+const maxLinkRelations = 3
+
+// Link looks for the relation that joins the anchors to some of the
+// entities ids: it ranks the anchors' relations against the subgoal
+// without a model call (word overlap, the prior when one is loaded),
+// keeps those that share a word with the subgoal, and asks the KG, best
+// first and at most maxLinkRelations of them, which of ids each reaches
+// from the anchors that have it. It returns the first relation that
+// reaches any, with those it reaches, and ok false when none does.
+// Relations explored before are ranked with the rest: the model may have
+// followed the right one and answered from the wrong facts. A branch of
+// an intersect that came back empty is reopened this way, along the
+// relation that meets the other branches.
+func (x *Explorer) Link(ctx context.Context, anchors []kgqa.Term, ids []string) (rel kgqa.Relation, reached []string, ok bool, err error) {
+	if len(ids) == 0 {
+		return kgqa.Relation{}, nil, false, nil
+	}
+	rels, err := x.Relations(ctx, anchors)
+	if err != nil {
+		return kgqa.Relation{}, nil, false, err
+	}
+	d := x.env.Graph.Dialect()
+	q := Tokens(x.RelationQuery(anchors))
+	has := map[kgqa.Relation][]kgqa.Term{}
+	var offer []kgqa.Relation
+	for _, a := range anchors {
+		for _, r := range rels[a.ID] {
+			if Overlap(q, Tokens(d.Readable(r.ID))) == 0 {
+				continue
+			}
+			if _, seen := has[r]; !seen {
+				offer = append(offer, r)
+			}
+			has[r] = append(has[r], a)
+		}
+	}
+	score, _, err := x.scores(ctx, anchors, offer, nil) // no embeddings call
+	if err != nil {
+		return kgqa.Relation{}, nil, false, err
+	}
+	ranked := sortByScore(offer, score)
+	for _, r := range ranked[:min(len(ranked), maxLinkRelations)] {
+		seen := map[string]bool{}
+		for _, a := range has[r] {
+			got, err := x.env.Graph.Linked(ctx, a.ID, r, ids)
+			if err != nil {
+				return kgqa.Relation{}, nil, false, x.fail(err)
+			}
+			for _, id := range got {
+				if !seen[id] {
+					seen[id] = true
+					reached = append(reached, id)
+				}
+			}
+		}
+		if len(reached) > 0 {
+			return r, reached, true, nil
+		}
+	}
+	return kgqa.Relation{}, nil, false, nil
+}

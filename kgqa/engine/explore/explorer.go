@@ -85,8 +85,9 @@ type Subgoal struct {
 	// answer of the one subgoal it needs: the same relation is asked of
 	// each, so they share one offer and one choice (relation_choice set).
 	Members bool
-	// WantsEntity says a later step explores from the subgoal's answer:
-	// a round whose facts reach no entity gives it nothing.
+	// WantsEntity says a later step reads the subgoal's answer as
+	// entities (explores from them, or reads their attributes): a round
+	// whose facts reach no entity gives it nothing.
 	WantsEntity bool
 	// Followed, when set, is told of each next-best relation a round
 	// followed because the relations chosen before it (from) gave the
