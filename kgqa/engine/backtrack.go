@@ -139,7 +139,15 @@ func reopen(ctx context.Context, r *run, plan *kgqa.Plan, order []int, needed ma
 	saved := r.save(plan, order, needed, p)
 	for _, alt := range alts[:min(len(alts), maxAlternatives)] {
 		to := alt.path + ": " + clip(names(alt.entities), 200)
-		sufficient, err := rerun(ctx, r, plan, order, saved, p, alt.entities, sg.rec.Rounds)
+		for n, ents := range alt.others {
+			r.mu.Lock()
+			if _, ok := saved[n]; !ok {
+				saved[n] = savedStep{*r.records[n], r.results[n], r.depth[n]}
+			}
+			r.setResult(n, ents, r.records[n].Rounds)
+			r.mu.Unlock()
+		}
+		sufficient, err := rerun(ctx, r, plan, order, saved, p, alt.entities, sg.rec.Rounds, alt.others)
 		if err != nil {
 			return false, err
 		}
@@ -159,16 +167,15 @@ func reopen(ctx context.Context, r *run, plan *kgqa.Plan, order []int, needed ma
 }
 
 // rerun sets find p's result to ents and runs again, in order, the steps
-// save kept that depend on it. It reports whether one judged the
-// question answered.
-func rerun(ctx context.Context, r *run, plan *kgqa.Plan, order []int, saved saved, p string, ents []kgqa.Term, rounds []*kgqa.Round) (bool, error) {
-	res := kgqa.Result{Text: names(ents), Entities: ents, Source: "evidence", Capped: cappedFrom(rounds, ents)}
+// save kept that depend on it, but for those in set, whose results were
+// set with p's. It reports whether one judged the question answered.
+func rerun(ctx context.Context, r *run, plan *kgqa.Plan, order []int, saved saved, p string, ents []kgqa.Term, rounds []*kgqa.Round, set map[string][]kgqa.Term) (bool, error) {
 	r.mu.Lock()
-	r.records[p].Result, r.results[p] = res, &res
+	r.setResult(p, ents, rounds)
 	r.mu.Unlock()
 	for _, i := range order {
 		d := plan.Subgoals[i]
-		if _, again := saved[d.ID]; !again || d.ID == p {
+		if _, again := saved[d.ID]; !again || d.ID == p || set[d.ID] != nil {
 			continue
 		}
 		r.mu.Lock()
@@ -181,6 +188,13 @@ func rerun(ctx context.Context, r *run, plan *kgqa.Plan, order []int, saved save
 		}
 	}
 	return false, nil
+}
+
+// setResult sets find id's result to ents, which its rounds reached:
+// evidence, as a verdict would have it. r.mu is held.
+func (r *run) setResult(id string, ents []kgqa.Term, rounds []*kgqa.Round) {
+	res := kgqa.Result{Text: names(ents), Entities: ents, Source: "evidence", Capped: cappedFrom(rounds, ents)}
+	r.records[id].Result, r.results[id] = res, &res
 }
 
 // subgoal is the state of a subgoal that has run, to run a step of it again.
@@ -197,6 +211,7 @@ func (r *run) subgoal(plan *kgqa.Plan, s kgqa.Subgoal) *subgoalRun {
 type alternative struct {
 	entities []kgqa.Term
 	path     string
+	others   map[string][]kgqa.Term // sibling branches' results it sets too
 }
 
 // nextBest returns the entity sets find sg's facts reached from its own
@@ -230,45 +245,106 @@ func nextBest(ctx context.Context, sg *subgoalRun) ([]alternative, error) {
 // linkAlternative reopens find sg, a branch from topic entities of the
 // intersect step that came back empty, along the relation that meets the
 // other branches: among its anchors' relations, the best by the
-// subgoal's words whose KG facts reach some of the
-// candidates the other branches share (explore.Explorer.Link). Those
-// candidates are its one alternative, found with KG queries and no model
-// call; there is none when step is not an intersect or nothing meets.
+// subgoal's words whose KG facts reach some of the candidates the other
+// branches share (explore.Explorer.Link). When none reaches their
+// answers, which may be wrong too, the candidates are what the other
+// branches' own facts reached (their first rounds' tails): the
+// alternative then sets those branches' results as well, to the
+// candidates met. It is found with KG queries and no model call; there
+// is none when step is not an intersect or nothing meets.
 func linkAlternative(ctx context.Context, r *run, plan *kgqa.Plan, sg *subgoalRun, step string) ([]alternative, error) {
 	s := plan.Subgoals[r.pos[step]]
 	anchors := sg.rec.Anchors
 	if s.Op != kgqa.OpIntersect || len(sg.s.Needs) > 0 || len(anchors) == 0 {
 		return nil, nil
 	}
-	var sets [][]kgqa.Term
+	var others []string
+	var answers, pools [][]kgqa.Term
 	r.mu.Lock()
 	for _, n := range s.Needs {
-		if res := r.results[n]; n != sg.s.ID && res != nil {
-			sets = append(sets, res.Entities)
+		if res, rec := r.results[n], r.records[n]; n != sg.s.ID && res != nil && rec != nil {
+			others = append(others, n)
+			answers = append(answers, res.Entities)
+			pools = append(pools, union([][]kgqa.Term{res.Entities, reachedFrom(rec)}))
 		}
 	}
 	r.mu.Unlock()
-	if len(sets) != len(s.Needs)-1 {
+	if len(others) != len(s.Needs)-1 {
 		return nil, nil
 	}
-	var ids []string
-	byID := map[string]kgqa.Term{}
-	for _, t := range intersect(sets) {
-		if t.IsEntity() {
-			ids, byID[t.ID] = append(ids, t.ID), t
+	x := sg.newExplorer(sg.text())
+	for i, sets := range [][][]kgqa.Term{answers, pools} {
+		cands := entitiesOf(intersect(sets))
+		rel, reached, ok, err := x.Link(ctx, anchors, termIDs(cands))
+		if err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		sg.rec.Rounds = append(sg.rec.Rounds, &kgqa.Round{Anchors: anchors, Chosen: []kgqa.Relation{rel}, ChosenBy: chosenByLink, Facts: []kgqa.Fact{}, Retry: retryBacktrack})
+		met := keepIDs(cands, reached)
+		alt := alternative{entities: met, path: fmt.Sprintf("%s (%s), meeting %s", rel.ID, rel.Dir, step)}
+		if i == 1 {
+			alt.others = map[string][]kgqa.Term{}
+			for _, n := range others {
+				alt.others[n] = met
+			}
+			alt.path += " along the facts of " + strings.Join(others, ", ")
+		}
+		return []alternative{alt}, nil
+	}
+	return nil, nil
+}
+
+// reachedFrom is the entities the first rounds of find rec reached from
+// its anchors.
+func reachedFrom(rec *kgqa.SubgoalRecord) []kgqa.Term {
+	var out []kgqa.Term
+	seen := map[string]bool{}
+	for _, rd := range rec.Rounds {
+		if rd == nil || rd.Depth != 0 {
+			continue
+		}
+		for _, f := range rd.Facts {
+			if k := f.Tail.Key(); f.Tail.IsEntity() && !seen[k] {
+				seen[k] = true
+				out = append(out, f.Tail)
+			}
 		}
 	}
-	x := sg.newExplorer(sg.text())
-	rel, reached, ok, err := x.Link(ctx, anchors, ids)
-	if err != nil || !ok {
-		return nil, err
+	return out
+}
+
+// entitiesOf keeps the entities of ts.
+func entitiesOf(ts []kgqa.Term) []kgqa.Term {
+	var out []kgqa.Term
+	for _, t := range ts {
+		if t.IsEntity() {
+			out = append(out, t)
+		}
 	}
-	sg.rec.Rounds = append(sg.rec.Rounds, &kgqa.Round{Anchors: anchors, Chosen: []kgqa.Relation{rel}, ChosenBy: chosenByLink, Facts: []kgqa.Fact{}, Retry: retryBacktrack})
-	ents := make([]kgqa.Term, len(reached))
-	for i, id := range reached {
-		ents[i] = byID[id]
+	return out
+}
+
+// termIDs is the ids of ts.
+func termIDs(ts []kgqa.Term) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.ID
 	}
-	return []alternative{{ents, fmt.Sprintf("%s (%s), meeting %s", rel.ID, rel.Dir, step)}}, nil
+	return out
+}
+
+// keepIDs keeps the members of ts whose id is in ids, in ts's order.
+func keepIDs(ts []kgqa.Term, ids []string) []kgqa.Term {
+	var out []kgqa.Term
+	for _, t := range ts {
+		if slices.Contains(ids, t.ID) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // chosenByLink marks the relation of a round a reopened branch took
@@ -312,7 +388,7 @@ func otherReach(rounds []*kgqa.Round, anchors, result []kgqa.Term) []alternative
 	var out []alternative
 	for _, k := range keys {
 		if fresh[k] {
-			out = append(out, alternative{groups[k], k})
+			out = append(out, alternative{entities: groups[k], path: k})
 		}
 	}
 	return out
