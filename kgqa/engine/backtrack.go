@@ -275,14 +275,17 @@ func linkAlternative(ctx context.Context, r *run, plan *kgqa.Plan, sg *subgoalRu
 	x := sg.newExplorer(sg.text())
 	for i, sets := range [][][]kgqa.Term{answers, pools} {
 		cands := entitiesOf(intersect(sets))
-		rel, reached, ok, err := x.Link(ctx, anchors, termIDs(cands))
+		rd, reached, ok, err := x.Link(ctx, anchors, termIDs(cands))
 		if err != nil || !ok {
 			if err != nil {
 				return nil, err
 			}
 			continue
 		}
-		sg.rec.Rounds = append(sg.rec.Rounds, &kgqa.Round{Anchors: anchors, Chosen: []kgqa.Relation{rel}, ChosenBy: chosenByLink, Facts: []kgqa.Fact{}, Retry: retryBacktrack})
+		rd.Retry = retryBacktrack
+		sg.rec.Rounds = append(sg.rec.Rounds, rd)
+		sg.addFacts(rd.Facts)
+		rel := rd.Chosen[0]
 		met := keepIDs(cands, reached)
 		alt := alternative{entities: met, path: fmt.Sprintf("%s (%s), meeting %s", rel.ID, rel.Dir, step)}
 		if i == 1 {
@@ -346,10 +349,6 @@ func keepIDs(ts []kgqa.Term, ids []string) []kgqa.Term {
 	}
 	return out
 }
-
-// chosenByLink marks the relation of a round a reopened branch took
-// because it meets the other branches' candidates.
-const chosenByLink = "link"
 
 // retryBacktrack marks the round a reopened find explored.
 const retryBacktrack = "backtrack"

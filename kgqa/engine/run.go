@@ -247,3 +247,19 @@ func (r *run) recovered(kind kgqa.RecoveryKind, subgoal, from, to string) {
 	defer r.mu.Unlock()
 	r.ans.Recoveries = append(r.ans.Recoveries, kgqa.Recovery{Kind: kind, Subgoal: subgoal, From: from, To: to})
 }
+
+// settleRecovery sets to as the outcome of subgoal's last recovery of
+// kind when that recovery changed nothing (its To is empty): the engine
+// acted on it after the model.
+func (r *run) settleRecovery(kind kgqa.RecoveryKind, subgoal, to string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.ans.Recoveries) - 1; i >= 0; i-- {
+		if rc := &r.ans.Recoveries[i]; rc.Kind == kind && rc.Subgoal == subgoal {
+			if rc.To == "" {
+				rc.To = to
+			}
+			return
+		}
+	}
+}

@@ -101,19 +101,20 @@ const maxLinkRelations = 3
 // without a model call (word overlap, the prior when one is loaded),
 // keeps those that share a word with the subgoal, and asks the KG, best
 // first and at most maxLinkRelations of them, which of ids each reaches
-// from the anchors that have it. It returns the first relation that
-// reaches any, with those it reaches, and ok false when none does.
-// Relations explored before are ranked with the rest: the model may have
-// followed the right one and answered from the wrong facts. A branch of
-// an intersect that came back empty is reopened this way, along the
-// relation that meets the other branches.
-func (x *Explorer) Link(ctx context.Context, anchors []kgqa.Term, ids []string) (rel kgqa.Relation, reached []string, ok bool, err error) {
+// from the anchors that have it. For the first relation that reaches any
+// it returns those it reaches and a round along it (chosen_by "link")
+// whose facts are the relation's from the anchors to them; ok is false
+// when no relation reaches any. Relations explored before are ranked
+// with the rest: the model may have followed the right one and answered
+// from the wrong facts. A branch of an intersect that came back empty is
+// reopened this way, along the relation that meets the other branches.
+func (x *Explorer) Link(ctx context.Context, anchors []kgqa.Term, ids []string) (rd *kgqa.Round, reached []string, ok bool, err error) {
 	if len(ids) == 0 {
-		return kgqa.Relation{}, nil, false, nil
+		return nil, nil, false, nil
 	}
 	rels, err := x.Relations(ctx, anchors)
 	if err != nil {
-		return kgqa.Relation{}, nil, false, err
+		return nil, nil, false, err
 	}
 	d := x.env.Graph.Dialect()
 	q := Tokens(x.RelationQuery(anchors))
@@ -132,7 +133,7 @@ func (x *Explorer) Link(ctx context.Context, anchors []kgqa.Term, ids []string) 
 	}
 	score, _, err := x.scores(ctx, anchors, offer, nil) // no embeddings call
 	if err != nil {
-		return kgqa.Relation{}, nil, false, err
+		return nil, nil, false, err
 	}
 	ranked := sortByScore(offer, score)
 	for _, r := range ranked[:min(len(ranked), maxLinkRelations)] {
@@ -140,7 +141,7 @@ func (x *Explorer) Link(ctx context.Context, anchors []kgqa.Term, ids []string) 
 		for _, a := range has[r] {
 			got, err := x.env.Graph.Linked(ctx, a.ID, r, ids)
 			if err != nil {
-				return kgqa.Relation{}, nil, false, x.fail(err)
+				return nil, nil, false, x.fail(err)
 			}
 			for _, id := range got {
 				if !seen[id] {
@@ -149,9 +150,20 @@ func (x *Explorer) Link(ctx context.Context, anchors []kgqa.Term, ids []string) 
 				}
 			}
 		}
-		if len(reached) > 0 {
-			return r, reached, true, nil
+		if len(reached) == 0 {
+			continue
 		}
+		rd = &kgqa.Round{Anchors: has[r], Chosen: []kgqa.Relation{r}, ChosenBy: "link", Facts: []kgqa.Fact{}}
+		facts, err := x.Neighbors(ctx, rd, rd.Chosen, has)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		for _, f := range facts {
+			if seen[f.Tail.ID] {
+				rd.Facts = append(rd.Facts, f)
+			}
+		}
+		return rd, reached, true, nil
 	}
-	return kgqa.Relation{}, nil, false, nil
+	return nil, nil, false, nil
 }
