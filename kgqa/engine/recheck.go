@@ -19,10 +19,11 @@ import (
 //   - an "aligned" verdict whose answer is the entity the subgoal starts
 //     from (the facts read the wrong way round), whose answer is values
 //     (dates, numbers, text) where a later step reads it as entities (a
-//     find explores from it, a superlative reads its attributes), or
-//     whose answer is not of the type the subgoal expects (its facts
-//     follow a relation other than the one the subgoal names, to another
-//     kind of thing);
+//     find explores from it, a superlative reads its attributes), whose
+//     answer is values a mediator's detail gives (its "from", its "end")
+//     that the subgoal's words do not name, or whose answer is not of the
+//     type the subgoal expects (its facts follow a relation other than
+//     the one the subgoal names, to another kind of thing);
 //   - a "misaligned" verdict that rejects facts along the relation that
 //     matches the subgoal clearly best.
 //
@@ -82,9 +83,15 @@ func doubt(sg *subgoalRun, text string, v kgqa.Verdict, shown []kgqa.Fact, ancho
 			return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, follows %s, but %s matches the subgoal's words better: say whether the facts along %s really answer the subgoal, or judge them misaligned.",
 				names(v.Entities), got, better, got)
 		}
-		if reader, ok := entityReader(sg.plan, sg.s.ID); ok && !slices.ContainsFunc(v.Entities, kgqa.Term.IsEntity) {
-			return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, is a value, not an entity, but the next step (%q) reads it as entities, things with facts of their own: say whether the facts really answer the subgoal, or judge them misaligned.",
-				names(v.Entities), reader.Text)
+		if !slices.ContainsFunc(v.Entities, kgqa.Term.IsEntity) {
+			if reader, ok := entityReader(sg.plan, sg.s.ID); ok {
+				return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, is a value, not an entity, but the next step (%q) reads it as entities, things with facts of their own: say whether the facts really answer the subgoal, or judge them misaligned.",
+					names(v.Entities), reader.Text)
+			}
+			if attr, ok := unasked(sg, text, v, shown, anchors); ok {
+				return kgqa.RecoveryAlignedRecheck, fmt.Sprintf("your answer, %s, is what the facts give as %s, a detail of the node they pass through, which the subgoal's words do not ask for: say whether the facts really answer the subgoal, or judge them misaligned.",
+					names(v.Entities), attr)
+			}
 		}
 		best, ok := clearBest(sg, text)
 		if !ok || best.typ == "" {
@@ -114,6 +121,39 @@ func doubt(sg *subgoalRun, text string, v kgqa.Verdict, shown []kgqa.Fact, ancho
 	}
 	return kgqa.RecoveryMisalignedRecheck, fmt.Sprintf("%s follow %s, the relation that matches the subgoal best of those offered; say whether they answer the subgoal.",
 		strings.Join(along[:min(len(along), 5)], ", "), best.readable)
+}
+
+// unasked reports whether every value of verdict v's answer is reached
+// only through a mediator (a marriage, a membership, a filming) along a
+// second relation that shares no word with the subgoal (its text without
+// the anchors' names): a date or number of the node, its "from" or "end",
+// that the subgoal does not ask for. attr names the first such relation.
+func unasked(sg *subgoalRun, text string, v kgqa.Verdict, shown []kgqa.Fact, anchors []kgqa.Term) (attr string, ok bool) {
+	d := sg.e.g.Dialect()
+	q := explore.Tokens(explore.WithoutNames(text, anchors))
+	for _, e := range v.Entities {
+		reached := false
+		for _, f := range shown {
+			if f.Tail.Key() != e.Key() {
+				continue
+			}
+			if len(f.Path) != 2 {
+				return "", false
+			}
+			last := d.Readable(f.Path[1])
+			if explore.Overlap(q, explore.Tokens(property(last))) > 0 {
+				return "", false
+			}
+			reached = true
+			if attr == "" {
+				attr = last
+			}
+		}
+		if !reached {
+			return "", false
+		}
+	}
+	return attr, attr != ""
 }
 
 // echoes reports whether every answer entity is one of the subgoal's
