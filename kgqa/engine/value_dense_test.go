@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/parog/parog-go/kgqa"
+	"github.com/parog/parog-go/kgqa/config"
 	"github.com/parog/parog-go/kgqa/kg"
 	"github.com/parog/parog-go/kgqa/kgqatest"
 	"github.com/parog/parog-go/kgqa/llm/llmtest"
@@ -98,4 +99,49 @@ func tailAlong(req openai.ChatCompletionRequest, word string) string {
 		}
 	}
 	return ""
+}
+
+// The model reads Harold Ramis's membership for "the group" and answers
+// with the date the membership began, judging it aligned: a value the
+// membership node gives as its "from", which the subgoal's words do not
+// name, where the same node leads to the group. Asked again, told why,
+// it answers with the group the same facts show. Without the check the
+// date is the answer.
+func TestMediatorDetailAskedAgainOnTheDenseWorld(t *testing.T) {
+	mediatorDetailAskedAgain(t, denseGraph(t, 3, "embedded"))
+}
+
+func TestMediatorDetailAskedAgainOnTheDenseWorldOnVirtuoso(t *testing.T) {
+	mediatorDetailAskedAgain(t, denseGraph(t, 3, "virtuoso"))
+}
+
+func mediatorDetailAskedAgain(t *testing.T, g kg.Graph) {
+	const sub = "Current subgoal: Find the group of Harold Ramis"
+	m := kgqatest.NewDemoModel()
+	h := newHarnessOn(t, g, m, config.Default().Engine)
+	var mu sync.Mutex // requests come concurrently
+	var notes []string
+	h.server.SetHandler(onceThen(func(req openai.ChatCompletionRequest) llmtest.Reply {
+		user := llmtest.LastUser(req)
+		if strings.HasPrefix(llmtest.StageOf(req), "refine") && strings.Contains(user, "a detail of the node they pass through") {
+			mu.Lock()
+			notes = append(notes, user)
+			mu.Unlock()
+			return llmtest.JSON(map[string]any{"reason": "the membership's group", "aligned": true, "answer": "Dedrond Drondcick", "entities": []string{"m.dzf86"},
+				"used_facts": []int{2}, "sufficient": false, "final_answer": "", "final_entities": []string{}})
+		}
+		return m.Handle(req)
+	}, "refine", sub, func(req openai.ChatCompletionRequest) llmtest.Reply {
+		return llmtest.JSON(map[string]any{"reason": "wrong", "aligned": true, "answer": "the start", "entities": []string{tailAlong(req, "from")},
+			"used_facts": []int{1}, "sufficient": false, "final_answer": "", "final_entities": []string{}})
+	}))
+	plan := &kgqa.Plan{Version: 1, Subgoals: []kgqa.Subgoal{{ID: "s1", Text: "Find the group of Harold Ramis.", Op: kgqa.OpFind}}}
+	ans := ask(t, h, Request{Question: "What is the group of Harold Ramis?", TopicEntities: []string{"m.01pjr7"}, Plan: plan})
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, notes, 1, "the date asked again once")
+	assert.Contains(t, notes[0], "group membership: from")
+	assert.Equal(t, []string{"Dedrond Drondcick"}, sortedNames(ans.Entities))
+	require.NotEmpty(t, ans.Recoveries)
+	assert.Equal(t, []kgqa.Recovery{{Kind: kgqa.RecoveryAlignedRecheck, Subgoal: "s1", From: "aligned: 2015-03-17T06:36:00", To: "aligned: Dedrond Drondcick"}}, ans.Recoveries)
 }
