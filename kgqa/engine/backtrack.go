@@ -14,7 +14,8 @@ import (
 // a step that came back with nothing (a find with no entity to start
 // from, no relation chosen or no fact aligned; an intersect that comes
 // back empty; a compare or superlative left with no member, or whose
-// members are no find's evidence) reopens one find it needs: that find takes its next-best entities, those its own facts
+// members are no find's evidence) reopens one find it needs: that find
+// takes its next-best entities, those its own facts
 // reached along another relation, or, when its facts reached no other,
 // those of one more round along the relations it has not tried; then
 // the steps that depend on it run again from the new result. When they
@@ -139,14 +140,13 @@ func reopen(ctx context.Context, r *run, plan *kgqa.Plan, order []int, needed ma
 	saved := r.save(plan, order, needed, p)
 	for _, alt := range alts[:min(len(alts), maxAlternatives)] {
 		to := alt.path + ": " + clip(names(alt.entities), 200)
-		for n, ents := range alt.others {
-			r.mu.Lock()
+		r.mu.Lock()
+		for n := range alt.others {
 			if _, ok := saved[n]; !ok {
 				saved[n] = savedStep{*r.records[n], r.results[n], r.depth[n]}
 			}
-			r.setResult(n, ents, r.records[n].Rounds)
-			r.mu.Unlock()
 		}
+		r.mu.Unlock()
 		sufficient, err := rerun(ctx, r, plan, order, saved, p, alt.entities, sg.rec.Rounds, alt.others)
 		if err != nil {
 			return false, err
@@ -166,12 +166,15 @@ func reopen(ctx context.Context, r *run, plan *kgqa.Plan, order []int, needed ma
 	return false, nil
 }
 
-// rerun sets find p's result to ents and runs again, in order, the steps
-// save kept that depend on it, but for those in set, whose results were
-// set with p's. It reports whether one judged the question answered.
+// rerun sets find p's result to ents, and each find in set to its
+// entities, and runs again, in order, the other steps save kept that
+// depend on p. It reports whether one judged the question answered.
 func rerun(ctx context.Context, r *run, plan *kgqa.Plan, order []int, saved saved, p string, ents []kgqa.Term, rounds []*kgqa.Round, set map[string][]kgqa.Term) (bool, error) {
 	r.mu.Lock()
 	r.setResult(p, ents, rounds)
+	for n, ents := range set {
+		r.setResult(n, ents, r.records[n].Rounds)
+	}
 	r.mu.Unlock()
 	for _, i := range order {
 		d := plan.Subgoals[i]

@@ -36,7 +36,7 @@ import (
 // or two when a misaligned verdict asked again turned aligned and that
 // verdict is doubtful in turn.
 func recheck(ctx context.Context, sg *subgoalRun, round int, in refine.Input, v kgqa.Verdict, anchors []kgqa.Term) (kgqa.Verdict, int, error) {
-	shown := in.Facts[:min(v.FactsShown, len(in.Facts))]
+	shown := shownFacts(v, in.Facts)
 	kind, note := doubt(sg, in.Subgoal, v, shown, anchors)
 	if kind == "" || sg.rechecked(kind, shown) {
 		return v, 0, nil
@@ -67,6 +67,12 @@ func recheck(ctx context.Context, sg *subgoalRun, round int, in refine.Input, v 
 			return v, calls, nil
 		}
 	}
+}
+
+// shownFacts is the facts of a refine prompt that verdict v says the
+// model saw.
+func shownFacts(v kgqa.Verdict, facts []kgqa.Fact) []kgqa.Fact {
+	return facts[:min(v.FactsShown, len(facts))]
 }
 
 // doubt returns what to recheck of verdict v over the facts the model saw

@@ -28,7 +28,7 @@ func refineRound(ctx context.Context, sg *subgoalRun, round int, text string, fa
 	if err != nil {
 		return kgqa.Verdict{}, calls + n, err
 	}
-	if v = overrule(sg, v, anchors, facts[:min(v.FactsShown, len(facts))], tent); v.Overruled != "" && n > 0 {
+	if v = overrule(sg, v, anchors, shownFacts(v, facts), tent); v.Overruled != "" && n > 0 {
 		// The re-ask kept the answer the KG doubts: its recovery ends in
 		// the overrule.
 		sg.run.settleRecovery(kgqa.RecoveryAlignedRecheck, sg.s.ID, "misaligned (overruled)")
